@@ -1,0 +1,101 @@
+/**
+ * Errors that reach a person. Each one says which step failed, carries the
+ * protocol's own codes, and maps to a documented, stable exit code.
+ */
+
+/** Exit codes shared by every `agent-user` command (documented in the README). */
+export const ExitCode = {
+  ok: 0,
+  notRegistered: 1,
+  usage: 2,
+  rejected: 3,
+  unreachable: 4,
+  badClaims: 5,
+  shapeDrift: 6,
+  commentsNotFound: 7,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export abstract class AgentUserError extends Error {
+  abstract readonly exitCode: ExitCode;
+  /** The step that failed, e.g. "hop 3 (agent user token)" or "Graph POST /v1.0/users/...". */
+  readonly step: string;
+  /** What to do about it. */
+  readonly hint?: string;
+
+  constructor(step: string, message: string, hint?: string) {
+    super(`${step}: ${message}`);
+    this.name = new.target.name;
+    this.step = step;
+    this.hint = hint;
+  }
+
+  /** Whether a bounded retry may succeed where this attempt failed. */
+  get transient(): boolean {
+    return false;
+  }
+}
+
+/** Bad flags, missing configuration, invalid input: nothing was sent. */
+export class UsageError extends AgentUserError {
+  readonly exitCode = ExitCode.usage;
+  constructor(message: string, hint?: string) {
+    super("configuration", message, hint);
+  }
+}
+
+/** The server could not be reached, timed out, or dropped the connection. */
+export class NetworkError extends AgentUserError {
+  readonly exitCode = ExitCode.unreachable;
+  /** Node/undici error code, e.g. ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT. */
+  readonly code: string;
+  constructor(step: string, code: string, detail: string) {
+    super(step, `${code}: ${detail}`, networkHint(code));
+    this.code = code;
+  }
+  override get transient(): boolean {
+    return true;
+  }
+}
+
+function networkHint(code: string): string {
+  if (code === "ETIMEDOUT" || code.includes("TIMEOUT")) {
+    return "the server did not answer in time; check connectivity or raise --timeout";
+  }
+  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return "check the URL and that the service (or the local emulator) is running";
+  }
+  return "the connection failed; retry, and check proxies and TLS trust (NODE_EXTRA_CA_CERTS)";
+}
+
+/** Fields of an HTTP error that are worth keeping when retries give up. */
+export interface RetryableHttpFailure {
+  readonly status: number;
+  /** Milliseconds the server asked us to wait (Retry-After), if it said. */
+  readonly retryAfterMs?: number;
+}
+
+/** An exit code for a server answer: 5xx and 429 mean "unreachable", the rest "rejected". */
+export function exitCodeForStatus(status: number): ExitCode {
+  return status >= 500 || status === 429 ? ExitCode.unreachable : ExitCode.rejected;
+}
+
+/** One claim of a minted token that is not what it must be. */
+export interface ClaimMismatch {
+  claim: string;
+  expected: string;
+  actual: string | undefined;
+}
+
+/** A token was minted but it is not the token that was asked for. */
+export class ClaimsError extends AgentUserError {
+  readonly exitCode = ExitCode.badClaims;
+  readonly mismatches: readonly ClaimMismatch[];
+  constructor(step: string, mismatches: readonly ClaimMismatch[]) {
+    const list = mismatches
+      .map((m) => `${m.claim} is ${m.actual === undefined ? "missing" : JSON.stringify(m.actual)}, expected ${JSON.stringify(m.expected)}`)
+      .join("; ");
+    super(step, `the token's claims are wrong: ${list}`, "check that the agent identity, agent user and tenant in the configuration belong together");
+    this.mismatches = mismatches;
+  }
+}

@@ -1,0 +1,199 @@
+import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
+import { parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
+import { redactJwts } from "./redact";
+import { DEFAULT_RETRY, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
+
+/** Graph's error envelope. */
+export interface GraphErrorBody {
+  error: {
+    code: string;
+    message: string;
+    innerError?: GraphInnerError;
+  };
+}
+export interface GraphInnerError {
+  code?: string;
+  date?: string;
+  "request-id"?: string;
+  "client-request-id"?: string;
+  innerError?: GraphInnerError;
+}
+
+/** A page of a Graph collection. */
+export interface GraphPage<T> {
+  value: T[];
+  "@odata.nextLink"?: string;
+}
+
+const NOT_FOUND_CODES = new Set(["Request_ResourceNotFound", "ResourceNotFound", "itemNotFound", "NotFound"]);
+
+/** Microsoft Graph answered with an error. Branches on codes, never on messages. */
+export class GraphError extends AgentUserError {
+  readonly exitCode: ExitCode;
+  readonly status: number;
+  /** The top-level `error.code`. */
+  readonly code: string;
+  /** Nested `innerError.code` values, outermost first. */
+  readonly innerCodes: readonly string[];
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+  /** The raw answer, for callers that record responses verbatim. */
+  readonly response: HttpResponse;
+
+  constructor(step: string, response: HttpResponse) {
+    const body = parseErrorBody(response.body);
+    const code = body?.error.code ?? `http_${response.status}`;
+    const innerCodes: string[] = [];
+    for (let inner = body?.error.innerError; inner; inner = inner.innerError) if (inner.code) innerCodes.push(inner.code);
+    const message = redactJwts(body?.error.message ?? "").trim();
+    super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, graphHint(response.status, code));
+    this.status = response.status;
+    this.code = code;
+    this.innerCodes = innerCodes;
+    this.requestId = body?.error.innerError?.["request-id"] ?? response.headers["request-id"];
+    this.retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
+    this.response = response;
+    this.exitCode = exitCodeForStatus(response.status);
+  }
+
+  override get transient(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+
+  /** Not found, which right after a create usually means "not replicated yet". */
+  get notFound(): boolean {
+    return this.status === 404 || [this.code, ...this.innerCodes].some((c) => NOT_FOUND_CODES.has(c));
+  }
+}
+
+function graphHint(status: number, code: string): string {
+  if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";
+  if (status === 403) {
+    return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)";
+  }
+  if (status === 404 || NOT_FOUND_CODES.has(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
+  if (status === 429 || status >= 500) return "Microsoft Graph is throttling or unavailable; retry later";
+  return "check the request's inputs against the error code";
+}
+
+function parseErrorBody(text: string): GraphErrorBody | undefined {
+  try {
+    const json = JSON.parse(text) as GraphErrorBody;
+    return json && typeof json.error?.code === "string" ? json : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface GraphClientOptions extends HttpOptions {
+  /** e.g. https://graph.microsoft.com; paths are appended to it. */
+  baseUrl: string;
+  /** A bearer token for Graph; called once per attempt so a refreshed token is used. */
+  getToken: () => Promise<string>;
+  retry?: RetryPolicy;
+  hooks?: RetryHooks;
+}
+
+export interface GraphCallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Agent ID APIs need OData-Version 4.0, or a typed POST may create a plain object. */
+  agentId?: boolean;
+  /** Also retry not-found for this long: the next step after a create races replication. */
+  consistencyWindowMs?: number;
+}
+
+export interface GraphResult<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+/** Not-found retries poll more patiently than throttling retries. */
+const CONSISTENCY_POLL: Omit<RetryPolicy, "maxElapsedMs"> = { maxAttempts: 60, baseDelayMs: 1_000, maxDelayMs: 10_000 };
+
+export class GraphClient {
+  readonly baseUrl: string;
+  private readonly options: GraphClientOptions;
+
+  constructor(options: GraphClientOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+  }
+
+  /**
+   * One call, with transient failures retried; the final answer is returned
+   * whatever its status. For probes that record what Graph says verbatim.
+   */
+  async raw(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions = {}): Promise<HttpResponse> {
+    try {
+      return await this.attempt(method, pathOrUrl, call);
+    } catch (err) {
+      if (err instanceof GraphError) return err.response;
+      throw err;
+    }
+  }
+
+  /** One call; any status of 400 or more is thrown as a GraphError. */
+  async call<T = unknown>(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions = {}): Promise<GraphResult<T>> {
+    const res = await this.attempt(method, pathOrUrl, call);
+    const body = (res.body.trim() === "" ? undefined : JSON.parse(res.body)) as T;
+    return { status: res.status, headers: res.headers, body };
+  }
+
+  /** Every item of a collection, following @odata.nextLink until it is absent. */
+  async list<T>(path: string, call: GraphCallOptions = {}): Promise<T[]> {
+    const items: T[] = [];
+    for (let next: string | undefined = path; next; ) {
+      const page: GraphResult<GraphPage<T>> = await this.call<GraphPage<T>>("GET", next, call);
+      items.push(...(page.body.value ?? []));
+      next = page.body["@odata.nextLink"];
+    }
+    return items;
+  }
+
+  /** Resolves a path or a nextLink, refusing to send the bearer token to any other origin. */
+  resolve(pathOrUrl: string): string {
+    if (!/^https?:\/\//i.test(pathOrUrl)) return `${this.baseUrl}${pathOrUrl.startsWith("/") ? "" : "/"}${pathOrUrl}`;
+    if (new URL(pathOrUrl).origin !== new URL(this.baseUrl).origin) {
+      throw new GraphError(`Graph GET ${pathOrUrl}`, {
+        status: 400,
+        headers: {},
+        body: JSON.stringify({ error: { code: "foreignNextLink", message: `a link points outside ${this.baseUrl}; not following it with a token` } }),
+        ms: 0,
+      });
+    }
+    return pathOrUrl;
+  }
+
+  private async attempt(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions): Promise<HttpResponse> {
+    const url = this.resolve(pathOrUrl);
+    const step = `Graph ${method} ${new URL(url).pathname}`;
+    const base = this.options.retry ?? DEFAULT_RETRY;
+    const window = call.consistencyWindowMs ?? 0;
+    const policy = window > 0 ? { ...CONSISTENCY_POLL, maxElapsedMs: Math.max(window, base.maxElapsedMs) } : base;
+    const classify: Classifier = (err) => {
+      if (!(err instanceof AgentUserError)) return { retry: false };
+      if (err.transient) return { retry: true, afterMs: (err as GraphError).retryAfterMs };
+      return { retry: window > 0 && err instanceof GraphError && err.notFound };
+    };
+    return withRetry(
+      async () => {
+        const headers: Record<string, string> = {
+          accept: "application/json",
+          authorization: `Bearer ${await this.options.getToken()}`,
+          ...(call.agentId ? { "odata-version": "4.0" } : {}),
+          ...(call.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...call.headers,
+        };
+        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+        const res = await send(step, { method, url, headers, body }, this.options);
+        if (res.status >= 400) throw new GraphError(step, res);
+        return res;
+      },
+      policy,
+      classify,
+      this.options.hooks,
+    );
+  }
+}

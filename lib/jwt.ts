@@ -1,0 +1,86 @@
+import { constants, createSign, createVerify, type KeyObject } from "node:crypto";
+
+/** JOSE header fields this project reads or writes. */
+export interface JwtHeader {
+  alg: "RS256" | "PS256" | "none" | string;
+  typ?: string;
+  kid?: string;
+  x5t?: string;
+  "x5t#S256"?: string;
+}
+
+/** Registered and Entra-specific claims; unknown ones pass through. */
+export interface JwtClaims {
+  aud?: string | string[];
+  iss?: string;
+  sub?: string;
+  exp?: number;
+  nbf?: number;
+  iat?: number;
+  jti?: string;
+  tid?: string;
+  oid?: string;
+  azp?: string;
+  appid?: string;
+  idtyp?: string;
+  scp?: string;
+  roles?: string[];
+  upn?: string;
+  name?: string;
+  ver?: string;
+  xms_par_app_azp?: string;
+  xms_act_fct?: string;
+  xms_sub_fct?: string;
+  [claim: string]: unknown;
+}
+
+export interface DecodedJwt {
+  header: JwtHeader;
+  claims: JwtClaims;
+  signingInput: string;
+  signature: Buffer;
+}
+
+export type SigningAlg = "RS256" | "PS256";
+
+const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
+
+/** Decodes without verifying; returns undefined for anything that is not a JWS. */
+export function decodeJwt(token: string): DecodedJwt | undefined {
+  const parts = token.split(".");
+  if (parts.length !== 3) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8")) as JwtHeader;
+    const claims = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as JwtClaims;
+    if (typeof header !== "object" || header === null || typeof claims !== "object" || claims === null) return undefined;
+    return { header, claims, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, "base64url") };
+  } catch {
+    return undefined;
+  }
+}
+
+function rsaOptions(alg: SigningAlg, key: KeyObject) {
+  return alg === "PS256" ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : { key };
+}
+
+export function signJwt(header: Omit<JwtHeader, "alg"> & { alg: SigningAlg }, claims: JwtClaims, privateKey: KeyObject): string {
+  const signingInput = `${b64url(JSON.stringify({ typ: "JWT", ...header }))}.${b64url(JSON.stringify(claims))}`;
+  const signature = createSign("sha256").update(signingInput).sign(rsaOptions(header.alg, privateKey));
+  return `${signingInput}.${signature.toString("base64url")}`;
+}
+
+/** Checks the signature only; claim rules belong to the caller. */
+export function verifyJwtSignature(jwt: DecodedJwt, publicKey: KeyObject): boolean {
+  const alg = jwt.header.alg;
+  if (alg !== "RS256" && alg !== "PS256") return false;
+  try {
+    return createVerify("sha256").update(jwt.signingInput).verify(rsaOptions(alg, publicKey), jwt.signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a space-separated facet claim such as xms_act_fct holds a value. */
+export function hasFacet(claim: unknown, value: string): boolean {
+  return typeof claim === "string" && claim.split(/\s+/).includes(value);
+}

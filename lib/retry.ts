@@ -1,0 +1,71 @@
+import { AgentUserError } from "./errors";
+
+/** Bounds on one retried operation: both the count and the total time are capped. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  /** No attempt starts later than this after the first one. */
+  maxElapsedMs: number;
+  /** First backoff step; each later step doubles, capped at maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, maxElapsedMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 };
+
+/** What a failed attempt says about trying again. */
+export interface RetryDecision {
+  retry: boolean;
+  /** The server's Retry-After, which overrides the computed backoff. */
+  afterMs?: number;
+}
+
+export type Classifier = (err: unknown) => RetryDecision;
+
+/** Retries what AgentUserError marks transient, honouring a carried Retry-After. */
+export const transientOnly: Classifier = (err) =>
+  err instanceof AgentUserError && err.transient ? { retry: true, afterMs: (err as { retryAfterMs?: number }).retryAfterMs } : { retry: false };
+
+/** "Full jitter" exponential backoff: uniform in [0, min(max, base * 2^n)]. */
+export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(random() * ceiling);
+}
+
+export interface RetryHooks {
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  /** Called before each wait, e.g. to log "retrying hop 1 in 400 ms". */
+  onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `op` until it succeeds, the classifier calls a failure final, or the
+ * policy's count or time budget would be exceeded; then the last error is
+ * rethrown unchanged so the caller sees the real cause.
+ */
+export async function withRetry<T>(
+  op: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  classify: Classifier = transientOnly,
+  hooks: RetryHooks = {},
+): Promise<T> {
+  const sleep = hooks.sleep ?? realSleep;
+  const now = hooks.now ?? Date.now;
+  const started = now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op(attempt);
+    } catch (err) {
+      const decision = classify(err);
+      if (!decision.retry || attempt >= policy.maxAttempts) throw err;
+      const delay = decision.afterMs ?? backoffMs(attempt, policy, hooks.random);
+      if (now() - started + delay > policy.maxElapsedMs) throw err;
+      hooks.onRetry?.(err, attempt, delay);
+      await sleep(delay);
+    }
+  }
+}

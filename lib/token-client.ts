@@ -1,0 +1,145 @@
+import { aadstsHint, TRANSIENT_AADSTS } from "./aadsts";
+import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
+import { parseRetryAfter, send, type HttpOptions } from "./http";
+import { redactJwts } from "./redact";
+import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
+
+/** Successful answer of `/oauth2/v2.0/token`. */
+export interface TokenResponse {
+  token_type: string;
+  access_token: string;
+  expires_in: number;
+  ext_expires_in?: number;
+  scope?: string;
+}
+
+/** Error answer of `/oauth2/v2.0/token` as Entra sends it. */
+export interface TokenErrorBody {
+  error: string;
+  error_description?: string;
+  error_codes?: number[];
+  timestamp?: string;
+  trace_id?: string;
+  correlation_id?: string;
+  error_uri?: string;
+}
+
+/** The identity provider answered a token request with an error. */
+export class TokenEndpointError extends AgentUserError {
+  readonly exitCode: ExitCode;
+  readonly status: number;
+  readonly error: string;
+  readonly codes: readonly number[];
+  readonly description: string;
+  readonly traceId?: string;
+  readonly correlationId?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(step: string, status: number, body: TokenErrorBody, retryAfterMs?: number) {
+    const codes = body.error_codes ?? [];
+    const description = summarize(body.error_description ?? "");
+    const label = codes.length > 0 ? `${codes.map((c) => `AADSTS${c}`).join(", ")} ${body.error}` : body.error;
+    super(step, `${label} (HTTP ${status})${description ? `: ${description}` : ""}`, aadstsHint(codes, body.error));
+    this.status = status;
+    this.error = body.error;
+    this.codes = codes;
+    this.description = description;
+    this.traceId = body.trace_id;
+    this.correlationId = body.correlation_id;
+    this.retryAfterMs = retryAfterMs;
+    this.exitCode = exitCodeForStatus(status);
+  }
+
+  override get transient(): boolean {
+    return this.status === 429 || this.status >= 500 || this.codes.some((c) => TRANSIENT_AADSTS.has(c));
+  }
+}
+
+/** Entra's description repeats the code and appends ids and a timestamp; keep the sentence. */
+function summarize(description: string): string {
+  const sentence = description.replace(/^AADSTS\d+:\s*/, "").split(/\s*(?:\r?\n|Trace ID:)/)[0] ?? "";
+  return redactJwts(sentence.trim());
+}
+
+export interface TokenClientOptions extends HttpOptions {
+  retry?: RetryPolicy;
+  /** Which failures to retry; transient ones (429, 5xx, network) by default. */
+  classify?: Classifier;
+  hooks?: RetryHooks;
+}
+
+export interface TokenResult {
+  response: TokenResponse;
+  /** Wall time of the whole call, retries included. */
+  ms: number;
+  attempts: number;
+}
+
+export function tokenEndpoint(authority: string, tenant: string): string {
+  return `${authority.replace(/\/+$/, "")}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
+}
+
+/**
+ * POSTs one form-encoded token request. `params` holds credentials, so it is
+ * only ever put in the request body: never in a URL, a message or a log line.
+ */
+export async function requestToken(
+  step: string,
+  endpoint: string,
+  params: Readonly<Record<string, string>>,
+  options: TokenClientOptions = {},
+): Promise<TokenResult> {
+  const body = new URLSearchParams(params).toString();
+  const started = performance.now();
+  let attempts = 0;
+  const response = await withRetry(
+    async () => {
+      attempts++;
+      const res = await send(
+        step,
+        { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body },
+        options,
+      );
+      return parseTokenResponse(step, res.status, res.body, parseRetryAfter(res.headers["retry-after"]));
+    },
+    options.retry ?? DEFAULT_RETRY,
+    options.classify ?? transientOnly,
+    options.hooks,
+  );
+  return { response, ms: performance.now() - started, attempts };
+}
+
+export function parseTokenResponse(step: string, status: number, text: string, retryAfterMs?: number): TokenResponse {
+  const json = parseJson(text);
+  if (status === 200 && json && typeof json.access_token === "string") {
+    const expiresIn = Number(json.expires_in);
+    if (!Number.isFinite(expiresIn) || expiresIn <= 0) {
+      throw new TokenEndpointError(step, 502, { error: "invalid_response", error_description: "expires_in is missing or not a number" });
+    }
+    return {
+      token_type: String(json.token_type ?? "Bearer"),
+      access_token: json.access_token,
+      expires_in: expiresIn,
+      ext_expires_in: json.ext_expires_in === undefined ? undefined : Number(json.ext_expires_in),
+      scope: typeof json.scope === "string" ? json.scope : undefined,
+    };
+  }
+  if (json && typeof json.error === "string") {
+    return throwError(step, status, json as unknown as TokenErrorBody, retryAfterMs);
+  }
+  const error = status === 200 ? "invalid_response" : `http_${status}`;
+  return throwError(step, status === 200 ? 502 : status, { error, error_description: "the answer was not a token endpoint JSON body" }, retryAfterMs);
+}
+
+function throwError(step: string, status: number, body: TokenErrorBody, retryAfterMs?: number): never {
+  throw new TokenEndpointError(step, status, body, retryAfterMs);
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { ExitCode } from "../lib/errors";
+import { processIo, type CliIo, type Command } from "./cli-io";
+
+const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
+
+Usage:
+  agent-user token [options]            mint an agent user token through the three hops
+  agent-user manifest [PATH] [options]  check that the tool servers are registered in ToolingManifest.json
+  agent-user comments <share_url> [options]
+                                        capture a shared file's comments and replies verbatim
+  agent-user emulator [options]         run the local tenant emulator until interrupted
+
+Run "agent-user <command> --help" for a command's options.
+
+Exit codes:
+  0 success                              4 unreachable, timed out, or 5xx after retries
+  1 a required tool server is missing    5 a token was minted but its claims are wrong
+  2 usage or configuration error         6 shape drift against the baseline
+  3 the identity provider or Graph       7 the comments endpoint answered 404
+    rejected a request                  70 internal error (a bug: please report it)
+`;
+
+// Each command is loaded only when used, so "--help" starts as fast as node itself.
+const COMMANDS: Record<string, () => Command> = {
+  token: () => require("./commands/token").run,
+  manifest: () => require("./commands/manifest").run,
+  comments: () => require("./commands/comments").run,
+  emulator: () => require("./commands/emulator").run,
+};
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(USAGE);
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    io.stderr(`agent-user: unknown command "${name}"\n\n${USAGE}`);
+    return ExitCode.usage;
+  }
+  return load()(rest, io);
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), processIo()).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(70);
+    },
+  );
+}

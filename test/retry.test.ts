@@ -1,0 +1,84 @@
+import { NetworkError, UsageError } from "../lib/errors";
+import { parseRetryAfter } from "../lib/http";
+import { backoffMs, withRetry, type RetryPolicy } from "../lib/retry";
+
+const policy: RetryPolicy = { maxAttempts: 4, maxElapsedMs: 10_000, baseDelayMs: 100, maxDelayMs: 1_000 };
+
+function fakeClock() {
+  let t = 0;
+  const waits: number[] = [];
+  return { waits, now: () => t, sleep: async (ms: number) => void (waits.push(ms), (t += ms)) };
+}
+
+describe("withRetry", () => {
+  it("retries transient failures with growing, jittered delays and then succeeds", async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const result = await withRetry(
+      async () => {
+        if (++calls < 3) throw new NetworkError("hop 1", "ECONNRESET", "socket hang up");
+        return "ok";
+      },
+      policy,
+      undefined,
+      { ...clock, random: () => 1 },
+    );
+    expect(result).toBe("ok");
+    expect(clock.waits).toEqual([100, 200]);
+  });
+
+  it("never retries a final error", async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    await expect(
+      withRetry(async () => {
+        calls++;
+        throw new UsageError("bad");
+      }, policy, undefined, clock),
+    ).rejects.toBeInstanceOf(UsageError);
+    expect(calls).toBe(1);
+  });
+
+  it("honours Retry-After over its own backoff", async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    await withRetry(
+      async () => {
+        if (++calls === 1) throw Object.assign(new NetworkError("x", "ECONNRESET", "r"), { retryAfterMs: 1500 });
+        return 1;
+      },
+      policy,
+      undefined,
+      clock,
+    );
+    expect(clock.waits).toEqual([1500]);
+  });
+
+  it("stops at the attempt bound and at the time bound, rethrowing the last error", async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const fail = async () => {
+      calls++;
+      throw new NetworkError("x", "ECONNRESET", "r");
+    };
+    await expect(withRetry(fail, policy, undefined, { ...clock, random: () => 1 })).rejects.toBeInstanceOf(NetworkError);
+    expect(calls).toBe(4);
+    calls = 0;
+    const tight = { ...policy, maxAttempts: 100, maxElapsedMs: 250 };
+    await expect(withRetry(fail, tight, undefined, { ...fakeClock(), random: () => 1 })).rejects.toBeInstanceOf(NetworkError);
+    expect(calls).toBe(2); // waits 100, then 100+200 would pass 250
+  });
+});
+
+describe("backoffMs and parseRetryAfter", () => {
+  it("caps the backoff", () => {
+    expect(backoffMs(10, policy, () => 1)).toBe(1_000);
+    expect(backoffMs(1, policy, () => 0)).toBe(0);
+  });
+  it("reads seconds and HTTP dates", () => {
+    expect(parseRetryAfter("2")).toBe(2000);
+    expect(parseRetryAfter(new Date(61_000).toUTCString(), 1_000)).toBe(60_000);
+    expect(parseRetryAfter("soon")).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+});
