@@ -22,12 +22,14 @@ Exit codes:
 `;
 
 // Each command is loaded only when used, so "--help" starts as fast as node itself.
+/* eslint-disable @typescript-eslint/no-require-imports */
 const COMMANDS: Record<string, () => Command> = {
   token: () => require("./commands/token").run,
   manifest: () => require("./commands/manifest").run,
   comments: () => require("./commands/comments").run,
   emulator: () => require("./commands/emulator").run,
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
