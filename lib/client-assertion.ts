@@ -1,0 +1,50 @@
+import { createHash, createPrivateKey, randomUUID, X509Certificate, type KeyObject } from "node:crypto";
+import { UsageError } from "./errors";
+import { signJwt } from "./jwt";
+
+export const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/** Entra accepts an assertion valid for at most 10 minutes; stay well inside it. */
+const ASSERTION_LIFETIME_S = 5 * 60;
+
+/** A certificate credential: the public certificate uploaded to the app, and its private key. */
+export interface CertificateCredential {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+export interface LoadedCertificate {
+  key: KeyObject;
+  /** base64url SHA-256 of the certificate's DER: the `x5t#S256` header. */
+  thumbprintS256: string;
+}
+
+/** Parses once; a bad PEM is a configuration error that names what is wrong, never the key. */
+export function loadCertificate(credential: CertificateCredential): LoadedCertificate {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(credential.certificatePem);
+  } catch {
+    throw new UsageError("the blueprint certificate is not a PEM X.509 certificate");
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(credential.privateKeyPem);
+  } catch {
+    throw new UsageError("the blueprint private key is not a PEM private key (PKCS#8 or PKCS#1, unencrypted)");
+  }
+  if (!cert.checkPrivateKey(key)) throw new UsageError("the blueprint private key does not match the certificate");
+  return { key, thumbprintS256: createHash("sha256").update(cert.raw).digest("base64url") };
+}
+
+/**
+ * The client assertion for a certificate credential: PS256 with `x5t#S256`,
+ * `aud` the token endpoint, `iss` = `sub` = the client id, a unique `jti`.
+ */
+export function certificateAssertion(clientId: string, tokenEndpoint: string, cert: LoadedCertificate, nowS = Math.floor(Date.now() / 1000)): string {
+  return signJwt(
+    { alg: "PS256", "x5t#S256": cert.thumbprintS256 },
+    { aud: tokenEndpoint, iss: clientId, sub: clientId, jti: randomUUID(), nbf: nowS, iat: nowS, exp: nowS + ASSERTION_LIFETIME_S },
+    cert.key,
+  );
+}
