@@ -27,6 +27,11 @@ const HINTS: Readonly<Record<number, string>> = {
   50057: "the agent user is disabled; enable the account (accountEnabled) or use another agent user",
   90055: "the identity provider is throttling requests; retry later",
   90024: "the identity provider is busy; retry later",
+  7000229: "the blueprint has no service principal in this tenant; create the blueprint principal (`pulumi up` does)",
+  700021: "the certificate assertion's aud must be the token endpoint URL of this tenant",
+  700023: "the certificate assertion's iss and sub must both be the blueprint's appId",
+  50027: "the client assertion is not a well-formed JWT",
+  70003: "the grant type is not supported; this is a bug in the caller, please report it",
   90014: "a required field is missing from the request; this is a bug in the caller, please report it",
 };
 

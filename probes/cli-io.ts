@@ -1,3 +1,6 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "../lib/errors";
+
 /** What a command may touch, so tests can run commands in-process over real HTTP. */
 export interface CliIo {
   stdout(text: string): void;
@@ -16,4 +19,16 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+/**
+ * node:util parseArgs, with its errors (unknown flag, missing value) turned
+ * into usage errors that name the command's --help.
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message, `see "agent-user ${command} --help"`);
+  }
 }

@@ -1,0 +1,116 @@
+import { UsageError } from "../lib/errors";
+
+/** Which surface a fault applies to. */
+export type FaultTarget = "all" | "token" | "graph";
+
+export interface FaultConfig {
+  /** Added before every answer. */
+  latencyMs: number;
+  /** The next N requests get 429 with Retry-After. */
+  throttle: number;
+  retryAfterS: number;
+  /** The next N requests get 503. */
+  unavailable: number;
+  /** The next N requests have their connection destroyed without an answer. */
+  drop: number;
+  target: FaultTarget;
+}
+
+export type FaultAction = { kind: "none" } | { kind: "throttle"; retryAfterS: number } | { kind: "unavailable" } | { kind: "drop" };
+
+export const NO_FAULTS: FaultConfig = { latencyMs: 0, throttle: 0, retryAfterS: 1, unavailable: 0, drop: 0, target: "all" };
+
+export interface ParsedFaults {
+  faults: Partial<FaultConfig>;
+  /** Replication lag, which the store enforces. */
+  lagMs?: number;
+}
+
+export const FAULT_SPEC_HELP = `a comma-separated list of:
+  latency=MS       added latency per request (e.g. latency=50 or latency=0.2s)
+  429=N            the next N requests answer 429 Too Many Requests
+  retry-after=S    the Retry-After seconds sent with 429 (default 1)
+  503=N            the next N requests answer 503 Service Unavailable
+  drop=N           the next N connections are dropped with no answer
+  lag=S            replication lag: new objects are unknown to the token endpoint,
+                   and new grants ineffective, for S seconds (e.g. lag=5 or lag=500ms)
+  on=token|graph|all   which surface the request faults apply to (default all)`;
+
+function duration(key: string, value: string, unit: "ms" | "s"): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
+  if (!m) throw new UsageError(`--faults: ${key}=${value} is not a duration`);
+  const n = Number(m[1]);
+  return (m[2] ?? unit) === "s" ? n * 1000 : n;
+}
+
+function count(key: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`--faults: ${key}=${value} is not a whole number`);
+  return Number(value);
+}
+
+/** Parses `--faults` (see FAULT_SPEC_HELP). */
+export function parseFaultSpec(spec: string): ParsedFaults {
+  const out: ParsedFaults = { faults: {} };
+  for (const part of spec.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [key, value] = part.split("=", 2) as [string, string | undefined];
+    if (value === undefined) throw new UsageError(`--faults: "${part}" is not key=value\n${FAULT_SPEC_HELP}`);
+    switch (key) {
+      case "latency":
+        out.faults.latencyMs = duration(key, value, "ms");
+        break;
+      case "429":
+        out.faults.throttle = count(key, value);
+        break;
+      case "retry-after":
+        out.faults.retryAfterS = count(key, value);
+        break;
+      case "503":
+        out.faults.unavailable = count(key, value);
+        break;
+      case "drop":
+        out.faults.drop = count(key, value);
+        break;
+      case "lag":
+        out.lagMs = duration(key, value, "s");
+        break;
+      case "on":
+        if (value !== "token" && value !== "graph" && value !== "all") throw new UsageError(`--faults: on=${value} must be token, graph or all`);
+        out.faults.target = value;
+        break;
+      default:
+        throw new UsageError(`--faults: unknown fault "${key}"\n${FAULT_SPEC_HELP}`);
+    }
+  }
+  return out;
+}
+
+/** Fault state: counters that each matching request consumes. */
+export class Faults {
+  private config: FaultConfig = { ...NO_FAULTS };
+
+  set(faults: Partial<FaultConfig>): void {
+    this.config = { ...this.config, ...faults };
+  }
+
+  reset(): void {
+    this.config = { ...NO_FAULTS };
+  }
+
+  latencyFor(surface: "token" | "graph" | "other"): number {
+    return this.applies(surface) ? this.config.latencyMs : 0;
+  }
+
+  /** Takes the next fault for a request on `surface`, consuming one count. */
+  take(surface: "token" | "graph" | "other"): FaultAction {
+    if (!this.applies(surface)) return { kind: "none" };
+    const c = this.config;
+    if (c.drop > 0) return c.drop--, { kind: "drop" };
+    if (c.throttle > 0) return c.throttle--, { kind: "throttle", retryAfterS: c.retryAfterS };
+    if (c.unavailable > 0) return c.unavailable--, { kind: "unavailable" };
+    return { kind: "none" };
+  }
+
+  private applies(surface: "token" | "graph" | "other"): boolean {
+    return surface !== "other" && (this.config.target === "all" || this.config.target === surface);
+  }
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from "node:crypto";
+import { Reply } from "../router";
+
+/** Entra's token endpoint error body; `code` null for rules whose real code is unknown. */
+export function aadstsError(status: number, error: string, code: number | null, text: string): Reply {
+  const traceId = randomUUID();
+  const correlationId = randomUUID();
+  const timestamp = new Date().toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  return new Reply({
+    status,
+    headers: { "cache-control": "no-store, no-cache" },
+    body: {
+      error,
+      error_description: `${code === null ? "" : `AADSTS${code}: `}${text} Trace ID: ${traceId} Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
+      error_codes: code === null ? [] : [code],
+      timestamp,
+      trace_id: traceId,
+      correlation_id: correlationId,
+      ...(code === null ? {} : { error_uri: `https://login.microsoftonline.com/error?code=${code}` }),
+    },
+  });
+}
+
+/** A rule whose real Entra code is unconfirmed: the text says the emulator made it. */
+export function emulatorRule(text: string): Reply {
+  return aadstsError(400, "invalid_grant", null, `[emulator rule] ${text}`);
+}

@@ -1,0 +1,147 @@
+import { createHash, X509Certificate } from "node:crypto";
+import { decodeJwt, verifyJwtSignature, type DecodedJwt, type JwtClaims } from "../../lib/jwt";
+import type { EmulatorContext } from "../router";
+import { TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_RESOURCE, type Application, type ServicePrincipal } from "../store";
+import { aadstsError, emulatorRule } from "./aadsts-error";
+import { exchangeSubjectTarget } from "./claims";
+
+/**
+ * Checks of the credentials a token request presents. Each failure throws the
+ * Reply Entra would send; success returns nothing or the verified claims.
+ */
+
+const CLOCK_SKEW_S = 300;
+
+function checkTimes(claims: JwtClaims, nowMs: number, what: string): void {
+  const now = Math.floor(nowMs / 1000);
+  if (typeof claims.exp !== "number" || claims.exp + CLOCK_SKEW_S < now) {
+    throw aadstsError(400, "invalid_client", 700024, `${what} is not within its valid time range: it has expired.`);
+  }
+  if (typeof claims.nbf === "number" && claims.nbf - CLOCK_SKEW_S > now) {
+    throw aadstsError(400, "invalid_client", 700024, `${what} is not within its valid time range: it is not yet valid.`);
+  }
+}
+
+function decodeOrFail(token: string, what: string): DecodedJwt {
+  const jwt = decodeJwt(token);
+  if (!jwt) throw aadstsError(400, "invalid_request", 50027, `JWT token is invalid or malformed (${what}).`);
+  return jwt;
+}
+
+/** client_secret: a current password of the application. */
+export function checkSecret(app: Application, secret: string, nowMs: number): void {
+  const match = app.passwordCredentials.find((p) => p.secretText === secret);
+  if (!match) {
+    throw aadstsError(
+      401,
+      "invalid_client",
+      7000215,
+      `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${app.appId}'.`,
+    );
+  }
+  if (Date.parse(match.endDateTime) < nowMs) {
+    throw aadstsError(401, "invalid_client", 7000222, `The provided client secret keys for app '${app.appId}' are expired.`);
+  }
+}
+
+/** A certificate assertion (header x5t#S256 or x5t) signed by a key credential of the application. */
+function checkCertificateAssertion(app: Application, jwt: DecodedJwt, tokenEndpoints: readonly string[], nowMs: number): void {
+  const wanted = jwt.header["x5t#S256"] ?? jwt.header.x5t;
+  const hash = jwt.header["x5t#S256"] ? "sha256" : "sha1";
+  const cred = app.keyCredentials.find((k) => createHash(hash).update(Buffer.from(k.key, "base64")).digest("base64url") === wanted);
+  if (!cred) {
+    throw aadstsError(401, "invalid_client", 700027, `Client assertion failed signature validation: no key credential of app '${app.appId}' has thumbprint ${wanted}.`);
+  }
+  const cert = new X509Certificate(Buffer.from(cred.key, "base64"));
+  if (!verifyJwtSignature(jwt, cert.publicKey)) {
+    throw aadstsError(401, "invalid_client", 700027, "Client assertion failed signature validation.");
+  }
+  const c = jwt.claims;
+  if (typeof c.aud !== "string" || !tokenEndpoints.includes(c.aud)) {
+    throw aadstsError(401, "invalid_client", 700021, `Client assertion audience claim does not match Realm issuer: the aud must be the token endpoint URL.`);
+  }
+  if (c.iss !== app.appId || c.sub !== app.appId) {
+    throw aadstsError(401, "invalid_client", 700023, "Client assertion iss and sub must both be the client id.");
+  }
+  checkTimes(c, nowMs, "Client assertion");
+}
+
+/** An assertion matched against the application's federated identity credentials (e.g. a managed identity token). */
+function checkFederatedAssertion(app: Application, jwt: DecodedJwt, ctx: EmulatorContext, nowMs: number): void {
+  if (!verifyJwtSignature(jwt, ctx.key.publicKey) || jwt.header.kid !== ctx.key.kid) {
+    throw aadstsError(401, "invalid_client", 700027, "Client assertion failed signature validation: the issuer's keys did not verify it.");
+  }
+  const c = jwt.claims;
+  const byIssuer = app.federatedIdentityCredentials.filter((f) => sameIssuer(f.issuer, c.iss, ctx.origins));
+  if (byIssuer.length === 0) {
+    throw aadstsError(400, "invalid_client", 700211, `No matching federated identity record found for presented assertion issuer '${String(c.iss)}'.`);
+  }
+  const bySubject = byIssuer.filter((f) => f.subject === c.sub);
+  if (bySubject.length === 0) {
+    throw aadstsError(400, "invalid_client", 700213, `No matching federated identity record found for presented assertion subject '${String(c.sub)}'.`);
+  }
+  const auds = Array.isArray(c.aud) ? c.aud : [c.aud];
+  const exchange = (a: unknown) => a === TOKEN_EXCHANGE_RESOURCE || a === TOKEN_EXCHANGE_APP_ID;
+  if (!bySubject.some((f) => f.audiences.some((fa) => auds.some((a) => a === fa || (exchange(a) && exchange(fa)))))) {
+    throw aadstsError(400, "invalid_client", 70021, "No matching federated identity record found for presented assertion audience.");
+  }
+  checkTimes(c, nowMs, "Client assertion");
+}
+
+/** Emulator tokens name whichever of its origins minted them; a federated credential may name any. */
+function sameIssuer(configured: string, presented: unknown, origins: readonly string[]): boolean {
+  if (typeof presented !== "string") return false;
+  const canonical = (s: string) => {
+    let out = s.replace(/\/+$/, "");
+    for (const o of [...origins, "https://login.microsoftonline.com"]) if (out.startsWith(o)) out = `{authority}${out.slice(o.length)}`;
+    return out;
+  };
+  return canonical(configured) === canonical(presented);
+}
+
+/** client_assertion of an application: a certificate JWT, or a federated one. */
+export function checkApplicationAssertion(app: Application, assertion: string, ctx: EmulatorContext, tokenEndpoints: readonly string[]): void {
+  const jwt = decodeOrFail(assertion, "client_assertion");
+  const now = ctx.store.now();
+  if (jwt.header["x5t#S256"] || jwt.header.x5t) checkCertificateAssertion(app, jwt, tokenEndpoints, now);
+  else checkFederatedAssertion(app, jwt, ctx, now);
+}
+
+/** A token-exchange token (T1 or T2) minted by this emulator and still valid. */
+function verifyExchangeToken(token: string, ctx: EmulatorContext, what: string): JwtClaims {
+  const jwt = ctx.key.verify(token);
+  if (!jwt) throw aadstsError(401, "invalid_client", 700027, `${what} failed signature validation.`);
+  checkTimes(jwt.claims, ctx.store.now(), what);
+  if (jwt.claims.aud !== TOKEN_EXCHANGE_APP_ID) {
+    throw emulatorRule(
+      `${what} has audience '${String(jwt.claims.aud)}', not the token-exchange app ${TOKEN_EXCHANGE_APP_ID}: hop 1 and hop 2 must ask for api://AzureADTokenExchange/.default.`,
+    );
+  }
+  return jwt.claims;
+}
+
+/** T1, presented by an agent identity on hop 2 or 3: minted for exactly this identity. */
+export function checkBlueprintToken(identity: ServicePrincipal, token: string, ctx: EmulatorContext): void {
+  const claims = verifyExchangeToken(token, ctx, "client_assertion");
+  const target = exchangeSubjectTarget(claims.sub);
+  if (target === undefined) {
+    throw emulatorRule("client_assertion is not a blueprint token from hop 1 (its sub has no fmi_path): send T1, not T2, as the client assertion.");
+  }
+  if (target !== identity.id) {
+    throw emulatorRule(`client_assertion (T1) was minted for agent identity ${target} (fmi_path), not for ${identity.id}.`);
+  }
+  if (claims.azp !== identity.agentIdentityBlueprintId) {
+    throw emulatorRule(`client_assertion (T1) was minted by blueprint ${String(claims.azp)}, not by ${identity.agentIdentityBlueprintId}, the blueprint of agent identity ${identity.id}.`);
+  }
+}
+
+/** T2, presented on hop 3 as user_federated_identity_credential: the token of this same identity. */
+export function checkIdentityToken(identity: ServicePrincipal, token: string, ctx: EmulatorContext): void {
+  const claims = verifyExchangeToken(token, ctx, "user_federated_identity_credential");
+  if (exchangeSubjectTarget(claims.sub) !== undefined || claims.xms_par_app_azp === undefined) {
+    throw emulatorRule("user_federated_identity_credential is not an agent identity token from hop 2.");
+  }
+  if (claims.sub !== identity.id) {
+    throw emulatorRule(`user_federated_identity_credential (T2) belongs to agent identity ${String(claims.sub)}, not to ${identity.id}.`);
+  }
+}

@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import type { JwtClaims } from "../../lib/jwt";
+import { GRAPH_APP_ID, GRAPH_RESOURCE, TOKEN_EXCHANGE_APP_ID, type ServicePrincipal, type User } from "../store";
+
+/**
+ * Claim sets of the tokens Entra issues in the agent-user flow, as decoded
+ * from real tokens (reference section 2). Pure functions: the endpoint
+ * decides what to mint, these decide what it looks like.
+ */
+
+/** Lifetimes observed on real tokens; clients must trust expires_in, never assume 3600. */
+export const LIFETIME_S = { exchange: 65 * 60, user: 69 * 60, app: 60 * 60 + 11 * 60 } as const;
+
+/** The facet values seen on agent tokens: 11 marks the agent identity, 13 the agent user. */
+export const FACETS = { agentIdentity: "3 11", agentUser: "3 13" } as const;
+
+export interface TokenTimes {
+  iat: number;
+  nbf: number;
+  exp: number;
+}
+
+export function times(nowMs: number, lifetimeS: number): TokenTimes {
+  const iat = Math.floor(nowMs / 1000);
+  return { iat, nbf: iat, exp: iat + lifetimeS };
+}
+
+export const v2Issuer = (origin: string, tenantId: string) => `${origin}/${tenantId}/v2.0`;
+const v1Issuer = (tenantId: string) => `https://sts.windows.net/${tenantId}/`;
+
+function guidB64url(guid: string): string {
+  return Buffer.from(guid.replace(/-/g, ""), "hex").toString("base64url");
+}
+
+/** T1's subject binds it to one agent identity: the last segment is the fmi_path. */
+export function exchangeSubject(tenantId: string, blueprintAppId: string, fmiPath: string): string {
+  return `/eid1/c/pub/t/${guidB64url(tenantId)}/a/${guidB64url(blueprintAppId)}/${fmiPath}`;
+}
+
+/** The agent identity id a T1 was minted for, or undefined if it is not a T1. */
+export function exchangeSubjectTarget(sub: unknown): string | undefined {
+  if (typeof sub !== "string" || !sub.startsWith("/eid1/")) return undefined;
+  return sub.split("/").pop() || undefined;
+}
+
+export function blueprintExchangeClaims(
+  origin: string,
+  tenantId: string,
+  blueprintAppId: string,
+  blueprintPrincipalId: string,
+  fmiPath: string,
+  t: TokenTimes,
+): JwtClaims {
+  return {
+    aud: TOKEN_EXCHANGE_APP_ID,
+    iss: v2Issuer(origin, tenantId),
+    ...t,
+    azp: blueprintAppId,
+    azpacr: "1",
+    idtyp: "app",
+    oid: blueprintPrincipalId,
+    sub: exchangeSubject(tenantId, blueprintAppId, fmiPath),
+    tid: tenantId,
+    ver: "2.0",
+  };
+}
+
+export function identityExchangeClaims(origin: string, tenantId: string, identity: ServicePrincipal, t: TokenTimes): JwtClaims {
+  return {
+    aud: TOKEN_EXCHANGE_APP_ID,
+    iss: v2Issuer(origin, tenantId),
+    ...t,
+    azp: identity.id,
+    azpacr: "2",
+    idtyp: "app",
+    oid: identity.id,
+    sub: identity.id,
+    tid: tenantId,
+    ver: "2.0",
+    xms_par_app_azp: identity.agentIdentityBlueprintId,
+    xms_act_fct: FACETS.agentIdentity,
+    xms_sub_fct: FACETS.agentIdentity,
+  };
+}
+
+/** Graph takes v1 tokens (aud https://graph.microsoft.com); other resources v2 ones. */
+function audienceFields(origin: string, tenantId: string, resource: ServicePrincipal, clientId: string) {
+  return resource.appId === GRAPH_APP_ID
+    ? { aud: GRAPH_RESOURCE, iss: v1Issuer(tenantId), appid: clientId, ver: "1.0" }
+    : { aud: resource.appId, iss: v2Issuer(origin, tenantId), azp: clientId, ver: "2.0" };
+}
+
+export function appClaims(origin: string, tenantId: string, client: ServicePrincipal, resource: ServicePrincipal, t: TokenTimes): JwtClaims {
+  const roles = resource.appId === GRAPH_APP_ID ? client.graphAppRoles : [];
+  return {
+    ...audienceFields(origin, tenantId, resource, client.appId),
+    ...t,
+    idtyp: "app",
+    oid: client.id,
+    sub: client.id,
+    tid: tenantId,
+    ...(roles.length > 0 ? { roles: [...roles] } : {}),
+  };
+}
+
+export function agentUserClaims(
+  origin: string,
+  tenantId: string,
+  identity: ServicePrincipal,
+  user: User,
+  resource: ServicePrincipal,
+  scopes: readonly string[],
+  t: TokenTimes,
+): JwtClaims {
+  return {
+    ...audienceFields(origin, tenantId, resource, identity.id),
+    ...t,
+    idtyp: "user",
+    oid: user.id,
+    // Pairwise per (user, client), as Entra's sub is.
+    sub: createHash("sha256").update(`${user.id}:${identity.id}`).digest("base64url").slice(0, 43),
+    tid: tenantId,
+    upn: user.userPrincipalName,
+    unique_name: user.userPrincipalName,
+    name: user.displayName,
+    scp: [...scopes, "openid", "profile", "email"].join(" "),
+    xms_par_app_azp: identity.agentIdentityBlueprintId,
+    xms_act_fct: FACETS.agentIdentity,
+    xms_sub_fct: FACETS.agentUser,
+  };
+}

@@ -1,0 +1,193 @@
+import { JWT_BEARER } from "../../lib/client-assertion";
+import type { JwtClaims } from "../../lib/jwt";
+import { Reply, type EmulatorContext, type EmulatorRequest, type EmulatorResponse, type Route } from "../router";
+import { TOKEN_EXCHANGE_APP_ID, type Application, type ServicePrincipal } from "../store";
+import { aadstsError, emulatorRule } from "./aadsts-error";
+import { checkApplicationAssertion, checkBlueprintToken, checkIdentityToken, checkSecret } from "./assertions";
+import { agentUserClaims, appClaims, blueprintExchangeClaims, identityExchangeClaims, LIFETIME_S, times } from "./claims";
+
+/**
+ * `POST /{tenant}/oauth2/v2.0/token`: client credentials (hop 1, hop 2, the
+ * provisioner) and user_fic (hop 3), with Entra's rules and error bodies.
+ */
+
+type Form = URLSearchParams;
+
+function required(form: Form, name: string): string {
+  const value = form.get(name);
+  if (!value) throw aadstsError(400, "invalid_request", 900144, `The request body must contain the following parameter: '${name}'.`);
+  return value;
+}
+
+type Client = { kind: "application"; app: Application } | { kind: "agentIdentity"; identity: ServicePrincipal };
+
+function resolveClient(ctx: EmulatorContext, clientId: string): Client {
+  const { store } = ctx;
+  const identity = store.agentIdentity(clientId);
+  if (identity && store.replicated(identity.createdAt)) return { kind: "agentIdentity", identity };
+  const app = store.applicationByAppId(clientId);
+  if (app && store.replicated(app.createdAt)) return { kind: "application", app };
+  throw aadstsError(
+    400,
+    "unauthorized_client",
+    700016,
+    `Application with identifier '${clientId}' was not found in the directory '${store.tenantId}'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant.`,
+  );
+}
+
+/** The service principal a `{resource}/.default` scope names; the emulator's own origin stands for Graph. */
+function resolveResource(ctx: EmulatorContext, scope: string): ServicePrincipal {
+  const m = /^(.+)\/\.default$/i.exec(scope.trim());
+  if (!m) {
+    throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: client credential and agent user flows take '{resource}/.default'.`);
+  }
+  const resource = ctx.origins.includes(m[1]!.replace(/\/+$/, "")) ? "https://graph.microsoft.com" : m[1]!;
+  const sp = ctx.store.resourceByIdentifier(resource);
+  if (!sp) {
+    throw aadstsError(400, "invalid_resource", 500011, `The resource principal named ${resource} was not found in the tenant named ${ctx.store.tenantId}.`);
+  }
+  return sp;
+}
+
+function principalOf(ctx: EmulatorContext, app: Application): ServicePrincipal {
+  const sp = ctx.store.servicePrincipalByAppId(app.appId);
+  if (!sp || !ctx.store.replicated(sp.createdAt)) {
+    throw aadstsError(400, "invalid_client", 7000229, `The client application ${app.appId} is missing service principal in the tenant ${ctx.store.tenantId}.`);
+  }
+  return sp;
+}
+
+function issue(ctx: EmulatorContext, claims: JwtClaims, lifetimeS: number, scope?: string): EmulatorResponse {
+  return {
+    status: 200,
+    headers: { "cache-control": "no-store, no-cache" },
+    body: {
+      token_type: "Bearer",
+      ...(scope === undefined ? {} : { scope }),
+      expires_in: lifetimeS,
+      ext_expires_in: lifetimeS,
+      access_token: ctx.key.sign(claims),
+    },
+  };
+}
+
+function authenticateApplication(req: EmulatorRequest, ctx: EmulatorContext, form: Form, app: Application): void {
+  const secret = form.get("client_secret");
+  const assertion = form.get("client_assertion");
+  if (secret) return checkSecret(app, secret, ctx.store.now());
+  if (assertion) {
+    if (form.get("client_assertion_type") !== JWT_BEARER) required(form, "client_assertion_type");
+    return checkApplicationAssertion(app, assertion, ctx, tokenEndpointUrls(req, ctx));
+  }
+  throw noCredential("client_credentials");
+}
+
+function noCredential(grant: string): Reply {
+  return aadstsError(401, "invalid_client", 7000216, `'client_assertion', 'client_secret' or 'request' is required for the '${grant}' grant type.`);
+}
+
+/** Every spelling of this endpoint's URL a certificate assertion may carry as `aud`. */
+function tokenEndpointUrls(req: EmulatorRequest, ctx: EmulatorContext): string[] {
+  const tenants = [ctx.store.tenantId, ...ctx.store.domains, req.params.tenant!];
+  return ctx.origins.flatMap((o) => tenants.map((t) => `${o}/${t}/oauth2/v2.0/token`));
+}
+
+const isExchangeScope = (scope: string) => /^(api:\/\/AzureADTokenExchange|fb60f99c-7a34-4190-8149-302f77469936)\/\.default$/i.test(scope.trim());
+
+function clientCredentials(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client: Client): EmulatorResponse {
+  const { store } = ctx;
+  const scope = required(form, "scope");
+  const now = store.now();
+  if (client.kind === "agentIdentity") {
+    // Agent identities hold no credentials: their only proof is a T1 for them.
+    const assertion = form.get("client_assertion");
+    if (!assertion) throw noCredential("client_credentials");
+    checkBlueprintToken(client.identity, assertion, ctx);
+    if (isExchangeScope(scope)) {
+      return issue(ctx, identityExchangeClaims(req.origin, store.tenantId, client.identity, times(now, LIFETIME_S.exchange)), LIFETIME_S.exchange);
+    }
+    const resource = resolveResource(ctx, scope);
+    return issue(ctx, appClaims(req.origin, store.tenantId, client.identity, resource, times(now, LIFETIME_S.app)), LIFETIME_S.app);
+  }
+
+  const { app } = client;
+  authenticateApplication(req, ctx, form, app);
+  const principal = principalOf(ctx, app);
+  if (app.kind === "agentIdentityBlueprint" && isExchangeScope(scope)) {
+    const fmiPath = form.get("fmi_path");
+    if (!fmiPath) {
+      throw aadstsError(400, "invalid_request", 82008, "Agentic applications requesting a token exchange token must include the fmipath parameter.");
+    }
+    const identity = store.agentIdentity(fmiPath);
+    if (!identity || identity.agentIdentityBlueprintId !== app.appId) {
+      throw emulatorRule(`fmi_path '${fmiPath}' is not an agent identity of blueprint ${app.appId}.`);
+    }
+    const claims = blueprintExchangeClaims(req.origin, store.tenantId, app.appId, principal.id, fmiPath, times(now, LIFETIME_S.exchange));
+    return issue(ctx, claims, LIFETIME_S.exchange);
+  }
+  const resource = resolveResource(ctx, scope);
+  if (resource.appId === TOKEN_EXCHANGE_APP_ID) {
+    throw emulatorRule(`only agent identity blueprints get token-exchange tokens; ${app.appId} is a plain application.`);
+  }
+  return issue(ctx, appClaims(req.origin, store.tenantId, principal, resource, times(now, LIFETIME_S.app)), LIFETIME_S.app);
+}
+
+function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client: Client): EmulatorResponse {
+  const { store } = ctx;
+  if (client.kind !== "agentIdentity") {
+    throw emulatorRule(`the user_fic grant is for agent identities; ${client.app.appId} is an application.`);
+  }
+  const { identity } = client;
+  const assertion = form.get("client_assertion");
+  if (!assertion) throw noCredential("user_fic");
+  const t2 = required(form, "user_federated_identity_credential");
+  const scope = required(form, "scope");
+  const userId = form.get("user_id");
+  const username = form.get("username");
+  if (!userId && !username) required(form, "user_id");
+  if (userId && username) throw aadstsError(400, "invalid_request", null, "[emulator rule] send user_id or username, not both.");
+  if (userId?.includes("@")) {
+    throw aadstsError(400, "server_error", 50000, "There was an error issuing a token or an issue with our sign-in service.");
+  }
+  checkBlueprintToken(identity, assertion, ctx);
+  checkIdentityToken(identity, t2, ctx);
+  const resource = resolveResource(ctx, scope);
+
+  const wanted = (userId ?? username)!;
+  const user = store.userByIdOrUpn(wanted);
+  if (!user || !store.replicated(user.createdAt)) {
+    throw aadstsError(400, "invalid_grant", 50034, `The user account ${wanted} does not exist in the ${store.tenantId} directory. To sign into this application, the account must be added to the directory.`);
+  }
+  if (!user.accountEnabled) throw aadstsError(400, "invalid_grant", 50057, "The user account is disabled.");
+  if (user.kind !== "agentUser" || user.identityParentId !== identity.id) {
+    throw emulatorRule(`user ${user.id} is not the agent user of agent identity ${identity.id}.`);
+  }
+  const scopes = store.effectiveGrantScopes(identity.id, user.id, resource.id);
+  if (!scopes) {
+    throw aadstsError(
+      400,
+      "invalid_grant",
+      65001,
+      `The user or administrator has not consented to use the application with ID '${identity.id}' named '${identity.displayName}'. Send an interactive authorization request for this user and resource.`,
+    );
+  }
+  const now = store.now();
+  const claims = agentUserClaims(req.origin, store.tenantId, identity, user, resource, scopes, times(now, LIFETIME_S.user));
+  return issue(ctx, claims, LIFETIME_S.user, scopes.join(" "));
+}
+
+function tokenEndpoint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  if (!ctx.store.isTenant(req.params.tenant!)) {
+    throw aadstsError(400, "invalid_request", 90002, `Tenant '${req.params.tenant}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`);
+  }
+  const contentType = String(req.headers["content-type"] ?? "");
+  // Parameters count only in a form body, as at Entra: never from the query string.
+  const form = new URLSearchParams(contentType.startsWith("application/x-www-form-urlencoded") ? req.body : "");
+  const grantType = required(form, "grant_type");
+  const client = resolveClient(ctx, required(form, "client_id"));
+  if (grantType === "client_credentials") return clientCredentials(req, ctx, form, client);
+  if (grantType === "user_fic") return userFic(req, ctx, form, client);
+  throw aadstsError(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grantType}'.`);
+}
+
+export const tokenRoutes: Route[] = [{ method: "POST", pattern: /^\/(?<tenant>[^/]+)\/oauth2\/v2\.0\/token$/, surface: "token", handler: tokenEndpoint }];

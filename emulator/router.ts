@@ -1,0 +1,68 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Faults } from "./faults";
+import type { SigningKey } from "./signing-key";
+import type { TenantStore } from "./store";
+
+/** Which surface a route belongs to, for faults and for counting requests. */
+export type Surface = "token" | "graph" | "other";
+
+export interface EmulatorRequest {
+  method: string;
+  url: URL;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Named groups of the route's pattern, URI-decoded. */
+  params: Record<string, string>;
+  /** scheme://host:port the client used, e.g. for a token endpoint URL or an @odata.nextLink. */
+  origin: string;
+}
+
+export interface EmulatorResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Serialized as JSON unless it is a string. */
+  body?: unknown;
+}
+
+export interface EmulatorContext {
+  store: TenantStore;
+  key: SigningKey;
+  faults: Faults;
+  /** Every origin this emulator answers on; tokens name one of them as issuer. */
+  origins: readonly string[];
+}
+
+export type Handler = (req: EmulatorRequest, ctx: EmulatorContext) => EmulatorResponse | Promise<EmulatorResponse>;
+
+export interface Route {
+  method: string;
+  pattern: RegExp;
+  surface: Surface;
+  handler: Handler;
+}
+
+/** Thrown by validation at the edge to answer at once with an error response. */
+export class Reply extends Error {
+  constructor(readonly response: EmulatorResponse) {
+    super(`HTTP ${response.status}`);
+  }
+}
+
+export interface MatchedRoute {
+  route: Route;
+  params: Record<string, string>;
+}
+
+export function matchRoute(routes: readonly Route[], method: string, path: string): MatchedRoute | "method" | undefined {
+  let pathMatched = false;
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeURIComponent(v);
+    return { route, params };
+  }
+  return pathMatched ? "method" : undefined;
+}

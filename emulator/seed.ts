@@ -1,0 +1,243 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { UsageError } from "../lib/errors";
+import {
+  GRAPH_APP_ID,
+  GRAPH_RESOURCE,
+  TOKEN_EXCHANGE_APP_ID,
+  TOKEN_EXCHANGE_RESOURCE,
+  type Application,
+  type DriveItem,
+  type PasswordCredential,
+  type TenantSeed,
+} from "./store";
+
+/**
+ * Fixed ids for the built-in tenant, so documentation and logs stay readable;
+ * every secret is fresh on each start.
+ */
+export const DEFAULT_IDS = {
+  tenantId: "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
+  domain: "contoso.onmicrosoft.com",
+  sponsorId: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+  provisionerAppId: "5b0c8e7a-1f2d-4c3b-9a8e-7d6c5b4a3f21",
+  provisionerObjectId: "5b0c8e7a-1f2d-4c3b-9a8e-000000000001",
+  provisionerPrincipalId: "5b0c8e7a-1f2d-4c3b-9a8e-000000000002",
+  graphPrincipalId: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+  tokenExchangePrincipalId: "9f8e7d6c-5b4a-4392-8170-000000000001",
+  blueprintAppId: "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+  blueprintObjectId: "c4e5f6a7-b8c9-4d0e-8f1a-000000000001",
+  blueprintPrincipalId: "c4e5f6a7-b8c9-4d0e-8f1a-000000000002",
+  agentIdentityId: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
+  agentUserId: "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d",
+  agentUserPrincipalName: "research-agent@contoso.onmicrosoft.com",
+  grantId: "Z3JhbnQtZGVmYXVsdC0wMDE",
+  managedIdentityClientId: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+  managedIdentityPrincipalId: "3c4d5e6f-7a8b-4c9d-8e0f-000000000001",
+  driveId: "b!emulatorDrive01",
+  sharedItemId: "01EMULATORITEM0000000000000000001",
+} as const;
+
+/** Application permissions a provisioner needs (README: "Provisioner permissions"). */
+export const PROVISIONER_ROLES = [
+  "AgentIdentityBlueprint.Create",
+  "AgentIdentityBlueprintPrincipal.Create",
+  "AgentIdentity.Create.All",
+  "AgentIdUser.ReadWrite.All",
+  "DelegatedPermissionGrant.ReadWrite.All",
+  "Application.ReadWrite.OwnedBy",
+];
+
+export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
+
+export function newSecret(): string {
+  return `emu~${randomBytes(24).toString("base64url")}`;
+}
+
+export function password(displayName: string, secretText = newSecret()): PasswordCredential {
+  return {
+    keyId: randomUUID(),
+    displayName,
+    hint: secretText.slice(0, 3),
+    secretText,
+    startDateTime: new Date(Date.now() - 60_000).toISOString(),
+    endDateTime: new Date(Date.now() + 365 * 86_400_000).toISOString(),
+  };
+}
+
+const app = (fields: Pick<Application, "id" | "appId" | "kind" | "displayName"> & Partial<Application>): Omit<Application, "createdAt"> => ({
+  sponsors: [],
+  owners: [],
+  passwordCredentials: [],
+  keyCredentials: [],
+  federatedIdentityCredentials: [],
+  ...fields,
+});
+
+/**
+ * A tenant with only what exists before `pulumi up`: Microsoft Graph, the
+ * token-exchange app, a sponsor and the provisioner application.
+ */
+export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
+  return {
+    tenantId: ids.tenantId,
+    domains: [ids.domain],
+    applications: [
+      app({
+        id: ids.provisionerObjectId,
+        appId: ids.provisionerAppId,
+        kind: "application",
+        displayName: "agent-user-kit provisioner",
+        passwordCredentials: [password("ci")],
+      }),
+    ],
+    servicePrincipals: [
+      {
+        id: ids.graphPrincipalId,
+        appId: GRAPH_APP_ID,
+        kind: "servicePrincipal",
+        displayName: "Microsoft Graph",
+        servicePrincipalType: "Application",
+        servicePrincipalNames: [GRAPH_RESOURCE, GRAPH_APP_ID],
+        sponsors: [],
+        graphAppRoles: [],
+      },
+      {
+        id: ids.tokenExchangePrincipalId,
+        appId: TOKEN_EXCHANGE_APP_ID,
+        kind: "servicePrincipal",
+        displayName: "AAD Token Exchange",
+        servicePrincipalType: "Application",
+        servicePrincipalNames: [TOKEN_EXCHANGE_RESOURCE, TOKEN_EXCHANGE_APP_ID],
+        sponsors: [],
+        graphAppRoles: [],
+      },
+      {
+        id: ids.provisionerPrincipalId,
+        appId: ids.provisionerAppId,
+        kind: "servicePrincipal",
+        displayName: "agent-user-kit provisioner",
+        servicePrincipalType: "Application",
+        servicePrincipalNames: [ids.provisionerAppId],
+        sponsors: [],
+        graphAppRoles: [...PROVISIONER_ROLES],
+      },
+    ],
+    users: [
+      {
+        id: ids.sponsorId,
+        kind: "user",
+        displayName: "Ada Sponsor",
+        userPrincipalName: `ada@${ids.domain}`,
+        mailNickname: "ada",
+        accountEnabled: true,
+      },
+    ],
+    grants: [],
+    managedIdentities: [{ clientId: ids.managedIdentityClientId, principalId: ids.managedIdentityPrincipalId }],
+    driveItems: [],
+  };
+}
+
+function sampleDriveItem(ids = DEFAULT_IDS): DriveItem {
+  const comment = (n: number) => ({
+    id: `c${n}`,
+    content: `Comment ${n}: please check section ${n}.`,
+    contentType: "text",
+    createdDateTime: new Date(Date.UTC(2026, 10, 1, 9, n)).toISOString(),
+    replies: [{ id: `c${n}-r1`, content: `Reply to comment ${n}.`, contentType: "text" }],
+  });
+  return {
+    driveId: ids.driveId,
+    id: ids.sharedItemId,
+    name: "Quarterly plan.xlsx",
+    webUrl: `https://contoso.sharepoint.com/sites/agents/Shared%20Documents/Quarterly%20plan.xlsx`,
+    shareUrl: "https://contoso.sharepoint.com/:x:/s/agents/EQuarterlyPlanShareLink",
+    comments: [comment(1), comment(2), comment(3)],
+  };
+}
+
+/** The bare tenant plus everything `pulumi up` creates, and a shared file with comments. */
+export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
+  const seed = bareTenant(ids);
+  seed.applications.push(
+    app({
+      id: ids.blueprintObjectId,
+      appId: ids.blueprintAppId,
+      kind: "agentIdentityBlueprint",
+      displayName: "Research agent blueprint",
+      sponsors: [ids.sponsorId],
+      passwordCredentials: [password("dev")],
+      federatedIdentityCredentials: [
+        {
+          id: randomUUID(),
+          name: "managed-identity",
+          issuer: `https://login.microsoftonline.com/${ids.tenantId}/v2.0`,
+          subject: ids.managedIdentityPrincipalId,
+          audiences: [TOKEN_EXCHANGE_RESOURCE],
+        },
+      ],
+    }),
+  );
+  seed.servicePrincipals.push(
+    {
+      id: ids.blueprintPrincipalId,
+      appId: ids.blueprintAppId,
+      kind: "agentIdentityBlueprintPrincipal",
+      displayName: "Research agent blueprint",
+      servicePrincipalType: "Application",
+      servicePrincipalNames: [ids.blueprintAppId],
+      sponsors: [ids.sponsorId],
+      graphAppRoles: [],
+    },
+    {
+      id: ids.agentIdentityId,
+      appId: ids.agentIdentityId,
+      kind: "agentIdentity",
+      displayName: "Research agent",
+      servicePrincipalType: "ServiceIdentity",
+      servicePrincipalNames: [],
+      agentIdentityBlueprintId: ids.blueprintAppId,
+      sponsors: [ids.sponsorId],
+      graphAppRoles: [],
+    },
+  );
+  seed.users.push({
+    id: ids.agentUserId,
+    kind: "agentUser",
+    displayName: "Research agent",
+    userPrincipalName: ids.agentUserPrincipalName,
+    mailNickname: "research-agent",
+    accountEnabled: true,
+    identityParentId: ids.agentIdentityId,
+  });
+  seed.grants.push({
+    id: ids.grantId,
+    clientId: ids.agentIdentityId,
+    consentType: "Principal",
+    principalId: ids.agentUserId,
+    resourceId: ids.graphPrincipalId,
+    scope: DEFAULT_SCOPES,
+  });
+  seed.driveItems.push(sampleDriveItem(ids));
+  return seed;
+}
+
+/** Reads a `--tenant FILE`: a TenantSeed as JSON. Checks the shape, not every field. */
+export function loadTenantFile(path: string): TenantSeed {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new UsageError(`cannot read tenant file ${path}: ${(err as Error).message}`);
+  }
+  const seed = json as Partial<TenantSeed>;
+  if (typeof seed.tenantId !== "string" || !/^[0-9a-f-]{36}$/i.test(seed.tenantId)) {
+    throw new UsageError(`tenant file ${path}: "tenantId" must be a GUID`);
+  }
+  for (const key of ["domains", "applications", "servicePrincipals", "users", "grants"] as const) {
+    if (!Array.isArray(seed[key])) throw new UsageError(`tenant file ${path}: "${key}" must be an array`);
+  }
+  const full = seed as TenantSeed;
+  return { ...full, managedIdentities: full.managedIdentities ?? [], driveItems: full.driveItems ?? [], tenantId: full.tenantId.toLowerCase() };
+}

@@ -1,0 +1,216 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import { PUBLIC_CLOUD, type StackOutputs } from "../lib/stack-outputs";
+import { selfSignedCertificate } from "./certificate";
+import { Faults, type FaultConfig } from "./faults";
+import { graphErrorResponse } from "./graph/envelope";
+import { aadstsError } from "./idp/aadsts-error";
+import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
+import { ROUTES } from "./routes";
+import { defaultTenant } from "./seed";
+import { SigningKey } from "./signing-key";
+import { GRAPH_APP_ID, TenantStore, type TenantSeed } from "./store";
+
+export interface EmulatorOptions {
+  /** HTTP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** HTTPS port on 127.0.0.1; 0 (the default) picks a free one. */
+  httpsPort?: number;
+  /** The tenant to serve; the built-in default tenant when absent. */
+  tenant?: TenantSeed;
+  faults?: Partial<FaultConfig>;
+  replicationLagMs?: number;
+  /** Where to write the HTTPS certificate (PEM) for NODE_EXTRA_CA_CERTS. */
+  caFile?: string;
+}
+
+/** One request as the emulator saw it, for tests and benchmarks that count round trips. */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  surface: Surface;
+  status: number;
+}
+
+export interface Emulator {
+  readonly httpUrl: string;
+  readonly httpsUrl: string;
+  /** The self-signed certificate of the HTTPS listener. */
+  readonly caPem: string;
+  readonly store: TenantStore;
+  readonly faults: Faults;
+  readonly key: SigningKey;
+  readonly requests: RequestRecord[];
+  /** The seeded tenant as stack outputs, with URLs on `scheme`. */
+  outputs(scheme?: "http" | "https"): StackOutputs;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) req.destroy(new Error("body too large"));
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function write(res: ServerResponse, response: EmulatorResponse): void {
+  const text = response.body === undefined ? "" : typeof response.body === "string" ? response.body : JSON.stringify(response.body);
+  const headers: Record<string, string> = { ...response.headers };
+  if (text && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) headers["content-type"] = "application/json; charset=utf-8";
+  res.writeHead(response.status, headers);
+  res.end(text);
+}
+
+/** The fault answers each surface gives, in that surface's own error shape. */
+function faultResponse(surface: Surface, kind: "throttle" | "unavailable", retryAfterS: number, req: IncomingMessage): EmulatorResponse {
+  const retry = { "retry-after": String(retryAfterS) };
+  if (surface === "graph") {
+    return kind === "throttle"
+      ? graphErrorResponse(429, "TooManyRequests", "Too many requests; retry after the interval in Retry-After.", req.headers, retry)
+      : graphErrorResponse(503, "serviceNotAvailable", "The service is temporarily unavailable.", req.headers, retry);
+  }
+  const reply =
+    kind === "throttle"
+      ? aadstsError(429, "temporarily_unavailable", 90055, "The request was throttled; retry after the interval in Retry-After.")
+      : aadstsError(503, "temporarily_unavailable", 90024, "The service is temporarily unavailable.");
+  return { ...reply.response, headers: { ...reply.response.headers, ...retry } };
+}
+
+function notFound(path: string, req: IncomingMessage, method: boolean): EmulatorResponse {
+  if (/^\/(v1\.0|beta)\//.test(path)) {
+    return method
+      ? graphErrorResponse(405, "Request_BadRequest", `The emulator does not serve ${req.method} ${path}.`, req.headers)
+      : graphErrorResponse(400, "BadRequest", `Resource not found for the segment in '${path}' (the emulator serves a slice of Graph).`, req.headers);
+  }
+  return { status: method ? 405 : 404, body: { error: "not_found", error_description: `The emulator does not serve ${req.method} ${path}.` } };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the emulated tenant on loopback, over HTTP and HTTPS. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const store = new TenantStore(options.tenant ?? defaultTenant());
+  store.replicationLagMs = options.replicationLagMs ?? 0;
+  const faults = new Faults();
+  if (options.faults) faults.set(options.faults);
+  const key = new SigningKey();
+  const tls = selfSignedCertificate({ commonName: "agent-user-kit emulator", hosts: ["localhost", "127.0.0.1"] });
+  const requests: RequestRecord[] = [];
+  const origins: string[] = [];
+  const ctx: EmulatorContext = { store, key, faults, origins };
+
+  const handle = (scheme: "http" | "https") => async (req: IncomingMessage, res: ServerResponse) => {
+    const origin = `${scheme}://${req.headers.host ?? "127.0.0.1"}`;
+    const url = new URL(req.url ?? "/", origin);
+    const method = req.method ?? "GET";
+    let body: string;
+    try {
+      body = await readBody(req);
+    } catch {
+      return;
+    }
+    const match = matchRoute(ROUTES, method, url.pathname);
+    if (typeof match !== "object") {
+      const response = notFound(url.pathname, req, match === "method");
+      requests.push({ method, path: url.pathname, surface: "other", status: response.status });
+      return write(res, response);
+    }
+    const surface = match.route.surface;
+    const record: RequestRecord = { method, path: url.pathname, surface, status: 0 };
+    requests.push(record);
+    const latency = faults.latencyFor(surface);
+    if (latency > 0) await sleep(latency);
+    const fault = faults.take(surface);
+    if (fault.kind === "drop") {
+      record.status = -1;
+      req.socket.destroy();
+      return;
+    }
+    let response: EmulatorResponse;
+    if (fault.kind === "throttle" || fault.kind === "unavailable") {
+      response = faultResponse(surface, fault.kind, fault.kind === "throttle" ? fault.retryAfterS : 1, req);
+    } else {
+      try {
+        response = await match.route.handler({ method, url, headers: req.headers, body, params: match.params, origin }, ctx);
+      } catch (err) {
+        if (!(err instanceof Reply)) throw err;
+        response = err.response;
+      }
+    }
+    record.status = response.status;
+    write(res, response);
+  };
+
+  const onError = (res: ServerResponse) => (err: unknown) => {
+    if (!res.headersSent) write(res, { status: 500, body: { error: "server_error", error_description: `[emulator] ${(err as Error).message}` } });
+  };
+  const http = createHttpServer((req, res) => void handle("http")(req, res).catch(onError(res)));
+  const https = createHttpsServer({ key: tls.privateKeyPem, cert: tls.certificatePem }, (req, res) => void handle("https")(req, res).catch(onError(res)));
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+    });
+  const httpPort = await listen(http, options.port ?? 0);
+  const httpsPort = await listen(https, options.httpsPort ?? 0);
+  const httpUrl = `http://127.0.0.1:${httpPort}`;
+  const httpsUrl = `https://127.0.0.1:${httpsPort}`;
+  origins.push(httpUrl, `http://localhost:${httpPort}`, httpsUrl, `https://localhost:${httpsPort}`);
+
+  if (options.caFile) {
+    mkdirSync(dirname(options.caFile), { recursive: true });
+    writeFileSync(options.caFile, tls.certificatePem);
+  }
+
+  return {
+    httpUrl,
+    httpsUrl,
+    caPem: tls.certificatePem,
+    store,
+    faults,
+    key,
+    requests,
+    outputs: (scheme = "http") => tenantOutputs(store, scheme === "http" ? httpUrl : httpsUrl),
+    close: async () => {
+      for (const server of [http, https]) server.closeAllConnections();
+      await Promise.all([http, https].map((s) => new Promise((r) => s.close(r))));
+    },
+  };
+}
+
+/** The stack outputs `pulumi up` would print for this tenant's first blueprint. */
+export function tenantOutputs(store: TenantStore, baseUrl: string): StackOutputs {
+  const outputs: StackOutputs = { tenantId: store.tenantId, authorityUrl: baseUrl, graphUrl: baseUrl, resourceUrl: PUBLIC_CLOUD.resourceUrl };
+  const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
+  if (!blueprint) return outputs;
+  const principal = store.servicePrincipalByAppId(blueprint.appId);
+  const identity = [...store.servicePrincipals.values()].find((s) => s.kind === "agentIdentity" && s.agentIdentityBlueprintId === blueprint.appId);
+  const user = identity && [...store.users.values()].find((u) => u.identityParentId === identity.id);
+  const graph = store.servicePrincipalByAppId(GRAPH_APP_ID);
+  const grant = identity && user && [...store.grants.values()].find((g) => g.clientId === identity.id && g.principalId === user.id && g.resourceId === graph?.id);
+  return {
+    ...outputs,
+    blueprintAppId: blueprint.appId,
+    blueprintObjectId: blueprint.id,
+    blueprintPrincipalId: principal?.id,
+    blueprintClientSecret: blueprint.passwordCredentials[0]?.secretText,
+    managedIdentityClientId: store.managedIdentities[0]?.clientId,
+    agentIdentityId: identity?.id,
+    agentUserId: user?.id,
+    agentUserPrincipalName: user?.userPrincipalName,
+    grantId: grant?.id,
+    grantScopes: grant?.scope,
+  };
+}

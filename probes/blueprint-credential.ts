@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "../lib/client-assertion";
+import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "../lib/errors";
+import { assertSecureUrl, send, type HttpOptions } from "../lib/http";
+import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "../lib/retry";
+
+/** How the blueprint proves itself on hop 1. */
+export type BlueprintCredential =
+  | { kind: "secret"; secret: string }
+  | { kind: "certificate"; certificate: LoadedCertificate }
+  | {
+      kind: "managedIdentity";
+      /** Client id of a user-assigned identity; IMDS picks the only one when absent. */
+      clientId?: string;
+      /** A file holding the managed identity's token (e.g. a projected token); read on every use. */
+      tokenFile?: string;
+      /** IMDS base URL; http://169.254.169.254 on Azure. */
+      imdsEndpoint?: string;
+    };
+
+export const DEFAULT_IMDS_ENDPOINT = "http://169.254.169.254";
+export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
+const STEP = "hop 1 (blueprint token): managed identity";
+
+/** IMDS's answer; it sends numbers as strings. */
+interface ImdsTokenResponse {
+  access_token: string;
+  expires_in?: string;
+}
+
+class ImdsError extends AgentUserError {
+  readonly exitCode: ExitCode;
+  readonly status: number;
+  constructor(status: number, detail: string) {
+    super(STEP, `IMDS answered HTTP ${status}: ${detail}`, "check that this machine has the user-assigned managed identity and that its client id is right");
+    this.status = status;
+    this.exitCode = exitCodeForStatus(status);
+  }
+  override get transient(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+}
+
+async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
+  if (cred.tokenFile) {
+    const text = await readFile(cred.tokenFile, "utf8").catch(() => {
+      throw new UsageError(`cannot read the managed identity token file ${cred.tokenFile}`);
+    });
+    return text.trim();
+  }
+  const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;
+  const url = new URL("/metadata/identity/oauth2/token", base);
+  url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: TOKEN_EXCHANGE_AUDIENCE, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
+  return withRetry(async () => {
+    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, http);
+    let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      // reported below with the status
+    }
+    if (res.status !== 200 || typeof body.access_token !== "string") throw new ImdsError(res.status, body.error_description ?? "no token in the answer");
+    return body.access_token;
+  }, retry);
+}
+
+/** The credential parameters of a hop-1 request for this token endpoint. */
+export async function blueprintCredentialParams(
+  cred: BlueprintCredential,
+  blueprintAppId: string,
+  tokenEndpoint: string,
+  http: HttpOptions,
+  retry: RetryPolicy = DEFAULT_RETRY,
+): Promise<Record<string, string>> {
+  switch (cred.kind) {
+    case "secret":
+      return { client_secret: cred.secret };
+    case "certificate":
+      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(blueprintAppId, tokenEndpoint, cred.certificate) };
+    case "managedIdentity":
+      return { client_assertion_type: JWT_BEARER, client_assertion: await managedIdentityToken(cred, http, retry) };
+  }
+}
+
+/** IMDS is plain http on a link-local address by design; anything else must be loopback or https. */
+export function checkImdsEndpoint(value: string): string {
+  if (value.startsWith(DEFAULT_IMDS_ENDPOINT)) return value;
+  return assertSecureUrl("the IMDS endpoint", value).toString();
+}

@@ -1,0 +1,76 @@
+import { ExitCode } from "../../lib/errors";
+import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import { HOP_STEPS, type AgentUserToken } from "../hop-chain";
+import { reportFailure } from "../report";
+import { hopChainFor } from "../runner";
+import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveSettings } from "../settings";
+
+const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
+
+Usage: agent-user token [options]
+
+Output:
+  --json                one JSON object on stdout
+  --show-token          include the access token (otherwise it is redacted)
+
+${CONNECTION_HELP}
+`;
+
+/** The claims a person checks first, in this order. */
+const SHOWN_CLAIMS = ["idtyp", "oid", "upn", "azp", "appid", "tid", "scp", "aud", "exp"] as const;
+
+export function shownClaims(token: AgentUserToken): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of SHOWN_CLAIMS) if (token.claims[name] !== undefined) out[name] = token.claims[name];
+  return out;
+}
+
+function minutes(seconds: number): string {
+  return seconds >= 5400 ? `${(seconds / 3600).toFixed(1)} h` : `${Math.round(seconds / 60)} min`;
+}
+
+export function formatToken(token: AgentUserToken, showToken: boolean): string {
+  const lines = token.hops.map(
+    (h) => `${HOP_STEPS[h.hop].padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
+  );
+  lines.push("claims:");
+  for (const [name, value] of Object.entries(shownClaims(token))) {
+    const text = name === "exp" && typeof value === "number" ? `${value} (${new Date(value * 1000).toISOString()})` : String(value);
+    lines.push(`  ${name.padEnd(6)} ${text}`);
+  }
+  lines.push(`token: ${showToken ? token.accessToken : "[redacted; pass --show-token to print it]"}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+  let json = argv.includes("--json");
+  try {
+    const { values } = parseCommandArgs("token", {
+      args: argv,
+      options: { ...CONNECTION_OPTIONS, json: { type: "boolean" }, "show-token": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      io.stdout(HELP);
+      return ExitCode.ok;
+    }
+    json = values.json ?? false;
+    const settings = resolveSettings(values, io.env, io.cwd);
+    const token = await hopChainFor(settings).agentUserToken({
+      agentIdentityId: settings.agentIdentityId,
+      agentUser: settings.agentUser,
+      resourceUrl: settings.resourceUrl,
+    });
+    const showToken = values["show-token"] ?? false;
+    if (json) {
+      const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
+      io.stdout(`${JSON.stringify({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.accessToken } : {}) })}\n`);
+    } else {
+      io.stdout(formatToken(token, showToken));
+    }
+    return ExitCode.ok;
+  } catch (err) {
+    return reportFailure(err, io, json);
+  }
+};

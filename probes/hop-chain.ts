@@ -1,0 +1,188 @@
+import { REPLICATION_AADSTS } from "../lib/aadsts";
+import { JWT_BEARER } from "../lib/client-assertion";
+import { ClaimsError, type ClaimMismatch } from "../lib/errors";
+import type { HttpOptions } from "../lib/http";
+import { decodeJwt, type JwtClaims } from "../lib/jwt";
+import { DEFAULT_RETRY, transientOnly, type Classifier, type RetryHooks, type RetryPolicy } from "../lib/retry";
+import { requestToken, tokenEndpoint, TokenEndpointError, type TokenResult } from "../lib/token-client";
+import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
+
+/**
+ * The three token requests that give an agent its own delegated token, with
+ * no human sign-in (reference section 2):
+ *   hop 1: blueprint → T1 (token-exchange audience, fmi_path = agent identity)
+ *   hop 2: agent identity, T1 as assertion → T2
+ *   hop 3: agent identity, T1 as assertion, T2 as user FIC, user_fic grant → agent user token
+ */
+
+export const HOP_STEPS = {
+  1: "hop 1 (blueprint token)",
+  2: "hop 2 (agent identity token)",
+  3: "hop 3 (agent user token)",
+} as const;
+export type Hop = keyof typeof HOP_STEPS;
+
+const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
+/** Cached tokens are used until this long before they expire. */
+export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
+
+export interface HopChainConfig {
+  authorityUrl: string;
+  /** Tenant of the agent identity: GUID or verified domain. */
+  tenantId: string;
+  blueprintAppId: string;
+  credential: BlueprintCredential;
+  http?: HttpOptions;
+  retry?: RetryPolicy;
+  /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001); 0 fails at once. */
+  replicationWindowMs?: number;
+  hooks?: RetryHooks;
+  now?: () => number;
+}
+
+export interface AgentUserTokenRequest {
+  agentIdentityId: string;
+  /** Object id (sent as user_id) or UPN (sent as username). */
+  agentUser: string;
+  /** Resource the final token is for, e.g. https://graph.microsoft.com. */
+  resourceUrl: string;
+  /** Bypass every cache, e.g. so newly granted scopes show up. */
+  fresh?: boolean;
+}
+
+export interface HopRecord {
+  hop: Hop;
+  /** Wall time of this hop in this call; 0 when it came from the cache. */
+  ms: number;
+  /** Seconds until the hop's token expires, as the identity provider said (less time spent in the cache). */
+  expiresIn: number;
+  cached: boolean;
+}
+
+export interface AgentUserToken {
+  accessToken: string;
+  expiresAt: number;
+  claims: JwtClaims;
+  hops: HopRecord[];
+}
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+  /** What the minting call measured; reported only for the call that minted it. */
+  ms: number;
+}
+
+const isGuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+
+/** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
+export class HopChain {
+  private readonly config: HopChainConfig;
+  private readonly endpoint: string;
+  private readonly cache = new Map<string, CachedToken>();
+  private readonly inFlight = new Map<string, Promise<CachedToken>>();
+  private readonly now: () => number;
+
+  constructor(config: HopChainConfig) {
+    this.config = config;
+    this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
+    this.now = config.now ?? Date.now;
+  }
+
+  /** A delegated token for the agent user, checked against what was asked for. */
+  async agentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
+    const hops: HopRecord[] = [];
+    const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
+    const finalKey = `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
+    const final = await this.cached(finalKey, fresh, hops, 3, async () => {
+      const t1 = await this.cached(`1|${agentIdentityId}`, fresh, hops, 1, () => this.hop1(agentIdentityId));
+      const t2 = await this.cached(`2|${agentIdentityId}`, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token));
+      return this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+    });
+    hops.sort((a, b) => a.hop - b.hop);
+    const claims = decodeJwt(final.token)?.claims ?? {};
+    const mismatches = checkAgentUserClaims(claims, { agentIdentityId, agentUser, tenantId: this.config.tenantId });
+    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches);
+    return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
+  }
+
+  /** Forgets every cached token. */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  private async cached(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
+    const hit = this.cache.get(key);
+    if (!fresh && hit && hit.expiresAt - EXPIRY_MARGIN_MS > this.now()) {
+      hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - this.now()) / 1000), cached: true });
+      return hit;
+    }
+    // Concurrent callers share one request; a fresh caller starts its own so it never gets an older grant's token.
+    const flightKey = fresh ? `${key}|fresh|${Math.random()}` : key;
+    let flight = this.inFlight.get(flightKey);
+    const joined = flight !== undefined;
+    if (!flight) {
+      flight = mint().finally(() => this.inFlight.delete(flightKey));
+      this.inFlight.set(flightKey, flight);
+    }
+    const token = await flight;
+    this.cache.set(key, token);
+    hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
+    return token;
+  }
+
+  private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
+    const window = this.config.replicationWindowMs ?? 0;
+    const base = this.config.retry ?? DEFAULT_RETRY;
+    const classify: Classifier = (err) =>
+      window > 0 && err instanceof TokenEndpointError && err.codes.some((c) => REPLICATION_AADSTS.has(c)) ? { retry: true } : transientOnly(err);
+    const retry = window > 0 ? { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, window) } : base;
+    const result: TokenResult = await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks });
+    return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };
+  }
+
+  private async hop1(agentIdentityId: string): Promise<CachedToken> {
+    const { blueprintAppId, credential, http, retry } = this.config;
+    const proof = await blueprintCredentialParams(credential, blueprintAppId, this.endpoint, http ?? {}, retry);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...proof });
+  }
+
+  private hop2(agentIdentityId: string, t1: string): Promise<CachedToken> {
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: t1 });
+  }
+
+  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string): Promise<CachedToken> {
+    return this.request(3, {
+      grant_type: "user_fic",
+      client_id: agentIdentityId,
+      scope: `${resourceUrl.replace(/\/+$/, "")}/.default`,
+      client_assertion_type: JWT_BEARER,
+      client_assertion: t1,
+      user_federated_identity_credential: t2,
+      // A UPN in user_id fails with AADSTS50000: UPNs go in username.
+      ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),
+    });
+  }
+}
+
+export interface ExpectedIdentity {
+  agentIdentityId: string;
+  agentUser: string;
+  tenantId: string;
+}
+
+/** What must hold of an agent user token; an empty list means it is the token that was asked for. */
+export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdentity): ClaimMismatch[] {
+  const mismatches: ClaimMismatch[] = [];
+  const expect = (claim: string, want: string, actual: unknown) => {
+    if (typeof actual !== "string" || actual.toLowerCase() !== want.toLowerCase()) {
+      mismatches.push({ claim, expected: want, actual: typeof actual === "string" ? actual : undefined });
+    }
+  };
+  expect("idtyp", "user", claims.idtyp);
+  if (isGuid(expected.agentUser)) expect("oid", expected.agentUser, claims.oid);
+  else expect("upn", expected.agentUser, claims.upn);
+  expect(claims.azp !== undefined ? "azp" : "appid", expected.agentIdentityId, claims.azp ?? claims.appid);
+  if (isGuid(expected.tenantId)) expect("tid", expected.tenantId, claims.tid);
+  return mismatches;
+}

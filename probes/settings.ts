@@ -1,0 +1,173 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { loadCertificate } from "../lib/client-assertion";
+import { UsageError } from "../lib/errors";
+import { assertSecureUrl } from "../lib/http";
+import { PUBLIC_CLOUD, STACK_OUTPUT_KEYS, type StackOutputs } from "../lib/stack-outputs";
+import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
+
+/**
+ * Where the probes' inputs come from, highest first: flags, AGENT_USER_*
+ * environment variables, then the `--outputs` file that
+ * `pulumi stack output --json --show-secrets` prints.
+ */
+
+/** Options shared by every command that mints a token. */
+export const CONNECTION_OPTIONS = {
+  outputs: { type: "string" },
+  tenant: { type: "string" },
+  authority: { type: "string" },
+  "blueprint-app-id": { type: "string" },
+  "blueprint-secret-file": { type: "string" },
+  "blueprint-cert": { type: "string" },
+  "blueprint-key": { type: "string" },
+  "managed-identity-client-id": { type: "string" },
+  "managed-identity-token-file": { type: "string" },
+  "agent-identity": { type: "string" },
+  "agent-user": { type: "string" },
+  resource: { type: "string" },
+  graph: { type: "string" },
+  timeout: { type: "string" },
+  "replication-window": { type: "string" },
+} as const;
+
+export const CONNECTION_HELP = `Connection (flags, else environment, else --outputs FILE):
+  --outputs FILE                     JSON of \`pulumi stack output --json --show-secrets\`
+  --tenant ID                        AGENT_USER_TENANT_ID (GUID or verified domain)
+  --authority URL                    AGENT_USER_AUTHORITY_URL (default ${PUBLIC_CLOUD.authorityUrl})
+  --blueprint-app-id ID              AGENT_USER_BLUEPRINT_APP_ID
+  --blueprint-secret-file FILE       AGENT_USER_BLUEPRINT_SECRET (the value itself)
+  --blueprint-cert FILE              AGENT_USER_BLUEPRINT_CERT (PEM certificate)
+  --blueprint-key FILE               AGENT_USER_BLUEPRINT_KEY (PEM private key)
+  --managed-identity-client-id ID    AGENT_USER_MANAGED_IDENTITY_CLIENT_ID (token from IMDS)
+  --managed-identity-token-file FILE AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE
+                                     (IMDS base: AGENT_USER_IMDS_ENDPOINT, default http://169.254.169.254)
+  --agent-identity ID                AGENT_USER_AGENT_IDENTITY_ID
+  --agent-user ID|UPN                AGENT_USER_AGENT_USER_ID (object id or UPN)
+  --resource URL                     AGENT_USER_RESOURCE_URL (default ${PUBLIC_CLOUD.resourceUrl})
+  --graph URL                        AGENT_USER_GRAPH_URL (default ${PUBLIC_CLOUD.graphUrl})
+  --timeout SECONDS                  per-request timeout (default 15)
+  --replication-window SECONDS       keep retrying AADSTS700016/65001 this long after a fresh
+                                     \`pulumi up\` (default 0: fail at once)
+  http:// URLs are accepted only for loopback hosts.`;
+
+export type ConnectionFlags = { [K in keyof typeof CONNECTION_OPTIONS]?: string };
+
+export interface ProbeSettings {
+  tenantId: string;
+  authorityUrl: string;
+  graphUrl: string;
+  resourceUrl: string;
+  blueprintAppId: string;
+  credential: BlueprintCredential;
+  agentIdentityId: string;
+  agentUser: string;
+  timeoutMs: number;
+  replicationWindowMs: number;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function readOutputs(path: string, cwd: string): Partial<StackOutputs> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(resolve(cwd, path), "utf8"));
+  } catch (err) {
+    throw new UsageError(`cannot read --outputs ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`--outputs ${path} is not a JSON object of stack outputs`);
+  const out: Partial<Record<string, string>> = {};
+  for (const key of STACK_OUTPUT_KEYS) {
+    const value = (json as Record<string, unknown>)[key];
+    if (value === undefined || value === null) continue;
+    if (value === "[secret]") {
+      throw new UsageError(`--outputs ${path}: ${key} is "[secret]"`, "write the file with `pulumi stack output --json --show-secrets`");
+    }
+    out[key] = String(value);
+  }
+  return out as Partial<StackOutputs>;
+}
+
+function readText(what: string, path: string, cwd: string): string {
+  try {
+    return readFileSync(resolve(cwd, path), "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
+}
+
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback * 1000;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number of seconds, got ${JSON.stringify(value)}`);
+  return n * 1000;
+}
+
+function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string): BlueprintCredential {
+  const certPath = flags["blueprint-cert"] ?? env.AGENT_USER_BLUEPRINT_CERT;
+  const keyPath = flags["blueprint-key"] ?? env.AGENT_USER_BLUEPRINT_KEY;
+  const secretFile = flags["blueprint-secret-file"];
+  const secret = secretFile !== undefined ? readText("--blueprint-secret-file", secretFile, cwd).trim() : env.AGENT_USER_BLUEPRINT_SECRET;
+  const miClientId = flags["managed-identity-client-id"] ?? env.AGENT_USER_MANAGED_IDENTITY_CLIENT_ID;
+  const miTokenFile = flags["managed-identity-token-file"] ?? env.AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE;
+
+  const explicit = [certPath || keyPath ? "certificate" : undefined, secret ? "secret" : undefined, miClientId || miTokenFile ? "managed identity" : undefined].filter(Boolean);
+  if (explicit.length > 1) throw new UsageError(`more than one blueprint credential given (${explicit.join(", ")}); give exactly one`);
+  if (certPath || keyPath) {
+    if (!certPath || !keyPath) throw new UsageError("a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)");
+    return { kind: "certificate", certificate: loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }) };
+  }
+  if (secret) return { kind: "secret", secret };
+  const imds = env.AGENT_USER_IMDS_ENDPOINT;
+  if (miClientId || miTokenFile) {
+    return { kind: "managedIdentity", clientId: miClientId, tokenFile: miTokenFile && resolve(cwd, miTokenFile), imdsEndpoint: imds && checkImdsEndpoint(imds) };
+  }
+  if (outputs.blueprintClientSecret) return { kind: "secret", secret: outputs.blueprintClientSecret };
+  if (outputs.managedIdentityClientId) return { kind: "managedIdentity", clientId: outputs.managedIdentityClientId, imdsEndpoint: imds && checkImdsEndpoint(imds) };
+  throw new UsageError(
+    "no blueprint credential: set AGENT_USER_BLUEPRINT_SECRET, or --blueprint-cert and --blueprint-key, or --managed-identity-client-id, or give --outputs with blueprintClientSecret",
+  );
+}
+
+/** Resolves and validates every input; throws UsageError naming the first bad or missing one. */
+export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
+  const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, cwd) : {};
+  const pick = (flag: keyof ConnectionFlags, envName: string, output: keyof StackOutputs, fallback?: string): string | undefined =>
+    flags[flag] ?? env[envName] ?? outputs[output] ?? fallback;
+  const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
+    if (!value) throw new UsageError(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);
+    return value;
+  };
+
+  const tenantId = need(pick("tenant", "AGENT_USER_TENANT_ID", "tenantId"), "--tenant", "AGENT_USER_TENANT_ID", "tenantId");
+  const blueprintAppId = need(pick("blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId"), "--blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId");
+  const agentIdentityId = need(pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId"), "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
+  const agentUser = need(
+    flags["agent-user"] ?? env.AGENT_USER_AGENT_USER_ID ?? outputs.agentUserId ?? outputs.agentUserPrincipalName,
+    "--agent-user",
+    "AGENT_USER_AGENT_USER_ID",
+    "agentUserId",
+  );
+  if (!GUID.test(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
+  if (!GUID.test(agentIdentityId)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(agentIdentityId)}`);
+  if (!GUID.test(agentUser) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(agentUser)) {
+    throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(agentUser)}`);
+  }
+  if (!GUID.test(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
+    throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
+  }
+  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", "AGENT_USER_AUTHORITY_URL", "authorityUrl", PUBLIC_CLOUD.authorityUrl)!).toString();
+  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", "AGENT_USER_GRAPH_URL", "graphUrl", PUBLIC_CLOUD.graphUrl)!).toString();
+  return {
+    tenantId,
+    authorityUrl: authorityUrl.replace(/\/+$/, ""),
+    graphUrl: graphUrl.replace(/\/+$/, ""),
+    resourceUrl: pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!,
+    blueprintAppId,
+    credential: pickCredential(flags, env, outputs, cwd),
+    agentIdentityId,
+    agentUser,
+    timeoutMs: seconds("--timeout", flags.timeout, 15),
+    replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
+  };
+}
