@@ -1,0 +1,103 @@
+import { parseArgs } from "node:util";
+import { ExitCode, UsageError } from "../../lib/errors";
+import type { Command } from "../cli-io";
+import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME, ManifestError, WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest";
+import { failureJson, reportFailure, type FailureJson } from "../report";
+
+const USAGE = `Usage: agent-user manifest [PATH] [options]
+
+Checks that tool servers are registered in the Agent 365 tooling manifest and
+prints each one's url, permission model (V1 shared audience or V2 own
+audience) and the token scope it needs.
+
+Where the manifest is looked for, first match wins:
+  1. PATH
+  2. $AGENT_USER_TOOLING_MANIFEST
+  3. ./${MANIFEST_FILE_NAME}
+  4. <tooling dir>/${MANIFEST_FILE_NAME}
+An explicit PATH or $AGENT_USER_TOOLING_MANIFEST is the only place looked at.
+
+Options:
+  --tooling-dir DIR  the tooling directory (default $AGENT_USER_TOOLING_DIR, else ${DEFAULT_TOOLING_DIR})
+  --require NAME     also require this server (repeatable); ${WORD_SERVER_NAME} is always required
+  --json             print one JSON object on stdout
+  -h, --help         show this help
+
+Exit codes: 0 every required server is registered, 1 one or more are not, 2 bad input.
+`;
+
+interface ManifestArgs {
+  path?: string;
+  toolingDir?: string;
+  require: string[];
+  json: boolean;
+  help: boolean;
+}
+
+function nonEmpty(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === "") throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+function parseManifestArgs(argv: string[]): ManifestArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        "tooling-dir": { type: "string" },
+        require: { type: "string", multiple: true },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError((err as Error).message, `run "agent-user manifest --help"`);
+    }
+    throw err;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) {
+    throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(" ")}`);
+  }
+  const required = values.require ?? [];
+  required.forEach((name) => nonEmpty("--require", name));
+  return {
+    path: nonEmpty("PATH", positionals[0]),
+    toolingDir: nonEmpty("--tooling-dir", values["tooling-dir"]),
+    require: required,
+    json: values.json ?? false,
+    help: values.help ?? false,
+  };
+}
+
+/** The shared failure object, plus the facts a script needs to point at the bad spot. */
+function manifestFailureJson(err: ManifestError): FailureJson & Pick<ManifestError, "problems" | "tried"> {
+  return { ...failureJson(err), problems: err.problems, tried: err.tried };
+}
+
+export const run: Command = async (argv, io) => {
+  // Known before parsing, so that even an argument error comes out as JSON.
+  const json = argv.includes("--json");
+  try {
+    const args = parseManifestArgs(argv);
+    if (args.help) {
+      io.stdout(USAGE);
+      return ExitCode.ok;
+    }
+    const report = inspectManifest({ cwd: io.cwd, env: io.env, path: args.path, toolingDir: args.toolingDir, require: args.require });
+    io.stdout(json ? `${JSON.stringify(report)}\n` : formatManifestReport(report));
+    if (report.ok) return ExitCode.ok;
+    if (!json) io.stderr(`error: not registered in ${report.file}: ${report.missing.join(", ")}\n`);
+    return ExitCode.notRegistered;
+  } catch (err) {
+    if (json && err instanceof ManifestError) {
+      io.stdout(`${JSON.stringify(manifestFailureJson(err))}\n`);
+      return err.exitCode;
+    }
+    return reportFailure(err, io, json);
+  }
+};
