@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   testPathIgnorePatterns: ["/node_modules/", "/dist/", "/test/bench/"],
   // Transpile only: `npm test` type-checks the whole tree once with tsc first.
-  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
+  transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   testTimeout: 30000,
   maxWorkers: 2,
 };
