@@ -36,6 +36,15 @@ export const DEFAULT_IDS = {
   managedIdentityPrincipalId: "3c4d5e6f-7a8b-4c9d-8e0f-000000000001",
   driveId: "b!emulatorDrive01",
   sharedItemId: "01EMULATORITEM0000000000000000001",
+  sharedDocumentId: "01EMULATORITEM0000000000000000002",
+} as const;
+
+/** Sharing links of the seeded files, for `agent-user comments`. */
+export const SHARE_URLS = {
+  /** An Excel workbook with three comments, one reply each. */
+  workbook: "https://contoso.sharepoint.com/:x:/s/agents/EQuarterlyPlanShareLink",
+  /** A Word document whose comments endpoint answers 404 itemNotFound, as real Graph does. */
+  document: "https://contoso.sharepoint.com/:w:/s/agents/EDesignNotesShareLink",
 } as const;
 
 /** Application permissions a provisioner needs (README: "Provisioner permissions"). */
@@ -152,12 +161,28 @@ function sampleDriveItem(ids = DEFAULT_IDS): DriveItem {
     id: ids.sharedItemId,
     name: "Quarterly plan.xlsx",
     webUrl: `https://contoso.sharepoint.com/sites/agents/Shared%20Documents/Quarterly%20plan.xlsx`,
-    shareUrl: "https://contoso.sharepoint.com/:x:/s/agents/EQuarterlyPlanShareLink",
+    shareUrl: SHARE_URLS.workbook,
+    size: 18_432,
+    file: { mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
     comments: [comment(1), comment(2), comment(3)],
   };
 }
 
-/** The bare tenant plus everything `pulumi up` creates, and a shared file with comments. */
+function sampleDocument(ids = DEFAULT_IDS): DriveItem {
+  return {
+    driveId: ids.driveId,
+    id: ids.sharedDocumentId,
+    name: "Design notes.docx",
+    webUrl: `https://contoso.sharepoint.com/sites/agents/Shared%20Documents/Design%20notes.docx`,
+    shareUrl: SHARE_URLS.document,
+    size: 24_576,
+    file: { mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+    commentsNotFound: true,
+    comments: [],
+  };
+}
+
+/** The bare tenant plus everything `pulumi up` creates, a shared workbook with comments and a shared Word document. */
 export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
   const seed = bareTenant(ids);
   seed.applications.push(
@@ -219,7 +244,7 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
     resourceId: ids.graphPrincipalId,
     scope: DEFAULT_SCOPES,
   });
-  seed.driveItems.push(sampleDriveItem(ids));
+  seed.driveItems.push(sampleDriveItem(ids), sampleDocument(ids));
   return seed;
 }
 

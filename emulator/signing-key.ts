@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createHash, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { decodeJwt, signJwt, verifyJwtSignature, type DecodedJwt, type JwtClaims } from "../lib/jwt";
 
 /** The emulator's token-signing key, published as a JWKS like Entra's. */
@@ -25,7 +25,7 @@ export class SigningKey {
   }
 
   jwks(): { keys: Array<Record<string, unknown>> } {
-    const jwk = createPublicKey(this.publicKey).export({ format: "jwk" });
+    const jwk = this.publicKey.export({ format: "jwk" });
     return { keys: [{ kty: "RSA", use: "sig", alg: "RS256", kid: this.kid, n: jwk.n, e: jwk.e }] };
   }
 }

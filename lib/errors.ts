@@ -39,8 +39,8 @@ export abstract class AgentUserError extends Error {
 /** Bad flags, missing configuration, invalid input: nothing was sent. */
 export class UsageError extends AgentUserError {
   readonly exitCode = ExitCode.usage;
-  constructor(message: string, hint?: string) {
-    super("configuration", message, hint);
+  constructor(message: string, hint?: string, step = "configuration") {
+    super(step, message, hint);
   }
 }
 

@@ -2,17 +2,31 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { Reply, type EmulatorResponse } from "../router";
 
+/** The ids Graph puts on every answer; client-request-id echoes the caller's when it sent one. */
+function requestIds(headers: IncomingHttpHeaders): { "request-id": string; "client-request-id": string } {
+  const requestId = randomUUID();
+  return { "request-id": requestId, "client-request-id": String(headers["client-request-id"] ?? requestId) };
+}
+
 /** Graph's error envelope, with the request ids Graph puts in every answer. */
 export function graphErrorResponse(status: number, code: string, message: string, headers: IncomingHttpHeaders = {}, extra: Record<string, string> = {}): EmulatorResponse {
-  const requestId = randomUUID();
-  const clientRequestId = String(headers["client-request-id"] ?? requestId);
+  const ids = requestIds(headers);
   return {
     status,
-    headers: { "request-id": requestId, "client-request-id": clientRequestId, ...extra },
-    body: { error: { code, message, innerError: { date: new Date().toISOString().replace(/\.\d+Z$/, ""), "request-id": requestId, "client-request-id": clientRequestId } } },
+    headers: { ...ids, ...extra },
+    body: { error: { code, message, innerError: { date: new Date().toISOString().replace(/\.\d+Z$/, ""), ...ids } } },
   };
 }
 
 export function graphError(status: number, code: string, message: string, headers?: IncomingHttpHeaders): Reply {
   return new Reply(graphErrorResponse(status, code, message, headers));
+}
+
+/** A successful Graph answer: an OData JSON body with Graph's request ids. */
+export function graphOk(body: unknown, headers: IncomingHttpHeaders = {}): EmulatorResponse {
+  return {
+    status: 200,
+    headers: { ...requestIds(headers), "content-type": "application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8" },
+    body,
+  };
 }
