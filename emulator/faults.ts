@@ -16,7 +16,7 @@ export interface FaultConfig {
   target: FaultTarget;
 }
 
-export type FaultAction = { kind: "none" } | { kind: "throttle"; retryAfterS: number } | { kind: "unavailable" } | { kind: "drop" };
+export type FaultAction = { kind: "none" } | { kind: "throttle" | "unavailable"; retryAfterS: number } | { kind: "drop" };
 
 export const NO_FAULTS: FaultConfig = { latencyMs: 0, throttle: 0, retryAfterS: 1, unavailable: 0, drop: 0, target: "all" };
 
@@ -29,7 +29,7 @@ export interface ParsedFaults {
 export const FAULT_SPEC_HELP = `a comma-separated list of:
   latency=MS       added latency per request (e.g. latency=50 or latency=0.2s)
   429=N            the next N requests answer 429 Too Many Requests
-  retry-after=S    the Retry-After seconds sent with 429 (default 1)
+  retry-after=S    the Retry-After seconds sent with 429 and 503 (default 1)
   503=N            the next N requests answer 503 Service Unavailable
   drop=N           the next N connections are dropped with no answer
   lag=S            replication lag: new objects are unknown to the token endpoint,
@@ -106,7 +106,7 @@ export class Faults {
     const c = this.config;
     if (c.drop > 0) return c.drop--, { kind: "drop" };
     if (c.throttle > 0) return c.throttle--, { kind: "throttle", retryAfterS: c.retryAfterS };
-    if (c.unavailable > 0) return c.unavailable--, { kind: "unavailable" };
+    if (c.unavailable > 0) return c.unavailable--, { kind: "unavailable", retryAfterS: c.retryAfterS };
     return { kind: "none" };
   }
 

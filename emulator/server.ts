@@ -140,7 +140,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     let response: EmulatorResponse;
     if (fault.kind === "throttle" || fault.kind === "unavailable") {
-      response = faultResponse(surface, fault.kind, fault.kind === "throttle" ? fault.retryAfterS : 1, req);
+      response = faultResponse(surface, fault.kind, fault.retryAfterS, req);
     } else {
       try {
         response = await match.route.handler({ method, url, headers: req.headers, body, params: match.params, origin }, ctx);

@@ -23,7 +23,8 @@ const HINTS: Readonly<Record<number, string>> = {
   65001:
     "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (--replication-window 120)",
   50000: "a UPN was sent as user_id; pass a UPN as the agent user and it is sent as username",
-  50034: "the agent user was not found; check the agent user id or UPN and the tenant",
+  50034:
+    "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--replication-window 120)",
   50057: "the agent user is disabled; enable the account (accountEnabled) or use another agent user",
   90055: "the identity provider is throttling requests; retry later",
   90024: "the identity provider is busy; retry later",
@@ -38,8 +39,8 @@ const HINTS: Readonly<Record<number, string>> = {
 /** Codes Entra uses for throttling and transient faults. */
 export const TRANSIENT_AADSTS: ReadonlySet<number> = new Set([90055, 90024]);
 
-/** Codes that mean "not replicated yet" right after an object or grant was created. */
-export const REPLICATION_AADSTS: ReadonlySet<number> = new Set([700016, 65001]);
+/** Codes that mean "not replicated yet" right after an object (client or agent user) or grant was created. */
+export const REPLICATION_AADSTS: ReadonlySet<number> = new Set([700016, 65001, 50034]);
 
 export function aadstsHint(codes: readonly number[], error: string): string {
   for (const code of codes) {

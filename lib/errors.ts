@@ -53,12 +53,21 @@ export class NetworkError extends AgentUserError {
     super(step, `${code}: ${detail}`, networkHint(code));
     this.code = code;
   }
+  /** Connection failures and timeouts may pass; a certificate that is not trusted will not. */
   override get transient(): boolean {
-    return true;
+    return !isTlsTrustFailure(this.code);
   }
 }
 
+/** Node's certificate verification codes, e.g. DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID. */
+function isTlsTrustFailure(code: string): boolean {
+  return /CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE/.test(code);
+}
+
 function networkHint(code: string): string {
+  if (isTlsTrustFailure(code)) {
+    return "the server's TLS certificate is not trusted; for the local emulator, set NODE_EXTRA_CA_CERTS to its CA file";
+  }
   if (code === "ETIMEDOUT" || code.includes("TIMEOUT")) {
     return "the server did not answer in time; check connectivity or raise --timeout";
   }

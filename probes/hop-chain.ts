@@ -134,8 +134,11 @@ export class HopChain {
   private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
     const base = this.config.retry ?? DEFAULT_RETRY;
+    const clock = this.config.hooks?.now ?? Date.now;
+    const started = clock();
+    // "Not replicated yet" is retried only while the window lasts (the retry bound may be longer).
     const classify: Classifier = (err) =>
-      window > 0 && err instanceof TokenEndpointError && err.codes.some((c) => REPLICATION_AADSTS.has(c)) ? { retry: true } : transientOnly(err);
+      window > 0 && err instanceof TokenEndpointError && err.codes.some((c) => REPLICATION_AADSTS.has(c)) ? { retry: clock() - started < window } : transientOnly(err);
     const retry = window > 0 ? { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, window) } : base;
     const result: TokenResult = await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks });
     return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };

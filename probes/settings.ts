@@ -47,7 +47,7 @@ export const CONNECTION_HELP = `Connection (flags, else environment, else --outp
   --resource URL                     AGENT_USER_RESOURCE_URL (default ${PUBLIC_CLOUD.resourceUrl})
   --graph URL                        AGENT_USER_GRAPH_URL (default ${PUBLIC_CLOUD.graphUrl})
   --timeout SECONDS                  per-request timeout (default 15)
-  --replication-window SECONDS       keep retrying AADSTS700016/65001 this long after a fresh
+  --replication-window SECONDS       keep retrying AADSTS700016/65001/50034 this long after a fresh
                                      \`pulumi up\` (default 0: fail at once)
   http:// URLs are accepted only for loopback hosts.`;
 

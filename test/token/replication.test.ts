@@ -1,0 +1,116 @@
+/**
+ * Right after `pulumi up`, new objects and grants are unknown to the token
+ * endpoint for a while (AADSTS700016, 65001). With --replication-window the
+ * probe waits that out, never longer than the window; without it, it fails
+ * at once with a hint that names the flag.
+ */
+import type { StackOutputs } from "../../lib/stack-outputs";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { addAgent, addGrant, onlyJson, runCli, scratchDir, tokenStatuses, writeOutputs, type AgentFixture, type CliRun } from "./helpers";
+
+const LAG_MS = 1000;
+
+let emulator: Emulator;
+let out: StackOutputs;
+let scratch: ReturnType<typeof scratchDir>;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ replicationLagMs: LAG_MS });
+  out = emulator.outputs();
+  scratch = scratchDir();
+});
+afterAll(async () => {
+  await emulator.close();
+  scratch.remove();
+});
+
+async function token(agent: { agentIdentityId: string; agentUserId: string }, extra: string[] = []): Promise<{ run: CliRun; statuses: number[]; ms: number }> {
+  const file = writeOutputs(scratch.dir, out, { ...agent, agentUserPrincipalName: undefined });
+  const before = emulator.requests.length;
+  const started = Date.now();
+  const run = await runCli(["token", "--outputs", file, "--json", ...extra], {});
+  return { run, statuses: tokenStatuses(emulator, before), ms: Date.now() - started };
+}
+
+const ids = (a: AgentFixture) => ({ agentIdentityId: a.identity.id, agentUserId: a.user.id });
+
+describe("a new agent identity, agent user and grant", () => {
+  it("without --replication-window: fails at once on hop 2 with AADSTS700016, exit 3, hint names the flag", async () => {
+    const { run, statuses, ms } = await token(ids(addAgent(emulator)));
+    expect(run.code).toBe(3);
+    expect(statuses).toEqual([200, 400]);
+    expect(ms).toBeLessThan(LAG_MS);
+    expect(onlyJson(run)).toMatchObject({ ok: false, hop: 2, codes: [700016], hint: expect.stringMatching(/--replication-window 120/) });
+  });
+
+  it("with --replication-window: retries until the objects have replicated, then mints the token", async () => {
+    const agent = addAgent(emulator);
+    const { run, statuses, ms } = await token(ids(agent), ["--replication-window", "10"]);
+    expect(run.code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(LAG_MS - 100);
+    expect(statuses.slice(-2)).toEqual([200, 200]);
+    expect(statuses.slice(1, -2).every((s) => s === 400)).toBe(true);
+    expect(statuses.length).toBeGreaterThan(3);
+    expect(onlyJson(run).claims).toMatchObject({ oid: agent.user.id, appid: agent.identity.id });
+  });
+
+  it("a new agent user of an identity that has already replicated, without the window: AADSTS50034, exit 3, hint names the flag", async () => {
+    const agent = addAgent(emulator);
+    agent.identity.createdAt = 0;
+    const { run, statuses } = await token(ids(agent));
+    expect(run.code).toBe(3);
+    expect(statuses).toEqual([200, 200, 400]);
+    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [50034], hint: expect.stringMatching(/--replication-window/) });
+  });
+
+  it("a new agent user of an identity that has already replicated is waited for too", async () => {
+    const agent = addAgent(emulator);
+    // The identity is old news to the token endpoint; its agent user was created just now.
+    agent.identity.createdAt = 0;
+    const { run, statuses } = await token(ids(agent), ["--replication-window", "10"]);
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 400]);
+    expect(statuses.at(-1)).toBe(200);
+    expect(onlyJson(run)).toMatchObject({ ok: true, claims: { oid: agent.user.id } });
+    expect(run.code).toBe(0);
+  });
+
+  it("a window shorter than the lag ends with the replication error soon after the window, not at the 30 s retry bound", async () => {
+    const agent = addAgent(emulator);
+    agent.identity.createdAt += 60_000;
+    const { run, ms } = await token(ids(agent), ["--replication-window", "1"]);
+    expect(run.code).toBe(3);
+    expect(onlyJson(run)).toMatchObject({ hop: 2, codes: [700016] });
+    // The window plus at most one backoff step (5 s) and the requests themselves.
+    expect(ms).toBeLessThan(1000 + 5000 + 2000);
+  });
+});
+
+describe("a new grant for an existing agent identity and agent user", () => {
+  let grantId: string | undefined;
+  beforeEach(() => {
+    emulator.store.grants.delete(out.grantId!);
+    grantId = addGrant(emulator, out.agentIdentityId!, out.agentUserId!);
+  });
+  afterEach(() => {
+    if (grantId) emulator.store.grants.delete(grantId);
+  });
+
+  const seeded = () => ({ agentIdentityId: out.agentIdentityId!, agentUserId: out.agentUserId! });
+
+  it("without --replication-window: AADSTS65001 on hop 3 at once, exit 3, hint names the flag", async () => {
+    const { run, statuses } = await token(seeded());
+    expect(run.code).toBe(3);
+    expect(statuses).toEqual([200, 200, 400]);
+    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [65001], hint: expect.stringMatching(/--replication-window/) });
+  });
+
+  it("with --replication-window: waits for the grant to take effect; T1 and T2 are not asked for again", async () => {
+    const { run, statuses, ms } = await token(seeded(), ["--replication-window", "10"]);
+    expect(run.code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(LAG_MS - 100);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    expect(statuses.at(-1)).toBe(200);
+    expect(statuses.slice(2, -1).every((s) => s === 400)).toBe(true);
+    expect(onlyJson(run).claims).toMatchObject({ scp: expect.stringMatching(/^User\.Read\b/) });
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * Usage and configuration errors exit 2, name the missing or invalid input,
+ * and send nothing: not a single request reaches the identity provider.
+ */
+import { writeFileSync } from "node:fs";
+import type { StackOutputs } from "../../lib/stack-outputs";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { blueprintCertificate, NO_ENV, onlyJson, runCli, scratchDir, writeOutputs } from "./helpers";
+
+let emulator: Emulator;
+let out: StackOutputs;
+let scratch: ReturnType<typeof scratchDir>;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  out = emulator.outputs();
+  scratch = scratchDir();
+});
+afterAll(async () => {
+  await emulator.close();
+  scratch.remove();
+});
+
+let requestsBefore = 0;
+beforeEach(() => {
+  requestsBefore = emulator.requests.length;
+});
+afterEach(() => {
+  expect(emulator.requests.slice(requestsBefore)).toEqual([]);
+});
+
+const file = (patch: Record<string, unknown> = {}) => writeOutputs(scratch.dir, out, patch);
+
+/** Runs with --json and checks the usage failure object; returns its message and hint. */
+async function usageError(argv: string[], env: NodeJS.ProcessEnv = NO_ENV): Promise<{ message: string; hint: string | null }> {
+  const run = await runCli(["token", ...argv, "--json"], env);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toBe("");
+  const body = onlyJson(run);
+  expect(body).toMatchObject({ ok: false, hop: null, status: null, error: "usage", codes: [] });
+  return { message: String(body.message), hint: body.hint as string | null };
+}
+
+describe("missing inputs", () => {
+  it("nothing configured: names the tenant flag and its environment variable; the human form goes to stderr", async () => {
+    const { message } = await usageError([]);
+    expect(message).toMatch(/missing --tenant \(or AGENT_USER_TENANT_ID, or "tenantId" in --outputs\)/);
+    const human = await runCli(["token"], NO_ENV);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toBe("");
+    expect(human.stderr).toMatch(/^error: configuration: missing --tenant/);
+  });
+
+  it.each([
+    ["blueprintAppId", /missing --blueprint-app-id \(or AGENT_USER_BLUEPRINT_APP_ID/],
+    ["agentIdentityId", /missing --agent-identity \(or AGENT_USER_AGENT_IDENTITY_ID/],
+  ])("--outputs without %s", async (key, expected) => {
+    expect((await usageError(["--outputs", file({ [key]: undefined })])).message).toMatch(expected);
+  });
+
+  it("--outputs without agentUserId and agentUserPrincipalName", async () => {
+    const { message } = await usageError(["--outputs", file({ agentUserId: undefined, agentUserPrincipalName: undefined })]);
+    expect(message).toMatch(/missing --agent-user \(or AGENT_USER_AGENT_USER_ID/);
+  });
+
+  it("no blueprint credential anywhere", async () => {
+    const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined, managedIdentityClientId: undefined })]);
+    expect(message).toMatch(/no blueprint credential: set AGENT_USER_BLUEPRINT_SECRET/);
+  });
+
+  it("two blueprint credentials at once", async () => {
+    const cert = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    const { message } = await usageError(["--outputs", file(), "--blueprint-cert", cert.certFile, "--blueprint-key", cert.keyFile], { AGENT_USER_BLUEPRINT_SECRET: "s" });
+    expect(message).toMatch(/more than one blueprint credential given \(certificate, secret\)/);
+  });
+
+  it("a certificate without its key, and a key that does not belong to the certificate", async () => {
+    const a = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    const b = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile])).message).toMatch(/needs both --blueprint-cert and --blueprint-key/);
+    expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile, "--blueprint-key", b.keyFile])).message).toMatch(/private key does not match the certificate/);
+  });
+
+  it("an --outputs file that cannot be read, or is not an object", async () => {
+    expect((await usageError(["--outputs", `${scratch.dir}/nope.json`])).message).toMatch(/cannot read --outputs .*nope\.json: ENOENT/);
+    const arrayFile = writeOutputs(scratch.dir, out, {}, "array.json");
+    writeFileSync(arrayFile, "[1,2]");
+    expect((await usageError(["--outputs", arrayFile])).message).toMatch(/is not a JSON object of stack outputs/);
+  });
+
+  it('an --outputs file written without --show-secrets ("[secret]")', async () => {
+    const { message, hint } = await usageError(["--outputs", file({ blueprintClientSecret: "[secret]" })]);
+    expect(message).toMatch(/blueprintClientSecret is "\[secret\]"/);
+    expect(hint).toMatch(/pulumi stack output --json --show-secrets/);
+  });
+});
+
+describe("invalid inputs", () => {
+  it.each([
+    ["--blueprint-app-id", "my-blueprint", /the blueprint app id must be a GUID, got "my-blueprint"/],
+    ["--agent-identity", "1234", /the agent identity id must be a GUID, got "1234"/],
+    ["--agent-user", "research-agent", /the agent user must be an object id \(GUID\) or a UPN, got "research-agent"/],
+    ["--tenant", "not a tenant", /the tenant must be a GUID or a domain, got "not a tenant"/],
+    ["--timeout", "soon", /--timeout must be a number of seconds, got "soon"/],
+    ["--replication-window", "2m", /--replication-window must be a number of seconds, got "2m"/],
+  ])("%s %s", async (flag, value, expected) => {
+    expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
+  });
+
+  it("an unknown flag names the command's --help", async () => {
+    const { message, hint } = await usageError(["--outputs", file(), "--secret", "x"]);
+    expect(message).toMatch(/--secret/);
+    expect(hint).toMatch(/agent-user token --help/);
+  });
+});
+
+describe("plain http is refused except on loopback", () => {
+  it.each([
+    ["the flag", ["--authority", "http://example.com"], NO_ENV, {}],
+    ["the environment", [], { AGENT_USER_AUTHORITY_URL: "http://login.example.com:8080" }, {}],
+    ["--outputs", [], NO_ENV, { authorityUrl: "http://10.0.0.5" }],
+    ["the Graph URL", ["--graph", "http://graph.example.com"], NO_ENV, {}],
+  ])("an http:// authority from %s: exit 2", async (_from, argv, env, patch) => {
+    const { message } = await usageError(["--outputs", file(patch), ...argv], env);
+    expect(message).toMatch(/must use https \(plain http is accepted only for loopback hosts/);
+  });
+
+  it("an IMDS endpoint on plain http that is neither IMDS nor loopback", async () => {
+    const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined })], { AGENT_USER_IMDS_ENDPOINT: "http://imds.example.com" });
+    expect(message).toMatch(/the IMDS endpoint must use https/);
+  });
+
+  it("an authority that is not a URL", async () => {
+    expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/the authority URL is not an absolute URL/);
+  });
+});
+
+describe("help", () => {
+  it("agent-user --help and agent-user token --help exit 0 and print usage", async () => {
+    const top = await runCli(["--help"]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/agent-user token \[options\]/);
+    expect(top.stdout).toMatch(/2 usage or configuration error/);
+    const token = await runCli(["token", "--help"]);
+    expect(token.code).toBe(0);
+    expect(token.stdout).toMatch(/--show-token/);
+    expect(token.stdout).toMatch(/--replication-window SECONDS/);
+  });
+
+  it("no command, or an unknown one, exits 2", async () => {
+    expect((await runCli([])).code).toBe(2);
+    const unknown = await runCli(["tokens"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command "tokens"/);
+  });
+});
