@@ -64,7 +64,8 @@ export function selfSignedCertificate(options: CertificateOptions): SelfSignedCe
   const spki = createPublicKey(privateKey).export({ type: "spki", format: "der" });
   const sha256WithRsa = seq(oid("1.2.840.113549.1.1.11"), Buffer.from([0x05, 0x00]));
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  // A positive INTEGER with a non-zero first byte: DER forbids a redundant leading zero.
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const now = Date.now();
   const validity = seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + (options.validDays ?? 30) * 86_400_000)));
   const extensions = options.hosts?.length ? [explicit(3, seq(subjectAltNames(options.hosts)))] : [];

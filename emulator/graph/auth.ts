@@ -1,0 +1,76 @@
+import type { JwtClaims } from "../../lib/jwt";
+import { Reply, type EmulatorContext, type EmulatorRequest } from "../router";
+import { GRAPH_APP_ID, GRAPH_RESOURCE } from "../store";
+import { graphError, graphErrorResponse } from "./envelope";
+
+/**
+ * Bearer validation for the emulated Graph routes, in Graph's order: first
+ * the token itself (401 InvalidAuthenticationToken), then whether it carries
+ * a permission the route accepts (403).
+ */
+
+/** What a route accepts; a token kind with no list is refused. */
+export interface GraphPermission {
+  /** Delegated scopes: a user token (idtyp=user) needs one of them in `scp`. */
+  delegated?: readonly string[];
+  /** Application permissions: an app token (idtyp=app) needs one of them in `roles`. */
+  application?: readonly string[];
+}
+
+/** Graph's accepted audiences: its identifier URI (with or without a slash) or its appId. */
+const GRAPH_AUDIENCES = new Set([GRAPH_RESOURCE, `${GRAPH_RESOURCE}/`, GRAPH_APP_ID]);
+
+/** Graph tolerates this much clock skew on exp and nbf. */
+const CLOCK_SKEW_S = 300;
+
+/** Graph's 401 names the authority to get a token from. */
+const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="${GRAPH_APP_ID}"`;
+
+function unauthenticated(req: EmulatorRequest, message: string): Reply {
+  return new Reply(graphErrorResponse(401, "InvalidAuthenticationToken", message, req.headers, { "www-authenticate": WWW_AUTHENTICATE }));
+}
+
+function bearer(req: EmulatorRequest): string {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""));
+  if (!m) throw unauthenticated(req, "Access token is empty.");
+  return m[1]!;
+}
+
+/** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
+export function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
+  const jwt = ctx.key.verify(bearer(req));
+  if (!jwt) throw unauthenticated(req, "Access token validation failure: the token is malformed or not signed by this tenant's keys.");
+  const c = jwt.claims;
+  const audiences = Array.isArray(c.aud) ? c.aud : [c.aud];
+  if (!audiences.some((a) => typeof a === "string" && GRAPH_AUDIENCES.has(a))) {
+    throw unauthenticated(req, `Access token validation failure. Invalid audience: ${JSON.stringify(c.aud ?? null)} is not Microsoft Graph.`);
+  }
+  const now = Math.floor(ctx.store.now() / 1000);
+  if (typeof c.exp !== "number" || c.exp + CLOCK_SKEW_S < now) throw unauthenticated(req, "Lifetime validation failed, the token is expired.");
+  if (typeof c.nbf === "number" && c.nbf - CLOCK_SKEW_S > now) throw unauthenticated(req, "Lifetime validation failed, the token is not yet valid.");
+
+  const denied = (message: string) => graphError(403, "accessDenied", message, req.headers);
+  if (c.idtyp === "user") {
+    const scopes = typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
+    if (!permission.delegated?.some((s) => scopes.includes(s))) {
+      throw denied(
+        permission.delegated
+          ? `Access denied: the token's scp holds none of ${permission.delegated.join(", ")}.`
+          : "Access denied: this API takes application permissions only, not a user token.",
+      );
+    }
+    return c;
+  }
+  if (c.idtyp === "app") {
+    const roles = Array.isArray(c.roles) ? c.roles : [];
+    if (!permission.application?.some((r) => roles.includes(r))) {
+      throw denied(
+        permission.application
+          ? `Access denied: the token's roles hold none of ${permission.application.join(", ")}.`
+          : "Access denied: this API takes delegated permissions only, not an application token.",
+      );
+    }
+    return c;
+  }
+  throw unauthenticated(req, "Access token validation failure: the token has no idtyp claim (user or app).");
+}

@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { ExitCode, UsageError } from "../../lib/errors";
+import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import { captureSharedFile, type CaptureReport } from "../comments/capture";
+import { defaultCaptureDir } from "../comments/capture-dir";
+import { formatDiff, parseShape, type Shape } from "../comments/shape";
+import { validateShareUrl } from "../comments/share-id";
+import { reportFailure } from "../report";
+import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveSettings } from "../settings";
+
+const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim
+
+Usage: agent-user comments <share_url> [options]
+
+  <share_url>           the file's sharing link (absolute, https)
+
+Capture:
+  --out DIR             where to write the capture (default captures/<UTC timestamp>);
+                        it must not exist, and appears only once the capture is complete
+  --all-replies         fetch the replies of every comment (default: of the first only)
+  --baseline FILE       compare the fields seen with an earlier capture's shape.json
+  --json                one JSON object on stdout
+
+The capture holds each answer as its own file (status, request-id, client-request-id,
+Date, and the body as received), capture.json (every request: URL, status, duration)
+and shape.json (field names and JSON types of the drive item, comments and replies).
+Directories are 0700 and files 0600. No token is ever written: the agent user token
+never, and token-shaped strings in a body (a download URL's tempauth) are replaced
+with "[redacted token]", which capture.json counts.
+
+An answer from Graph, error or not, is evidence: the capture is kept and the exit code
+says what it was. A run with nothing to record (no token, no connection) leaves no capture.
+
+Exit codes:
+  0 captured
+  2 bad input (share URL, --out, --baseline, configuration)
+  3 the identity provider or Graph rejected a request (e.g. 403 without a files scope)
+  4 unreachable, or still 429/5xx after retries
+  5 a token was minted but its claims are wrong
+  6 shape drift against the baseline, or an answer without the fields the walk needs
+  7 the comments endpoint answered 404 itemNotFound for this item
+
+${CONNECTION_HELP}
+`;
+
+function readBaseline(path: string, cwd: string): Shape {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, "give the shape.json of an earlier capture", "--baseline");
+  }
+  return parseShape(text, path);
+}
+
+function formatReport(report: CaptureReport): string {
+  const lines = [report.summary, "", "responses:"];
+  for (const r of report.requests) {
+    const status = r.status === null ? (r.error ?? "no answer") : String(r.status);
+    lines.push(`  ${status.padEnd(7)} ${r.ms === null ? "" : `${r.ms} ms`.padStart(8)}  ${r.what}${r.final ? "" : " (retried)"}${r.file ? `  -> ${r.file}` : ""}`);
+  }
+  if (report.drift) lines.push("", formatDiff(report.drift).trimEnd());
+  return `${lines.join("\n")}\n`;
+}
+
+function reportJson(report: CaptureReport): string {
+  const { exitCode, dir, item, comments, commentPages, repliedComments, replies, drift, problem, summary } = report;
+  const responses = report.requests.filter((r) => r.file).length;
+  return `${JSON.stringify({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary })}\n`;
+}
+
+export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+  let json = argv.includes("--json");
+  try {
+    const { values, positionals } = parseCommandArgs("comments", {
+      args: argv,
+      options: {
+        ...CONNECTION_OPTIONS,
+        out: { type: "string" },
+        "all-replies": { type: "boolean" },
+        baseline: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+    if (values.help) {
+      io.stdout(HELP);
+      return ExitCode.ok;
+    }
+    json = values.json ?? false;
+    if (positionals.length > 1) throw new UsageError(`expected one <share_url>, got ${positionals.length}`, 'see "agent-user comments --help"');
+    // Every input is checked before the first request.
+    const shareUrl = validateShareUrl(positionals[0]);
+    const baseline = values.baseline === undefined ? undefined : readBaseline(values.baseline, io.cwd);
+    const settings = resolveSettings(values, io.env, io.cwd);
+    const report = await captureSharedFile(settings, shareUrl, {
+      outDir: resolve(io.cwd, values.out ?? defaultCaptureDir()),
+      allReplies: values["all-replies"] ?? false,
+      baseline,
+    });
+    if (json) {
+      io.stdout(reportJson(report));
+    } else {
+      io.stdout(formatReport(report));
+      if (report.problem) io.stderr(`error: ${report.problem.message}\nhint: ${report.problem.hint}\n`);
+      else if (report.exitCode === ExitCode.shapeDrift) io.stderr("error: shape drift against the baseline (listed above)\n");
+    }
+    return report.exitCode;
+  } catch (err) {
+    return reportFailure(err, io, json);
+  }
+};

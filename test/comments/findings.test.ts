@@ -1,0 +1,95 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_IDS } from "../../emulator/seed";
+import { ExitCode } from "../../lib/errors";
+import { captureSharedFile } from "../../probes/comments/capture";
+import { hopChainFor } from "../../probes/runner";
+import { resolveSettings } from "../../probes/settings";
+import { comment, readJson, readResponseFile, SHARE_URLS, startHarness, type Harness } from "./harness";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe("agent-user comments: findings", () => {
+  it("reports a 404 itemNotFound from the comments endpoint in plain words, exits 7 and keeps the recorded answer", async () => {
+    const { code, stdout, stderr } = await h.comments([SHARE_URLS.document, "--out", "cap"]);
+
+    expect(code).toBe(ExitCode.commentsNotFound);
+    expect(stdout).toContain("The comments endpoint answered 404 itemNotFound for this item");
+    expect(stderr).toContain("error: Graph GET /beta/drives/{driveId}/items/{itemId}/comments (page 1): the comments endpoint answered 404 itemNotFound for this item");
+    const dir = path.join(h.cwd, "cap");
+    expect((await readdir(dir)).sort()).toEqual(["01-drive-item.http", "02-comments-page-001.http", "capture.json", "shape.json"]);
+    const answer = await readResponseFile(path.join(dir, "02-comments-page-001.http"));
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "itemNotFound" } });
+    expect(await readJson(path.join(dir, "capture.json"))).toMatchObject({
+      exitCode: ExitCode.commentsNotFound,
+      problem: { status: 404, code: "itemNotFound", file: "02-comments-page-001.http" },
+    });
+    expect(h.graphRequests().filter((r) => r.path.endsWith("/replies"))).toHaveLength(0);
+  });
+
+  it("compares the shape with --baseline: exit 0 when unchanged, 6 with added, removed and retyped fields", async () => {
+    expect((await h.comments([SHARE_URLS.workbook, "--out", "before"])).code).toBe(ExitCode.ok);
+    const baseline = path.join(h.cwd, "before", "shape.json");
+
+    const same = await h.comments([SHARE_URLS.workbook, "--out", "same", "--baseline", baseline]);
+    expect(same.code).toBe(ExitCode.ok);
+    expect(same.stdout).toContain("The shape matches the baseline.");
+
+    h.workbook().comments = [1, 2, 3].map((n) => {
+      const drifted = comment(`c${n}`, { createdDateTime: 1_700_000_000 + n, author: { displayName: "Ada" } });
+      delete drifted.contentType;
+      return drifted;
+    });
+    const { code, stdout } = await h.comments([SHARE_URLS.workbook, "--out", "after", "--baseline", baseline, "--json"]);
+
+    expect(code).toBe(ExitCode.shapeDrift);
+    const report = JSON.parse(stdout) as { drift: Record<string, unknown> };
+    expect(report.drift).toEqual({
+      added: [
+        { kind: "comment", field: "author", after: "object" },
+        { kind: "comment", field: "author.displayName", after: "string" },
+      ],
+      removed: [{ kind: "comment", field: "contentType", before: "string" }],
+      retyped: [{ kind: "comment", field: "createdDateTime", before: "string", after: "number" }],
+      notCompared: [],
+    });
+    // A drifted capture is still a finished capture.
+    expect(await readdir(path.join(h.cwd, "after"))).toContain("capture.json");
+  });
+
+  it("keeps Graph's 403 as evidence and exits 3 when the token has no files scope", async () => {
+    h.emulator.store.grants.get(DEFAULT_IDS.grantId)!.scope = "User.Read";
+    const { code, stderr } = await h.comments([SHARE_URLS.workbook, "--out", "cap"]);
+
+    expect(code).toBe(ExitCode.rejected);
+    expect(stderr).toContain("Graph GET /v1.0/shares/{shareId}/driveItem: accessDenied (HTTP 403)");
+    expect(stderr).toContain("grant Files.Read.All");
+    const answer = await readResponseFile(path.join(h.cwd, "cap", "01-drive-item.http"));
+    expect(answer.status).toBe(403);
+    expect(h.graphRequests().filter((r) => r.path.includes("/comments"))).toHaveLength(0);
+  });
+
+  it("mints a fresh token, so a files scope granted after the last token is used at once", async () => {
+    const grant = h.emulator.store.grants.get(DEFAULT_IDS.grantId)!;
+    grant.scope = "User.Read";
+    const settings = resolveSettings({ outputs: h.outputs }, {}, h.cwd);
+    const chain = hopChainFor(settings);
+    const ask = { agentIdentityId: settings.agentIdentityId, agentUser: settings.agentUser, resourceUrl: settings.resourceUrl };
+    expect((await chain.agentUserToken(ask)).claims.scp).not.toContain("Files.Read.All");
+
+    grant.scope = "User.Read Files.Read.All";
+    // A cached token would still lack the scope; the capture must not use it.
+    expect((await chain.agentUserToken(ask)).hops.every((hop) => hop.cached)).toBe(true);
+    const report = await captureSharedFile(settings, SHARE_URLS.workbook, { outDir: path.join(h.cwd, "cap"), chain });
+
+    expect(report.exitCode).toBe(ExitCode.ok);
+    expect(report.summary).toMatch(/^Captured "Quarterly plan.xlsx" \(drive b!emulatorDrive01, item 01EMULATORITEM0000000000000000001\): 3 comments on 2 pages, and 1 reply to the first comment\./);
+  });
+});
