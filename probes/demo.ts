@@ -1,33 +1,60 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { SHARE_URLS } from "../emulator/seed";
 import { startEmulator } from "../emulator/server";
 import { main } from "./cli";
-import { processIo } from "./cli-io";
+import { processIo, type CliIo } from "./cli-io";
 
 /**
  * `npm start`: the whole flow against the embedded emulator, as a newcomer
  * with no tenant would run it, through the same commands a pipeline runs.
  */
-async function demo(): Promise<number> {
-  const io = processIo();
+
+/** The sample manifest shipped in the repository (this file runs from dist/probes/). */
+const SAMPLE_MANIFEST = resolve(__dirname, "../../probes/samples/ToolingManifest.json");
+
+interface Step {
+  title: string;
+  argv: string[];
+  /** The command as a person would type it. */
+  shown: string;
+}
+
+async function demo(io: CliIo): Promise<number> {
   const emulator = await startEmulator();
   const dir = mkdtempSync(join(tmpdir(), "agent-user-demo-"));
   try {
+    // The stack outputs hold the blueprint secret: a private file, removed at the end.
     const outputs = join(dir, "outputs.json");
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
-    io.stdout(`agent-user-kit demo: emulated tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n\n`);
-    io.stdout("== agent-user token --outputs outputs.json\n");
-    const code = await main(["token", "--outputs", outputs], io);
-    io.stdout(`\n${code === 0 ? "ok" : `failed with exit code ${code}`}: ${emulator.requests.filter((r) => r.surface === "token").length} token requests\n`);
-    return code;
+    const steps: Step[] = [
+      { title: "token: three hops to an agent user token", argv: ["token", "--outputs", outputs], shown: "token --outputs outputs.json" },
+      { title: "manifest: is the Word tool server registered?", argv: ["manifest", SAMPLE_MANIFEST], shown: "manifest probes/samples/ToolingManifest.json" },
+      {
+        title: "comments: raw JSON of a shared file's comments and replies",
+        argv: ["comments", SHARE_URLS.workbook, "--outputs", outputs],
+        shown: `comments ${SHARE_URLS.workbook} --outputs outputs.json`,
+      },
+    ];
+    io.stdout(`agent-user-kit demo against the local emulator: tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n`);
+    const results: Array<{ step: Step; code: number }> = [];
+    for (const step of steps) {
+      io.stdout(`\n== agent-user ${step.shown}\n`);
+      results.push({ step, code: await main(step.argv, io) });
+    }
+    io.stdout("\nsummary\n");
+    for (const { step, code } of results) io.stdout(`  ${code === 0 ? "ok  " : `FAIL (exit ${code})`}  ${step.title}\n`);
+    const calls = (surface: string) => emulator.requests.filter((r) => r.surface === surface).length;
+    io.stdout(`  ${calls("token")} token requests and ${calls("graph")} Graph requests were served by the emulator\n`);
+    return results.find((r) => r.code !== 0)?.code ?? 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await emulator.close();
   }
 }
 
-demo().then(
+demo(processIo()).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);

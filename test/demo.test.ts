@@ -1,0 +1,32 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(__dirname, "..");
+
+describe("npm start (the demo on the embedded emulator)", () => {
+  let cwd: string;
+  beforeAll(() => {
+    const build = spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, encoding: "utf8" });
+    expect(build.status).toBe(0);
+    cwd = mkdtempSync(join(tmpdir(), "agent-user-demo-test-"));
+  });
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it("runs the three probes, reports each ok, exits 0 and leaves nothing running", () => {
+    // spawnSync returns only when the process has exited: a server left listening would hang it until the timeout.
+    const run = spawnSync(process.execPath, [join(ROOT, "dist/probes/demo.js")], { cwd, encoding: "utf8", timeout: 60_000 });
+    expect(run.error).toBeUndefined();
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/ok {4}token: three hops to an agent user token/);
+    expect(run.stdout).toMatch(/ok {4}manifest: is the Word tool server registered\?/);
+    expect(run.stdout).toMatch(/ok {4}comments: raw JSON of a shared file's comments and replies/);
+    expect(run.stdout).toContain("idtyp  user");
+    expect(run.stdout).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
+    const captures = readdirSync(join(cwd, "captures"));
+    expect(captures).toHaveLength(1);
+    expect(existsSync(join(cwd, "captures", captures[0]!, "capture.json"))).toBe(true);
+  });
+});
