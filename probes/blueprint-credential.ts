@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "../lib/client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "../lib/errors";
-import { assertSecureUrl, send, type HttpOptions } from "../lib/http";
+import { send, type HttpOptions } from "../lib/http";
+import { assertSecureUrl } from "../lib/urls";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "../lib/retry";
 
 /** How the blueprint proves itself on hop 1. */

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../lib/errors";
-import { isLoopbackHost } from "../lib/http";
+import { isLoopbackHost } from "../lib/urls";
 
 export const MANIFEST_FILE_NAME = "ToolingManifest.json";
 export const WORD_SERVER_NAME = "mcp_WordServer";

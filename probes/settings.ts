@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCertificate } from "../lib/client-assertion";
 import { UsageError } from "../lib/errors";
-import { assertSecureUrl } from "../lib/http";
+import { assertSecureUrl } from "../lib/urls";
 import { PUBLIC_CLOUD, STACK_OUTPUT_KEYS, type StackOutputs } from "../lib/stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
