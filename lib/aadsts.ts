@@ -36,11 +36,18 @@ const HINTS: Readonly<Record<number, string>> = {
   90014: "a required field is missing from the request; this is a bug in the caller, please report it",
 };
 
+// Predicates rather than Sets: dynamic providers carry lib/ through Pulumi's
+// closure serializer, which cannot carry a Set.
+
 /** Codes Entra uses for throttling and transient faults. */
-export const TRANSIENT_AADSTS: ReadonlySet<number> = new Set([90055, 90024]);
+export function isTransientAadsts(code: number): boolean {
+  return code === 90055 || code === 90024;
+}
 
 /** Codes that mean "not replicated yet" right after an object (client or agent user) or grant was created. */
-export const REPLICATION_AADSTS: ReadonlySet<number> = new Set([700016, 65001, 50034]);
+export function isReplicationAadsts(code: number): boolean {
+  return code === 700016 || code === 65001 || code === 50034;
+}
 
 export function aadstsHint(codes: readonly number[], error: string): string {
   for (const code of codes) {

@@ -25,7 +25,10 @@ export abstract class AgentUserError extends Error {
 
   constructor(step: string, message: string, hint?: string) {
     super(`${step}: ${message}`);
-    this.name = new.target.name;
+    // Dynamic providers capture this class by value; Pulumi's closure serializer then turns super() into
+    // Error.call(this, ...), which sets nothing on `this`, and calls the constructor without new.target.
+    this.message = `${step}: ${message}`;
+    this.name = new.target?.name ?? "AgentUserError";
     this.step = step;
     this.hint = hint;
   }

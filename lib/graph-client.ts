@@ -25,7 +25,8 @@ export interface GraphPage<T> {
   "@odata.nextLink"?: string;
 }
 
-const NOT_FOUND_CODES = new Set(["Request_ResourceNotFound", "ResourceNotFound", "itemNotFound", "NotFound"]);
+// An array, not a Set: Pulumi's closure serializer cannot carry a Set into a dynamic provider.
+const NOT_FOUND_CODES: readonly string[] = ["Request_ResourceNotFound", "ResourceNotFound", "itemNotFound", "NotFound"];
 
 /** Microsoft Graph answered with an error. Branches on codes, never on messages. */
 export class GraphError extends AgentUserError {
@@ -62,7 +63,7 @@ export class GraphError extends AgentUserError {
 
   /** Not found, which right after a create usually means "not replicated yet". */
   get notFound(): boolean {
-    return this.status === 404 || [this.code, ...this.innerCodes].some((c) => NOT_FOUND_CODES.has(c));
+    return this.status === 404 || [this.code, ...this.innerCodes].some((c) => NOT_FOUND_CODES.includes(c));
   }
 }
 
@@ -71,7 +72,7 @@ function graphHint(status: number, code: string): string {
   if (status === 403) {
     return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)";
   }
-  if (status === 404 || NOT_FOUND_CODES.has(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
+  if (status === 404 || NOT_FOUND_CODES.includes(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
   if (status === 429 || status >= 500) return "Microsoft Graph is throttling or unavailable; retry later";
   return "check the request's inputs against the error code";
 }

@@ -57,7 +57,17 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
 }
 
 /** The shared deadline signal of the current window, per timeout value. */
-const deadlines = new Map<number, { windowEnd: number; signal: AbortSignal }>();
+type Deadlines = Map<number, { windowEnd: number; signal: AbortSignal }>;
+
+/**
+ * Per process, on globalThis: dynamic providers capture this module by value,
+ * and Pulumi's closure serializer cannot carry a Map (nor should it carry
+ * live signals); code that creates the Map when first used survives it.
+ */
+function deadlines(): Deadlines {
+  const slot = globalThis as unknown as Record<symbol, Deadlines | undefined>;
+  return (slot[Symbol.for("agent-user-kit.http.deadlines")] ??= new Map());
+}
 
 /**
  * An abort signal that fires no sooner than `timeoutMs` after `now`. A fresh
@@ -69,13 +79,13 @@ const deadlines = new Map<number, { windowEnd: number; signal: AbortSignal }>();
  * attempt ends, and the signal's timer is unref'd.
  */
 function deadlineSignal(timeoutMs: number, now: number): AbortSignal {
-  const current = deadlines.get(timeoutMs);
+  const current = deadlines().get(timeoutMs);
   if (current && now < current.windowEnd) return current.signal;
   const windowMs = Math.min(100, Math.max(1, timeoutMs / 20));
   const signal = AbortSignal.timeout(timeoutMs + windowMs);
   // Concurrent attempts each add a listener; that is expected, not a leak.
   setMaxListeners(0, signal);
-  deadlines.set(timeoutMs, { windowEnd: now + windowMs, signal });
+  deadlines().set(timeoutMs, { windowEnd: now + windowMs, signal });
   return signal;
 }
 

@@ -1,4 +1,4 @@
-import { aadstsHint, TRANSIENT_AADSTS } from "./aadsts";
+import { aadstsHint, isTransientAadsts } from "./aadsts";
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
@@ -51,7 +51,7 @@ export class TokenEndpointError extends AgentUserError {
   }
 
   override get transient(): boolean {
-    return this.status === 429 || this.status >= 500 || this.codes.some((c) => TRANSIENT_AADSTS.has(c));
+    return this.status === 429 || this.status >= 500 || this.codes.some(isTransientAadsts);
   }
 }
 
@@ -75,6 +75,22 @@ export interface TokenResult {
   attempts: number;
 }
 
+/**
+ * application/x-www-form-urlencoded, as any form parser reads it. Same pairs
+ * as URLSearchParams, at a third of the cost on JWT-sized values (`npm run
+ * bench`): encodeURIComponent is native, URLSearchParams encodes in JS.
+ */
+export function formEncode(params: Readonly<Record<string, string>>): string {
+  let out = "";
+  try {
+    for (const name of Object.keys(params)) out += `${out ? "&" : ""}${encodeURIComponent(name)}=${encodeURIComponent(params[name]!)}`;
+  } catch {
+    // A lone surrogate (URIError): URLSearchParams sends U+FFFD in its place.
+    return new URLSearchParams(params).toString();
+  }
+  return out;
+}
+
 export function tokenEndpoint(authority: string, tenant: string): string {
   return `${authority.replace(/\/+$/, "")}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
 }
@@ -89,7 +105,7 @@ export async function requestToken(
   params: Readonly<Record<string, string>>,
   options: TokenClientOptions = {},
 ): Promise<TokenResult> {
-  const body = new URLSearchParams(params).toString();
+  const body = formEncode(params);
   const started = performance.now();
   let attempts = 0;
   const response = await withRetry(

@@ -1,4 +1,4 @@
-import { REPLICATION_AADSTS } from "../lib/aadsts";
+import { isReplicationAadsts } from "../lib/aadsts";
 import { JWT_BEARER } from "../lib/client-assertion";
 import { ClaimsError, type ClaimMismatch } from "../lib/errors";
 import type { HttpOptions } from "../lib/http";
@@ -138,7 +138,7 @@ export class HopChain {
     const started = clock();
     // "Not replicated yet" is retried only while the window lasts (the retry bound may be longer).
     const classify: Classifier = (err) =>
-      window > 0 && err instanceof TokenEndpointError && err.codes.some((c) => REPLICATION_AADSTS.has(c)) ? { retry: clock() - started < window } : transientOnly(err);
+      window > 0 && err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts) ? { retry: clock() - started < window } : transientOnly(err);
     const retry = window > 0 ? { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, window) } : base;
     const result: TokenResult = await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks });
     return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };

@@ -1,0 +1,116 @@
+import * as azuread from "@pulumi/azuread";
+import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity";
+import * as pulumi from "@pulumi/pulumi";
+import type { CredentialConfig } from "../config";
+import { Blueprint } from "../providers/blueprint";
+import { BlueprintPrincipal } from "../providers/blueprint-principal";
+import type { ProvisioningSettings } from "./settings";
+
+export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
+
+/** The audience every hop-1 federated credential must accept (the token-exchange app's identifier). */
+export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
+
+export interface BlueprintArgs {
+  /** Display name of the blueprint application. */
+  displayName: pulumi.Input<string>;
+  /** Object ids of the users who sponsor the blueprint; at least one. */
+  sponsors: pulumi.Input<string[]>;
+  /** How the blueprint proves itself in hop 1: client secret, managed identity, or certificate. */
+  credential: CredentialConfig;
+  /** Tenant id: the federated credential's issuer is `{authorityUrl}/{tenantId}/v2.0`. */
+  tenantId: pulumi.Input<string>;
+  /** Graph endpoint, replication window and provider version for the Graph objects. */
+  settings: ProvisioningSettings;
+}
+
+/**
+ * An agent identity blueprint with its principal (which Entra does not create
+ * on its own) and the credential hop 1 uses.
+ */
+export class BlueprintComponent extends pulumi.ComponentResource {
+  /** appId: `client_id` of hop 1. */
+  readonly appId: pulumi.Output<string>;
+  readonly objectId: pulumi.Output<string>;
+  /** Object id of the blueprint principal: `oid` of hop-1 tokens. */
+  readonly principalId: pulumi.Output<string>;
+  /** The client secret, as a Pulumi secret; only in `secret` mode. */
+  readonly clientSecret?: pulumi.Output<string>;
+  /** Client id of the managed identity whose token is hop 1's assertion; only in `managedIdentity` mode. */
+  readonly managedIdentityClientId?: pulumi.Output<string>;
+
+  constructor(name: string, args: BlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(BLUEPRINT_TYPE, name, {}, opts);
+    const blueprint = new Blueprint(
+      `${name}-blueprint`,
+      {
+        ...args.settings,
+        displayName: args.displayName,
+        sponsors: args.sponsors,
+        // Unique per project, stack and component: a retried create finds its own blueprint by it.
+        adoptionTag: `agent-user-kit:${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
+      },
+      { parent: this },
+    );
+    const principal = new BlueprintPrincipal(
+      `${name}-principal`,
+      { ...args.settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
+      { parent: this },
+    );
+    this.appId = blueprint.appId;
+    this.objectId = blueprint.objectId;
+    this.principalId = principal.principalId;
+
+    // azuread 6 addresses an application as "/applications/{objectId}".
+    const applicationId = pulumi.interpolate`/applications/${blueprint.objectId}`;
+    const credential = args.credential;
+    if (credential.mode === "secret") {
+      const password = new azuread.ApplicationPassword(
+        `${name}-secret`,
+        { applicationId, displayName: `${name}-secret`, endDate: credential.endDate },
+        { parent: this },
+      );
+      this.clientSecret = pulumi.secret(password.value);
+    } else if (credential.mode === "managedIdentity") {
+      let subject: pulumi.Output<string>;
+      if ("existingPrincipalId" in credential) {
+        subject = pulumi.output(credential.existingPrincipalId);
+        // A managed identity's service principal has the identity's client id as its appId.
+        this.managedIdentityClientId = azuread.getServicePrincipalOutput({ objectId: credential.existingPrincipalId }, { parent: this }).clientId;
+      } else {
+        const identity = new UserAssignedIdentity(
+          `${name}-identity`,
+          { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location },
+          { parent: this },
+        );
+        subject = identity.principalId;
+        this.managedIdentityClientId = identity.clientId;
+      }
+      new azuread.ApplicationFederatedIdentityCredential(
+        `${name}-federated`,
+        {
+          applicationId,
+          displayName: `${name}-managed-identity`,
+          issuer: pulumi.interpolate`${args.settings.authorityUrl}/${args.tenantId}/v2.0`,
+          subject,
+          audiences: [TOKEN_EXCHANGE_AUDIENCE],
+        },
+        { parent: this },
+      );
+    } else {
+      new azuread.ApplicationCertificate(
+        `${name}-certificate`,
+        { applicationId, type: "AsymmetricX509Cert", encoding: "pem", value: credential.certificatePem, endDate: credential.endDate },
+        { parent: this },
+      );
+    }
+
+    this.registerOutputs({
+      appId: this.appId,
+      objectId: this.objectId,
+      principalId: this.principalId,
+      clientSecret: this.clientSecret,
+      managedIdentityClientId: this.managedIdentityClientId,
+    });
+  }
+}

@@ -1,0 +1,140 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { isLoopbackHost } from "../../lib/urls";
+
+/**
+ * What Pulumi puts in place of a value not known yet (during preview): the
+ * value of `pulumi.runtime.unknownValue`. Repeated here so provider code never
+ * references the SDK, which would drag it into the serialized provider.
+ */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Inputs every Graph-backed dynamic resource carries. */
+export interface GraphResourceInputs {
+  /** Graph base URL, e.g. https://graph.microsoft.com; the emulator's for local work. */
+  graphUrl: string;
+  /** Identity provider base URL the provisioner's token comes from. */
+  authorityUrl: string;
+  /** How long a create waits for a parent object that has not replicated yet; 0 disables the wait. */
+  consistencyWindowMs: number;
+  /**
+   * The package version that wrote this resource. A change is an in-place
+   * update, so the state's serialized provider (which delete and refresh run)
+   * is always the code of the current version.
+   */
+  providerVersion: string;
+}
+
+/** A dynamic resource's constructor arguments: each input may be an Output. */
+export type ResourceArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+export const COMMON_REPLACE_KEYS = ["graphUrl"] as const;
+export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "providerVersion"] as const;
+
+/** Two minutes, the longest replication lag commonly observed (issue 3). */
+export const DEFAULT_CONSISTENCY_WINDOW_MS = 120_000;
+/** The longest replication wait a resource may ask for. */
+export const MAX_CONSISTENCY_WINDOW_MS = 30 * 60_000;
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Collects check failures; every rule skips a value Pulumi does not know yet. */
+export class InputChecker {
+  readonly failures: pulumi.dynamic.CheckFailure[];
+  constructor(private readonly news: Record<string, unknown>) {
+    // Assigned here, not as a field initializer: Pulumi's closure serializer drops class field initializers.
+    this.failures = [];
+  }
+
+  private fail(property: string, reason: string): undefined {
+    this.failures.push({ property, reason });
+    return undefined;
+  }
+
+  private present(property: string): unknown {
+    const value = this.news[property];
+    return value === undefined || value === null || value === "" ? this.fail(property, "is required") : value;
+  }
+
+  text(property: string, maxLength: number): unknown {
+    const value = this.present(property);
+    if (value === undefined || value === UNKNOWN) return value;
+    if (typeof value !== "string" || value.trim() !== value) return this.fail(property, "must be a string without leading or trailing spaces");
+    if (value.length > maxLength) return this.fail(property, `is ${value.length} characters; Entra allows at most ${maxLength}`);
+    return value;
+  }
+
+  /** A UPN: at most 64 of Entra's UPN characters, an @, and a domain of at most 48 (113 in all). */
+  upn(property: string): unknown {
+    const value = this.text(property, 113);
+    if (typeof value !== "string" || value === UNKNOWN) return value;
+    return /^[A-Za-z0-9'._!#^~-]{1,64}@[A-Za-z0-9.-]{1,48}$/.test(value) ? value : this.fail(property, "must be local@domain with Entra's UPN characters and lengths");
+  }
+
+  guid(property: string): unknown {
+    const value = this.present(property);
+    if (value === undefined || value === UNKNOWN) return value;
+    return typeof value === "string" && GUID.test(value) ? value.toLowerCase() : this.fail(property, "must be a GUID");
+  }
+
+  /** A non-empty set of GUIDs, returned lower-cased, unique and sorted so order never shows as a diff. */
+  guidSet(property: string, maxSize: number): unknown {
+    const value = this.present(property);
+    if (value === undefined || value === UNKNOWN) return value;
+    if (!Array.isArray(value) || value.length === 0) return this.fail(property, "must be a non-empty list of GUIDs");
+    if (value.some((item) => item === UNKNOWN)) return value;
+    if (!value.every((item) => typeof item === "string" && GUID.test(item))) return this.fail(property, "must hold only GUIDs");
+    const set = [...new Set(value.map((item: string) => item.toLowerCase()))].sort();
+    return set.length > maxSize ? this.fail(property, `holds ${set.length} ids; at most ${maxSize} are allowed`) : set;
+  }
+
+  url(property: string): unknown {
+    const value = this.present(property);
+    if (value === undefined || value === UNKNOWN) return value;
+    let parsed: URL;
+    try {
+      parsed = new URL(String(value));
+    } catch {
+      return this.fail(property, "must be an absolute URL");
+    }
+    if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && isLoopbackHost(parsed.hostname))) {
+      return this.fail(property, "must use https (plain http only for loopback hosts)");
+    }
+    return String(value).replace(/\/+$/, "");
+  }
+
+  /** The inputs every Graph resource shares, normalized, with defaults applied. */
+  common(): Record<keyof GraphResourceInputs, unknown> {
+    const windowMs = this.news.consistencyWindowMs ?? DEFAULT_CONSISTENCY_WINDOW_MS;
+    const valid = windowMs === UNKNOWN || (Number.isInteger(windowMs) && (windowMs as number) >= 0 && (windowMs as number) <= MAX_CONSISTENCY_WINDOW_MS);
+    if (!valid) this.fail("consistencyWindowMs", `must be a whole number of milliseconds from 0 to ${MAX_CONSISTENCY_WINDOW_MS}`);
+    return {
+      graphUrl: this.url("graphUrl"),
+      authorityUrl: this.url("authorityUrl"),
+      consistencyWindowMs: windowMs,
+      providerVersion: this.text("providerVersion", 64),
+    };
+  }
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Compares the old outputs with the new inputs, key by key. A change to a
+ * `replace` key replaces the object; to an `update` key, updates it in place.
+ */
+export function diffKeys(
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+  keys: { replace: readonly string[]; update: readonly string[]; deleteBeforeReplace?: boolean },
+): pulumi.dynamic.DiffResult {
+  const changed = (key: string) => news[key] === UNKNOWN || !same(olds[key], news[key]);
+  const replaces = [...COMMON_REPLACE_KEYS, ...keys.replace].filter(changed);
+  const updates = [...COMMON_UPDATE_KEYS, ...keys.update].filter(changed);
+  return {
+    changes: replaces.length + updates.length > 0,
+    replaces,
+    deleteBeforeReplace: replaces.length > 0 && keys.deleteBeforeReplace === true,
+  };
+}

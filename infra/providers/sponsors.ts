@@ -1,0 +1,44 @@
+import { GraphError } from "../../lib/graph-client";
+import type { GraphSession } from "./graph-ops";
+
+/*
+ * Sponsors of a blueprint or agent identity. `objectPath` is the typed object
+ * URL, e.g. /v1.0/servicePrincipals/{id}/microsoft.graph.agentIdentity.
+ */
+
+/** The `sponsors@odata.bind` value of a create: each sponsor as a user URL. */
+export function sponsorBinds(graphUrl: string, sponsors: readonly string[]): string[] {
+  return sponsors.map((id) => `${graphUrl}/v1.0/users/${id}`);
+}
+
+/** The sponsors Graph holds now, lower-cased and sorted like the inputs. */
+export async function readSponsors(session: GraphSession, objectPath: string): Promise<string[]> {
+  const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true });
+  return sponsors.map((s) => s.id.toLowerCase()).sort();
+}
+
+/**
+ * Makes the sponsor set equal to `desired`: adds first, then removes, so the
+ * object never drops to no sponsor (which Entra refuses).
+ */
+export async function syncSponsors(session: GraphSession, graphUrl: string, objectPath: string, desired: readonly string[]): Promise<void> {
+  const current = await readSponsors(session, objectPath);
+  for (const id of desired.filter((d) => !current.includes(d))) {
+    try {
+      await session.graph.call("POST", `${objectPath}/sponsors/$ref`, {
+        agentId: true,
+        body: { "@odata.id": `${graphUrl}/v1.0/directoryObjects/${id}` },
+      });
+    } catch (err) {
+      // A retried POST whose first answer was lost meets "already exists" (400): fine if the sponsor is there.
+      if (!(err instanceof GraphError && err.status === 400 && (await readSponsors(session, objectPath)).includes(id))) throw err;
+    }
+  }
+  for (const id of current.filter((c) => !desired.includes(c))) {
+    try {
+      await session.graph.call("DELETE", `${objectPath}/sponsors/${id}/$ref`, { agentId: true });
+    } catch (err) {
+      if (!(err instanceof GraphError && err.notFound)) throw err;
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
+import { requestToken, tokenEndpoint } from "../lib/token-client";
+
+/*
+ * The provisioner is the application the dynamic providers call Graph as. It
+ * comes from the same places as the azuread provider's identity: `azuread:`
+ * stack configuration first, then the ARM_* environment variables. Everything
+ * here is read when a provider method runs, inside the provider process, and
+ * kept only in that process's memory: nothing is captured when the provider is
+ * serialized, and nothing is written to state.
+ */
+
+/** Each setting: its `azuread:` configuration key and its environment variable. */
+export const PROVISIONER_SOURCES = {
+  tenantId: ["azuread:tenantId", "ARM_TENANT_ID"],
+  clientId: ["azuread:clientId", "ARM_CLIENT_ID"],
+  clientCertificatePath: ["azuread:clientCertificatePath", "ARM_CLIENT_CERTIFICATE_PATH"],
+  clientCertificatePassword: ["azuread:clientCertificatePassword", "ARM_CLIENT_CERTIFICATE_PASSWORD"],
+  clientCertificate: ["azuread:clientCertificate", "ARM_CLIENT_CERTIFICATE"],
+  clientSecret: ["azuread:clientSecret", "ARM_CLIENT_SECRET"],
+  oidcToken: ["azuread:oidcToken", "ARM_OIDC_TOKEN"],
+  oidcTokenFilePath: ["azuread:oidcTokenFilePath", "ARM_OIDC_TOKEN_FILE_PATH"],
+} as const;
+export type ProvisionerSetting = keyof typeof PROVISIONER_SOURCES;
+
+/** A found setting and where it came from, so errors can name the source without showing the value. */
+export interface Sourced {
+  value: string;
+  source: string;
+}
+export type ProvisionerSettings = Partial<Record<ProvisionerSetting, Sourced>>;
+
+/** What `configure` receives from the dynamic provider host: the stack's configuration. */
+export interface ConfigLookup {
+  get(key: string): string | undefined;
+}
+
+export type ProvisionerCredential = { tenantId: string; clientId: string } & (
+  | { kind: "certificate"; certificatePath: Sourced; password?: string }
+  | { kind: "secret"; secret: string }
+  | { kind: "oidcToken"; token: string }
+  | { kind: "oidcTokenFile"; path: Sourced }
+);
+
+export const PROVISIONER_CREDENTIAL_ERROR = "ProvisionerCredentialError";
+
+/**
+ * A problem with the provisioner's settings, with its fix in the message.
+ * A plain Error on purpose: these are thrown inside serialized providers, where
+ * Error subclasses lose their message (see providers/failure.ts).
+ */
+function credentialError(message: string, fix?: string): Error {
+  const error = new Error(fix ? `${message}. Fix: ${fix}` : message);
+  error.name = PROVISIONER_CREDENTIAL_ERROR;
+  return error;
+}
+
+/** Configuration wins over the environment, as in the azuread provider. */
+export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv): ProvisionerSettings {
+  const settings: ProvisionerSettings = {};
+  for (const [name, [configKey, envName]] of Object.entries(PROVISIONER_SOURCES) as Array<[ProvisionerSetting, readonly [string, string]]>) {
+    const fromConfig = config?.get(configKey);
+    if (fromConfig) settings[name] = { value: fromConfig, source: configKey };
+    else if (env[envName]) settings[name] = { value: env[envName]!, source: envName };
+  }
+  return settings;
+}
+
+const NO_CLI =
+  "an Azure CLI sign-in is never used: its tokens carry Directory.AccessAsUser.All, which the Agent ID APIs refuse with 403";
+
+/** Picks one credential, in the azuread provider's order: certificate, secret, OIDC token, OIDC token file. */
+export function resolveProvisionerCredential(settings: ProvisionerSettings): ProvisionerCredential {
+  const missing = (["tenantId", "clientId"] as const).filter((name) => !settings[name]);
+  if (missing.length > 0) {
+    throw credentialError(
+      `the provisioner application is not configured: set ${missing.map((m) => PROVISIONER_SOURCES[m].join(" or ")).join(", and ")}`,
+      `give the provisioner's tenant and client id, plus one credential (ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH); ${NO_CLI}`,
+    );
+  }
+  const base = { tenantId: settings.tenantId!.value, clientId: settings.clientId!.value };
+  if (settings.clientCertificatePath) {
+    return { ...base, kind: "certificate", certificatePath: settings.clientCertificatePath, password: settings.clientCertificatePassword?.value };
+  }
+  if (settings.clientCertificate) {
+    throw credentialError(
+      `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit cannot read`,
+      "convert it to one PEM file with the certificate and its key (`openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes`) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it",
+    );
+  }
+  if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value };
+  if (settings.oidcToken) return { ...base, kind: "oidcToken", token: settings.oidcToken.value };
+  if (settings.oidcTokenFilePath) return { ...base, kind: "oidcTokenFile", path: settings.oidcTokenFilePath };
+  throw credentialError(
+    `the provisioner application ${base.clientId} has no credential`,
+    `set one of ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH (or the azuread: configuration key of the same name); ${NO_CLI}`,
+  );
+}
+
+/** The credential part of a client-credentials request: a secret, or a signed or federated assertion. */
+export function credentialParams(credential: ProvisionerCredential, endpoint: string): Record<string, string> {
+  switch (credential.kind) {
+    case "secret":
+      return { client_secret: credential.secret };
+    case "certificate":
+      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(credential.clientId, endpoint, readPemBundle(credential)) };
+    case "oidcToken":
+      return { client_assertion_type: JWT_BEARER, client_assertion: credential.token };
+    case "oidcTokenFile":
+      // Read on every request: platforms rotate these files (workload identity renews them hourly).
+      return { client_assertion_type: JWT_BEARER, client_assertion: readText(credential.path).trim() };
+  }
+}
+
+function readText(file: Sourced): string {
+  try {
+    return readFileSync(file.value, "utf8");
+  } catch (err) {
+    throw credentialError(`cannot read ${file.source} (${file.value}): ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
+}
+
+const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
+const KEY_BLOCK = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/;
+
+/** One PEM file holding the certificate and its private key, the format ARM_CLIENT_CERTIFICATE_PATH takes here. */
+export function readPemBundle(credential: Extract<ProvisionerCredential, { kind: "certificate" }>) {
+  const file = credential.certificatePath;
+  const pkcs12 =
+    "this kit reads PEM, not PKCS#12: convert it with `openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes` (add -legacy for old bundles) and point the setting at the .pem";
+  if (/\.(pfx|p12)$/i.test(file.value)) throw credentialError(`${file.source} names a .pfx/.p12 file (${file.value})`, pkcs12);
+  const text = readText(file);
+  const certPem = CERT_BLOCK.exec(text)?.[0];
+  const keyPem = KEY_BLOCK.exec(text)?.[0];
+  if (!certPem && !keyPem && !text.includes("-----BEGIN")) throw credentialError(`${file.source} (${file.value}) is not a PEM file`, pkcs12);
+  if (!certPem || !keyPem) {
+    throw credentialError(
+      `${file.source} (${file.value}) must hold both the certificate and its private key in PEM; it lacks the ${certPem ? "private key" : "certificate"}`,
+    );
+  }
+  let privateKeyPem: string;
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(certPem);
+    privateKeyPem = createPrivateKey({ key: keyPem, passphrase: credential.password }).export({ type: "pkcs8", format: "pem" }).toString();
+  } catch {
+    throw credentialError(
+      `${file.source} (${file.value}) holds a certificate or key that cannot be read`,
+      "an encrypted key needs ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword); otherwise re-export the PEM",
+    );
+  }
+  if (!cert.checkPrivateKey(createPrivateKey(privateKeyPem))) {
+    throw credentialError(`${file.source} (${file.value}): the private key does not belong to the certificate`);
+  }
+  return loadCertificate({ certificatePem: certPem, privateKeyPem });
+}
+
+/** Tokens are reused until this long before they expire. */
+export const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
+
+interface ProvisionerRuntime {
+  config?: ConfigLookup;
+  /** One entry per token endpoint, client and scope; in flight until it settles, so parallel creates share one request. */
+  tokens: Map<string, { accessToken: Promise<string>; refreshAt: number }>;
+}
+
+/**
+ * Per-process state, kept on globalThis under a registered symbol: closure
+ * serialization captures this function's text, never the map's contents, so
+ * no token and no configuration value can reach the serialized provider.
+ */
+function runtime(): ProvisionerRuntime {
+  const slot = globalThis as unknown as Record<symbol, ProvisionerRuntime | undefined>;
+  const key = Symbol.for("agent-user-kit.provisioner");
+  return (slot[key] ??= { tokens: new Map() });
+}
+
+/** The dynamic providers' `configure`: the host passes the stack configuration, `azuread:` keys included. */
+export async function configureProvisioner(request: { config: ConfigLookup }): Promise<void> {
+  runtime().config = request.config;
+}
+
+/** Drops cached tokens, e.g. when a test switches tenants. */
+export function forgetProvisionerTokens(): void {
+  runtime().tokens.clear();
+}
+
+/**
+ * A Graph token for the provisioner (client credentials, scope
+ * `{graphUrl}/.default`), from the shared token client, cached until five
+ * minutes before it expires.
+ */
+export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now): Promise<string> {
+  const state = runtime();
+  const credential = resolveProvisionerCredential(gatherSettings(state.config, process.env));
+  const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
+  const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
+  const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;
+  const cached = state.tokens.get(cacheKey);
+  if (cached && cached.refreshAt > now()) return cached.accessToken;
+  const entry = { accessToken: Promise.resolve(""), refreshAt: Number.POSITIVE_INFINITY };
+  entry.accessToken = (async () => {
+    const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, {
+      grant_type: "client_credentials",
+      client_id: credential.clientId,
+      scope,
+      ...credentialParams(credential, endpoint),
+    });
+    entry.refreshAt = now() + response.expires_in * 1000 - TOKEN_REFRESH_MARGIN_MS;
+    return response.access_token;
+  })();
+  state.tokens.set(cacheKey, entry);
+  // A failed request is not cached: the next call asks again.
+  entry.accessToken.catch(() => state.tokens.get(cacheKey) === entry && state.tokens.delete(cacheKey));
+  return entry.accessToken;
+}

@@ -1,0 +1,238 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { selfSignedCertificate } from "../../emulator/certificate";
+import {
+  CONFIG_KEYS,
+  ConfigError,
+  DEFAULT_AUTHORITY_URL,
+  DEFAULT_CONSISTENCY_WINDOW_SECONDS,
+  DEFAULT_GRAPH_URL,
+  MICROSOFT_GRAPH_APP_ID,
+  validateConfig,
+  type RawConfig,
+} from "../../infra/config";
+import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "../../infra/scope-policy";
+
+const SPONSOR = "5E000000-0000-0000-0000-000000000001";
+const BASE: RawConfig = {
+  userDomain: "Contoso.onmicrosoft.com",
+  blueprintName: "Kit Blueprint",
+  agentIdentityName: "Kit Agent",
+  agentUserName: "kit-agent",
+  sponsors: [SPONSOR],
+};
+const NOW = new Date("2026-11-22T00:00:00Z");
+
+/** The message of the ConfigError that validating `raw` throws. */
+function problems(raw: RawConfig, now = NOW): string {
+  try {
+    validateConfig(raw, now);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).message;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+describe("validateConfig", () => {
+  it("applies the documented defaults and derives the UPN", () => {
+    expect(validateConfig(BASE, NOW)).toEqual({
+      userDomain: "contoso.onmicrosoft.com",
+      blueprintName: "Kit Blueprint",
+      agentIdentityName: "Kit Agent",
+      agentUserName: "kit-agent",
+      userPrincipalName: "kit-agent@contoso.onmicrosoft.com",
+      sponsors: [SPONSOR.toLowerCase()],
+      scopes: [...DEFAULT_SCOPES],
+      allowedScopes: [...ALLOWED_SCOPES],
+      resourceAppId: MICROSOFT_GRAPH_APP_ID,
+      credential: { mode: "secret" },
+      graphUrl: DEFAULT_GRAPH_URL,
+      authorityUrl: DEFAULT_AUTHORITY_URL,
+      consistencyWindowMs: DEFAULT_CONSISTENCY_WINDOW_SECONDS * 1000,
+    });
+  });
+
+  it("takes lists as Pulumi hands them over (JSON) or as words", () => {
+    const fromJson = validateConfig({ ...BASE, sponsors: JSON.stringify([SPONSOR, SPONSOR.toLowerCase()]), scopes: '["User.Read"]' }, NOW);
+    expect(fromJson.sponsors).toEqual([SPONSOR.toLowerCase()]);
+    expect(fromJson.scopes).toEqual(["User.Read"]);
+    expect(validateConfig({ ...BASE, scopes: "Chat.Create, User.Read Files.Read.All" }, NOW).scopes).toEqual(["Chat.Create", "User.Read", "Files.Read.All"]);
+  });
+
+  it.each(["userDomain", "blueprintName", "agentIdentityName", "agentUserName", "sponsors"] as const)("requires %s", (key) => {
+    const raw: RawConfig = { ...BASE };
+    delete raw[key];
+    expect(problems(raw)).toContain(`agent-user-kit:${key} is required`);
+  });
+
+  it("reports every problem at once, each naming its key", () => {
+    const message = problems({ ...BASE, userDomain: "nodot", agentUserName: "bad name", resourceAppId: "graph" });
+    expect(message).toMatch(/agent-user-kit:userDomain .*; agent-user-kit:agentUserName .*; agent-user-kit:resourceAppId /);
+  });
+
+  describe("names and lengths (Entra's documented limits)", () => {
+    it.each([
+      ["userDomain", "not a domain", "must be a domain name"],
+      ["userDomain", "contoso.c0m", "must be a domain name"],
+      ["userDomain", `${"a".repeat(40)}.onmicrosoft.com`, "at most 48 after the @"],
+      ["blueprintName", "b".repeat(257), "at most 256"],
+      ["agentIdentityName", "i".repeat(257), "at most 256"],
+      ["agentIdentityName", "line\nbreak", "control character"],
+      ["agentUserName", "u".repeat(65), "limited to 64"],
+      ["agentUserName", "kit agent", "may hold only"],
+      ["agentUserName", "kit@agent", "may hold only"],
+      ["agentUserName", "kit-agent.", "must not end with a period"],
+    ] as const)("%s = %j is refused", (key, value, expected) => {
+      expect(problems({ ...BASE, [key]: value })).toContain(`agent-user-kit:${key} `);
+      expect(problems({ ...BASE, [key]: value })).toContain(expected);
+    });
+
+    it("accepts the longest names Entra accepts", () => {
+      const config = validateConfig(
+        { ...BASE, blueprintName: "b".repeat(256), agentUserName: `${"u".repeat(63)}~`, userDomain: `${"d".repeat(30)}.onmicrosoft.com` },
+        NOW,
+      );
+      expect(config.userPrincipalName).toHaveLength(64 + 1 + 46);
+    });
+  });
+
+  describe("object ids", () => {
+    it.each([
+      ["sponsors", [], "needs at least one user object id"],
+      ["sponsors", ["admin@contoso.com"], "a UPN is not accepted"],
+      ["sponsors", "[not json", "not a valid JSON list"],
+      ["sponsors", Array.from({ length: 101 }, (_, i) => `5e000000-0000-0000-0000-${String(i).padStart(12, "0")}`), "at most 100"],
+      ["resourceAppId", "graph", "must be an object id or app id"],
+      ["blueprintName", ["a", "list"], "must be a single value"],
+    ] as const)("%s = %j is refused", (key, value, expected) => {
+      expect(problems({ ...BASE, [key]: value as RawConfig[typeof key] })).toContain(expected);
+    });
+  });
+
+  describe("scopes", () => {
+    it("refuses a scope outside the allow-list, listing the allow-list", () => {
+      const message = problems({ ...BASE, scopes: ["User.Read", "Mail.Send"] });
+      expect(message).toContain("agent-user-kit:scopes holds Mail.Send, not in the allow-list");
+      expect(message).toContain(ALLOWED_SCOPES.join(", "));
+    });
+
+    it("accepts a scope the configured allow-list adds", () => {
+      expect(validateConfig({ ...BASE, scopes: ["Mail.Send"], allowedScopes: ["Mail.Send"] }, NOW).scopes).toEqual(["Mail.Send"]);
+    });
+
+    it.each([
+      [[], "needs at least one delegated scope"],
+      [["User Read"], "malformed scope names"],
+    ] as const)("refuses %j", (scopes, expected) => {
+      expect(problems({ ...BASE, scopes: scopes as unknown as string[] })).toContain(expected);
+    });
+  });
+
+  describe("credential", () => {
+    it("refuses an unknown mode", () => {
+      expect(problems({ ...BASE, credential: "password" })).toContain("agent-user-kit:credential must be one of secret, managedIdentity, certificate");
+    });
+
+    it("takes a future secret end date, and refuses a malformed or past one", () => {
+      expect(validateConfig({ ...BASE, secretEndDate: "2027-01-31T00:00:00Z" }, NOW).credential).toEqual({ mode: "secret", endDate: "2027-01-31T00:00:00.000Z" });
+      expect(problems({ ...BASE, secretEndDate: "31/01/2027" })).toContain("agent-user-kit:secretEndDate must be an RFC 3339 date");
+      expect(problems({ ...BASE, secretEndDate: "2020-01-01T00:00:00Z" })).toContain("agent-user-kit:secretEndDate is in the past");
+    });
+
+    it("managedIdentity: an existing principal, or a resource group and location to create one in", () => {
+      const existing = "E1000000-0000-0000-0000-000000000001";
+      expect(validateConfig({ ...BASE, credential: "managedIdentity", managedIdentityPrincipalId: existing }, NOW).credential).toEqual({
+        mode: "managedIdentity",
+        existingPrincipalId: existing.toLowerCase(),
+      });
+      expect(validateConfig({ ...BASE, credential: "managedIdentity", resourceGroupName: "rg", location: "westeurope", managedIdentityPrincipalId: "" }, NOW).credential).toEqual({
+        mode: "managedIdentity",
+        newIdentity: { resourceGroupName: "rg", location: "westeurope" },
+      });
+      const missing = problems({ ...BASE, credential: "managedIdentity" });
+      expect(missing).toContain("agent-user-kit:resourceGroupName is required to create a user-assigned managed identity");
+      expect(missing).toContain("agent-user-kit:location is required");
+      expect(problems({ ...BASE, credential: "managedIdentity", managedIdentityPrincipalId: "mi" })).toContain("agent-user-kit:managedIdentityPrincipalId must be an object id");
+      expect(problems({ ...BASE, credential: "managedIdentity", managedIdentityPrincipalId: existing, resourceGroupName: "rg" })).toContain(
+        "agent-user-kit:resourceGroupName is not used when managedIdentityPrincipalId names an existing identity",
+      );
+    });
+
+    it("certificate: a public PEM certificate that has not expired", () => {
+      const cert = selfSignedCertificate({ commonName: "kit test", validDays: 30 });
+      const now = new Date();
+      expect(validateConfig({ ...BASE, credential: "certificate", certificatePem: cert.certificatePem }, now).credential).toEqual({
+        mode: "certificate",
+        certificatePem: cert.certificatePem.trim(),
+        endDate: new Date(cert.certificate.validTo).toISOString(),
+      });
+      expect(problems({ ...BASE, credential: "certificate" }, now)).toContain("agent-user-kit:certificatePem is required when credential is certificate");
+      expect(problems({ ...BASE, credential: "certificate", certificatePem: `${cert.certificatePem}\n${cert.privateKeyPem}` }, now)).toContain("contains a private key");
+      expect(problems({ ...BASE, credential: "certificate", certificatePem: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----" }, now)).toContain(
+        "is not a PEM X.509 certificate",
+      );
+      expect(problems({ ...BASE, credential: "certificate", certificatePem: cert.certificatePem }, new Date(now.getTime() + 31 * 86_400_000))).toContain(
+        "agent-user-kit:certificatePem has expired",
+      );
+    });
+
+    it("names a key that belongs to another mode", () => {
+      expect(problems({ ...BASE, certificatePem: "x" })).toContain("agent-user-kit:certificatePem is used only when credential is certificate (credential is secret)");
+      expect(problems({ ...BASE, credential: "certificate", secretEndDate: "2027-01-31T00:00:00Z" })).toContain(
+        "agent-user-kit:secretEndDate is used only when credential is secret",
+      );
+    });
+  });
+
+  describe("service URLs and the replication window", () => {
+    it("accepts https anywhere and http on loopback (the emulator), without a trailing slash", () => {
+      const local = validateConfig({ ...BASE, graphUrl: "http://127.0.0.1:8443/", authorityUrl: "https://login.example.test/" }, NOW);
+      expect([local.graphUrl, local.authorityUrl]).toEqual(["http://127.0.0.1:8443", "https://login.example.test"]);
+    });
+
+    it.each([
+      ["graphUrl", "http://graph.example.test", "must use https"],
+      ["authorityUrl", "login.microsoftonline.com", "is not an absolute URL"],
+      ["consistencyWindowSeconds", "2.5", "must be a whole number from 0 to 1800"],
+      ["consistencyWindowSeconds", 1801, "must be a whole number from 0 to 1800"],
+    ] as const)("%s = %j is refused", (key, value, expected) => {
+      expect(problems({ ...BASE, [key]: value })).toContain(`agent-user-kit:${key} ${expected}`);
+    });
+  });
+});
+
+describe("Pulumi.yaml", () => {
+  const project = readFileSync(join(__dirname, "../../Pulumi.yaml"), "utf8");
+
+  /** The indented block under `agent-user-kit:<key>:` in the project file. */
+  function block(key: string): string {
+    const match = new RegExp(`^  agent-user-kit:${key}:\\n((?:    .*\\n)+)`, "m").exec(project);
+    if (!match) throw new Error(`Pulumi.yaml does not declare agent-user-kit:${key}`);
+    return match[1]!;
+  }
+  const defaultOf = (key: string) => /^ {4}default: (.*)$/m.exec(block(key))?.[1];
+
+  it("declares every configuration key with a type and a description", () => {
+    for (const key of CONFIG_KEYS) {
+      expect(block(key)).toMatch(/^ {4}type: (string|integer|array)$/m);
+      expect(block(key)).toMatch(/^ {4}description: .+/m);
+    }
+  });
+
+  it("states the same defaults as the code", () => {
+    expect(JSON.parse(defaultOf("scopes")!)).toEqual(DEFAULT_SCOPES);
+    expect(JSON.parse(defaultOf("allowedScopes")!)).toEqual(ALLOWED_SCOPES);
+    expect(defaultOf("resourceAppId")).toBe(MICROSOFT_GRAPH_APP_ID);
+    expect(defaultOf("credential")).toBe("secret");
+    expect(defaultOf("graphUrl")).toBe(DEFAULT_GRAPH_URL);
+    expect(defaultOf("authorityUrl")).toBe(DEFAULT_AUTHORITY_URL);
+    expect(Number(defaultOf("consistencyWindowSeconds"))).toBe(DEFAULT_CONSISTENCY_WINDOW_SECONDS);
+  });
+
+  it("runs infra/index.ts with Node.js", () => {
+    expect(project).toMatch(/^name: agent-user-kit$/m);
+    expect(project).toMatch(/^main: infra\/index\.ts$/m);
+    expect(project).toMatch(/^ {2}name: nodejs$/m);
+  });
+});

@@ -1,0 +1,144 @@
+import * as pulumi from "@pulumi/pulumi";
+import { MICROSOFT_GRAPH_APP_ID } from "../../infra/config";
+
+/** Ids the mocks hand out, so tests can follow each one from the resource that made it to where it is used. */
+export const IDS = {
+  tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+  blueprintObjectId: "b1000000-0000-0000-0000-000000000001",
+  blueprintAppId: "b2000000-0000-0000-0000-000000000002",
+  blueprintPrincipalId: "b3000000-0000-0000-0000-000000000003",
+  agentIdentityId: "a1000000-0000-0000-0000-000000000001",
+  agentUserId: "a2000000-0000-0000-0000-000000000002",
+  graphServicePrincipalId: "9a000000-0000-0000-0000-00000000000a",
+  newIdentityPrincipalId: "c1000000-0000-0000-0000-000000000001",
+  newIdentityClientId: "c2000000-0000-0000-0000-000000000002",
+  existingIdentityClientId: "c3000000-0000-0000-0000-000000000003",
+  generatedSecret: "generated-client-secret-value",
+};
+
+export const DYNAMIC = {
+  blueprint: "pulumi-nodejs:dynamic/agent-user-kit:Blueprint",
+  principal: "pulumi-nodejs:dynamic/agent-user-kit:BlueprintPrincipal",
+  identity: "pulumi-nodejs:dynamic/agent-user-kit:AgentIdentity",
+  user: "pulumi-nodejs:dynamic/agent-user-kit:AgentUser",
+};
+
+export const AZURE = {
+  password: "azuread:index/applicationPassword:ApplicationPassword",
+  federated: "azuread:index/applicationFederatedIdentityCredential:ApplicationFederatedIdentityCredential",
+  certificate: "azuread:index/applicationCertificate:ApplicationCertificate",
+  grant: "azuread:index/servicePrincipalDelegatedPermissionGrant:ServicePrincipalDelegatedPermissionGrant",
+  userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
+};
+
+/** One resource registration as the engine would receive it. */
+export interface Registration {
+  type: string;
+  name: string;
+  urn: string;
+  parent: string;
+  dependencies: string[];
+  inputs: Record<string, unknown>;
+}
+
+export interface Lookup {
+  token: string;
+  inputs: Record<string, unknown>;
+}
+
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getParent(): string;
+  getDependenciesList(): string[];
+}
+type RegisterCallback = (err: unknown, response?: { getUrn(): string }) => void;
+interface MockMonitor {
+  registerResource(req: RegisterRequest, callback: RegisterCallback): Promise<void>;
+}
+
+/** What each mocked provider answers: ids for the Graph objects, the generated secret, the identity's ids. */
+function mockState(type: string, name: string, inputs: Record<string, unknown>): { id: string; state: Record<string, unknown> } {
+  switch (type) {
+    case DYNAMIC.blueprint:
+      return { id: IDS.blueprintObjectId, state: { ...inputs, objectId: IDS.blueprintObjectId, appId: IDS.blueprintAppId } };
+    case DYNAMIC.principal:
+      return { id: IDS.blueprintPrincipalId, state: { ...inputs, principalId: IDS.blueprintPrincipalId } };
+    case DYNAMIC.identity:
+      return { id: IDS.agentIdentityId, state: { ...inputs, identityId: IDS.agentIdentityId } };
+    case DYNAMIC.user:
+      return { id: IDS.agentUserId, state: { ...inputs, userId: IDS.agentUserId } };
+    case AZURE.password:
+      return { id: "password-key-id", state: { ...inputs, value: IDS.generatedSecret } };
+    case AZURE.userAssignedIdentity:
+      return { id: "/subscriptions/x/identity", state: { ...inputs, principalId: IDS.newIdentityPrincipalId, clientId: IDS.newIdentityClientId } };
+    case AZURE.grant:
+      return { id: "grant-id", state: inputs };
+    default:
+      return { id: `${name}-id`, state: inputs };
+  }
+}
+
+function mockLookup(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  if (token === "azuread:index/getClientConfig:getClientConfig") return { tenantId: IDS.tenantId, clientId: "p", objectId: "p", id: "p" };
+  if (token === "azuread:index/getServicePrincipal:getServicePrincipal" && inputs.clientId === MICROSOFT_GRAPH_APP_ID) {
+    return { objectId: IDS.graphServicePrincipalId, clientId: MICROSOFT_GRAPH_APP_ID, servicePrincipalNames: [MICROSOFT_GRAPH_APP_ID, "https://graph.microsoft.com"] };
+  }
+  if (token === "azuread:index/getServicePrincipal:getServicePrincipal" && typeof inputs.objectId === "string") {
+    return { objectId: inputs.objectId, clientId: IDS.existingIdentityClientId, servicePrincipalNames: [] };
+  }
+  throw new Error(`unexpected lookup ${token} ${JSON.stringify(inputs)}`);
+}
+
+/**
+ * Installs Pulumi's mocks and records, for every registration, what the
+ * engine would be told: type, name, parent and the URNs it depends on.
+ */
+export async function installMocks(): Promise<{ registrations: Registration[]; lookups: Lookup[] }> {
+  const registrations: Registration[] = [];
+  const lookups: Lookup[] = [];
+  const inputsByName = new Map<string, Record<string, unknown>>();
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        inputsByName.set(`${args.type}::${args.name}`, args.inputs);
+        return mockState(args.type, args.name, args.inputs);
+      },
+      call: (args) => {
+        lookups.push({ token: args.token, inputs: args.inputs });
+        return mockLookup(args.token, args.inputs);
+      },
+    },
+    "agent-user-kit",
+    "test",
+    false,
+  );
+  const monitor = pulumi.runtime.getMonitor() as unknown as MockMonitor;
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) =>
+    register(req, (err, response) => {
+      if (response) {
+        registrations.push({
+          type: req.getType(),
+          name: req.getName(),
+          urn: response.getUrn(),
+          parent: req.getParent(),
+          dependencies: req.getDependenciesList(),
+          inputs: inputsByName.get(`${req.getType()}::${req.getName()}`) ?? {},
+        });
+      }
+      callback(err, response);
+    });
+  return { registrations, lookups };
+}
+
+/** The value inside an Output, once every resource it depends on is registered. */
+export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => output.apply((value) => resolve(value)));
+}
+
+export function only(registrations: Registration[], type: string): Registration {
+  const found = registrations.filter((r) => r.type === type);
+  if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
+  return found[0]!;
+}

@@ -1,0 +1,183 @@
+import { createHash, createPrivateKey, generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { selfSignedCertificate } from "../../emulator/certificate";
+import { decodeJwt } from "../../lib/jwt";
+import {
+  configureProvisioner,
+  forgetProvisionerTokens,
+  gatherSettings,
+  provisionerToken,
+  readPemBundle,
+  resolveProvisionerCredential,
+  TOKEN_REFRESH_MARGIN_MS,
+  type ProvisionerSettings,
+} from "../../infra/provisioner-credential";
+import { startFakeDirectory } from "./fake-directory";
+
+const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+const CLIENT = "0c000000-0000-0000-0000-00000000000c";
+const dir = mkdtempSync(join(tmpdir(), "provisioner-"));
+const sourced = (value: string, source = "test") => ({ value, source });
+const base: ProvisionerSettings = { tenantId: sourced(TENANT), clientId: sourced(CLIENT) };
+
+describe("where the provisioner's settings come from", () => {
+  it("takes azuread: configuration before the ARM_* environment, per setting", () => {
+    const config = { get: (key: string) => ({ "azuread:clientId": "from-config" })[key] };
+    const settings = gatherSettings(config, { ARM_CLIENT_ID: "from-env", ARM_TENANT_ID: TENANT, ARM_CLIENT_SECRET: "s" });
+    expect(settings).toEqual({
+      clientId: { value: "from-config", source: "azuread:clientId" },
+      tenantId: { value: TENANT, source: "ARM_TENANT_ID" },
+      clientSecret: { value: "s", source: "ARM_CLIENT_SECRET" },
+    });
+  });
+
+  it("picks the certificate first, then the secret, then an OIDC token, then an OIDC token file", () => {
+    const all: ProvisionerSettings = {
+      ...base,
+      clientCertificatePath: sourced("/c.pem"),
+      clientSecret: sourced("s"),
+      oidcToken: sourced("t"),
+      oidcTokenFilePath: sourced("/t"),
+    };
+    expect(resolveProvisionerCredential(all).kind).toBe("certificate");
+    expect(resolveProvisionerCredential({ ...all, clientCertificatePath: undefined }).kind).toBe("secret");
+    expect(resolveProvisionerCredential({ ...base, oidcToken: sourced("t"), oidcTokenFilePath: sourced("/t") }).kind).toBe("oidcToken");
+    expect(resolveProvisionerCredential({ ...base, oidcTokenFilePath: sourced("/t") }).kind).toBe("oidcTokenFile");
+  });
+
+  it("names the missing settings, and says an Azure CLI sign-in is not a way out", () => {
+    expect(() => resolveProvisionerCredential({})).toThrow(
+      /set azuread:tenantId or ARM_TENANT_ID, and azuread:clientId or ARM_CLIENT_ID.*Azure CLI sign-in is never used/,
+    );
+    expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH/);
+  });
+
+  it("refuses an inline PKCS#12 bundle with the conversion command", () => {
+    expect(() => resolveProvisionerCredential({ ...base, clientCertificate: sourced("MIIK...", "ARM_CLIENT_CERTIFICATE") })).toThrow(
+      /ARM_CLIENT_CERTIFICATE holds an inline PKCS#12 bundle.*openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes/,
+    );
+  });
+});
+
+describe("the provisioner's certificate file", () => {
+  const cert = selfSignedCertificate({ commonName: "provisioner" });
+  const write = (name: string, text: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const credential = (path: string, password?: string) => ({
+    tenantId: TENANT,
+    clientId: CLIENT,
+    kind: "certificate" as const,
+    certificatePath: sourced(path, "ARM_CLIENT_CERTIFICATE_PATH"),
+    password,
+  });
+
+  it("reads one PEM file with the certificate and its key, in either order", () => {
+    const path = write("bundle.pem", `${cert.privateKeyPem}\n${cert.certificatePem}`);
+    const loaded = readPemBundle(credential(path));
+    expect(loaded.thumbprintS256).toBe(createHash("sha256").update(cert.certificate.raw).digest("base64url"));
+  });
+
+  it("reads an encrypted key with its password", () => {
+    const encrypted = createPrivateKey(cert.privateKeyPem).export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "pw" }).toString();
+    const path = write("encrypted.pem", `${cert.certificatePem}\n${encrypted}`);
+    expect(readPemBundle(credential(path, "pw")).thumbprintS256).toBeTruthy();
+    expect(() => readPemBundle(credential(path))).toThrow(/cannot be read.*ARM_CLIENT_CERTIFICATE_PASSWORD/);
+  });
+
+  it.each([
+    ["a .pfx path", () => write("provisioner.pfx", Buffer.from([0x30, 0x82])), /names a \.pfx\/\.p12 file.*openssl pkcs12 -in provisioner\.pfx -out provisioner\.pem -nodes/],
+    ["a DER file", () => write("provisioner.cer", Buffer.from([0x30, 0x82, 0x01])), /is not a PEM file.*openssl pkcs12/],
+    ["a certificate without its key", () => write("cert-only.pem", cert.certificatePem), /lacks the private key/],
+    [
+      "a key of another certificate",
+      () => write("mismatch.pem", `${cert.certificatePem}\n${generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" })}`),
+      /the private key does not belong to the certificate/,
+    ],
+    ["a missing file", () => join(dir, "absent.pem"), /cannot read ARM_CLIENT_CERTIFICATE_PATH .*ENOENT/],
+  ])("refuses %s, saying what to do", (_what, path, message) => {
+    expect(() => readPemBundle(credential(path()))).toThrow(message);
+  });
+});
+
+describe("provisionerToken", () => {
+  let directory: Awaited<ReturnType<typeof startFakeDirectory>>;
+  const savedEnv = { ...process.env };
+
+  beforeAll(async () => {
+    directory = await startFakeDirectory({ accessToken: "provisioner-access-token" });
+  });
+  beforeEach(() => {
+    forgetProvisionerTokens();
+    directory.seen.length = 0;
+    for (const key of Object.keys(process.env)) if (key.startsWith("ARM_")) delete process.env[key];
+    Object.assign(process.env, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT });
+  });
+  afterAll(async () => {
+    process.env = savedEnv;
+    await configureProvisioner({ config: { get: () => undefined } });
+    await directory.close();
+  });
+
+  const tokenRequests = () => directory.seen.filter((r) => r.path === `/${TENANT}/oauth2/v2.0/token`).map((r) => new URLSearchParams(r.body));
+
+  it("asks the shared token client for {graphUrl}/.default with client credentials, and reuses the token until 5 minutes before expiry", async () => {
+    process.env.ARM_CLIENT_SECRET = "env-secret";
+    let now = 0;
+    const clock = () => now;
+    expect(await provisionerToken(directory.url, `${directory.url}/`, clock)).toBe("provisioner-access-token");
+    now = 3_600_000 - TOKEN_REFRESH_MARGIN_MS - 1;
+    await provisionerToken(directory.url, directory.url, clock);
+    expect(tokenRequests()).toHaveLength(1);
+    now += 2;
+    await provisionerToken(directory.url, directory.url, clock);
+    expect(tokenRequests()).toHaveLength(2);
+    expect(Object.fromEntries(tokenRequests()[0]!)).toEqual({
+      grant_type: "client_credentials",
+      client_id: CLIENT,
+      scope: `${directory.url}/.default`,
+      client_secret: "env-secret",
+    });
+  });
+
+  it("shares one token request between parallel operations", async () => {
+    process.env.ARM_CLIENT_SECRET = "env-secret";
+    const tokens = await Promise.all([1, 2, 3].map(() => provisionerToken(directory.url, directory.url)));
+    expect(tokens).toEqual(["provisioner-access-token", "provisioner-access-token", "provisioner-access-token"]);
+    expect(tokenRequests()).toHaveLength(1);
+  });
+
+  it("prefers the configuration the host passed to configure over the environment", async () => {
+    process.env.ARM_CLIENT_SECRET = "env-secret";
+    await configureProvisioner({ config: { get: (key) => (key === "azuread:clientSecret" ? "config-secret" : undefined) } });
+    await provisionerToken(directory.url, directory.url);
+    await configureProvisioner({ config: { get: () => undefined } });
+    expect(tokenRequests()[0]!.get("client_secret")).toBe("config-secret");
+  });
+
+  it("signs a certificate assertion for the token endpoint", async () => {
+    const cert = selfSignedCertificate({ commonName: "provisioner" });
+    process.env.ARM_CLIENT_CERTIFICATE_PATH = join(dir, "token-bundle.pem");
+    writeFileSync(process.env.ARM_CLIENT_CERTIFICATE_PATH, `${cert.certificatePem}\n${cert.privateKeyPem}`);
+    await provisionerToken(directory.url, directory.url);
+    const request = tokenRequests()[0]!;
+    expect(request.get("client_assertion_type")).toBe("urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    expect(request.get("client_secret")).toBeNull();
+    const assertion = decodeJwt(request.get("client_assertion")!)!;
+    expect(assertion.claims).toMatchObject({ iss: CLIENT, sub: CLIENT, aud: `${directory.url}/${TENANT}/oauth2/v2.0/token` });
+  });
+
+  it("re-reads an OIDC token file for every token, since platforms rotate it", async () => {
+    process.env.ARM_OIDC_TOKEN_FILE_PATH = join(dir, "oidc-token");
+    writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "first.oidc.token\n");
+    await provisionerToken(directory.url, directory.url);
+    forgetProvisionerTokens();
+    writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "second.oidc.token\n");
+    await provisionerToken(directory.url, directory.url);
+    expect(tokenRequests().map((r) => r.get("client_assertion"))).toEqual(["first.oidc.token", "second.oidc.token"]);
+  });
+});
