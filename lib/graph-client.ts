@@ -173,10 +173,13 @@ export class GraphClient {
     const base = this.options.retry ?? DEFAULT_RETRY;
     const window = call.consistencyWindowMs ?? 0;
     const policy = window > 0 ? { ...CONSISTENCY_POLL, maxElapsedMs: Math.max(window, base.maxElapsedMs) } : base;
+    const clock = this.options.hooks?.now ?? Date.now;
+    const started = clock();
+    // Throttling keeps the retry budget; "not found" is retried only while the window lasts.
     const classify: Classifier = (err) => {
       if (!(err instanceof AgentUserError)) return { retry: false };
       if (err.transient) return { retry: true, afterMs: (err as GraphError).retryAfterMs };
-      return { retry: window > 0 && err instanceof GraphError && err.notFound };
+      return { retry: err instanceof GraphError && err.notFound && clock() - started < window };
     };
     return withRetry(
       async () => {
