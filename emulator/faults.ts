@@ -13,12 +13,22 @@ export interface FaultConfig {
   unavailable: number;
   /** The next N requests have their connection destroyed without an answer. */
   drop: number;
+  /**
+   * The next N requests are processed (a POST commits its object), then their
+   * connection is destroyed before the answer: the client cannot tell whether
+   * anything happened, as when a response is lost on the way back.
+   */
+  lose: number;
   target: FaultTarget;
+  /** Only requests with this method take the counted faults above; any method when absent. */
+  method?: string;
 }
 
-export type FaultAction = { kind: "none" } | { kind: "throttle" | "unavailable"; retryAfterS: number } | { kind: "drop" };
+export type FaultAction = { kind: "none" } | { kind: "throttle" | "unavailable"; retryAfterS: number } | { kind: "drop" } | { kind: "lose" };
 
-export const NO_FAULTS: FaultConfig = { latencyMs: 0, throttle: 0, retryAfterS: 1, unavailable: 0, drop: 0, target: "all" };
+export const NO_FAULTS: FaultConfig = { latencyMs: 0, throttle: 0, retryAfterS: 1, unavailable: 0, drop: 0, lose: 0, target: "all" };
+
+const METHODS: readonly string[] = ["GET", "POST", "PATCH", "PUT", "DELETE"];
 
 export interface ParsedFaults {
   faults: Partial<FaultConfig>;
@@ -32,9 +42,13 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   retry-after=S    the Retry-After seconds sent with 429 and 503 (default 1)
   503=N            the next N requests answer 503 Service Unavailable
   drop=N           the next N connections are dropped with no answer
-  lag=S            replication lag: new objects are unknown to the token endpoint,
-                   and new grants ineffective, for S seconds (e.g. lag=5 or lag=500ms)
-  on=token|graph|all   which surface the request faults apply to (default all)`;
+  lose=N           the next N requests are processed, then their connection is dropped
+                   before the answer (a create commits, but the client never hears of it)
+  lag=S            replication lag: new objects are unknown to the token endpoint and
+                   to Graph reads by id, and grant changes ineffective, for S seconds
+                   (e.g. lag=5 or lag=500ms)
+  on=token|graph|all   which surface the request faults apply to (default all)
+  method=POST      only requests with this method take 429, 503, drop and lose (default any)`;
 
 function duration(key: string, value: string, unit: "ms" | "s"): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
@@ -70,6 +84,13 @@ export function parseFaultSpec(spec: string): ParsedFaults {
       case "drop":
         out.faults.drop = count(key, value);
         break;
+      case "lose":
+        out.faults.lose = count(key, value);
+        break;
+      case "method":
+        if (!METHODS.includes(value.toUpperCase())) throw new UsageError(`--faults: method=${value} must be one of ${METHODS.join(", ")}`);
+        out.faults.method = value.toUpperCase();
+        break;
       case "lag":
         out.lagMs = duration(key, value, "s");
         break;
@@ -100,11 +121,12 @@ export class Faults {
     return this.applies(surface) ? this.config.latencyMs : 0;
   }
 
-  /** Takes the next fault for a request on `surface`, consuming one count. */
-  take(surface: "token" | "graph" | "other"): FaultAction {
-    if (!this.applies(surface)) return { kind: "none" };
+  /** Takes the next fault for a `method` request on `surface`, consuming one count. */
+  take(surface: "token" | "graph" | "other", method: string): FaultAction {
     const c = this.config;
+    if (!this.applies(surface) || (c.method !== undefined && c.method !== method)) return { kind: "none" };
     if (c.drop > 0) return c.drop--, { kind: "drop" };
+    if (c.lose > 0) return c.lose--, { kind: "lose" };
     if (c.throttle > 0) return c.throttle--, { kind: "throttle", retryAfterS: c.retryAfterS };
     if (c.unavailable > 0) return c.unavailable--, { kind: "unavailable", retryAfterS: c.retryAfterS };
     return { kind: "none" };

@@ -1,8 +1,23 @@
+import { applicationCredentialRoutes } from "./graph/application-credentials";
+import { applicationRoutes } from "./graph/applications";
 import { fileRoutes } from "./graph/files";
+import { grantRoutes } from "./graph/grants";
+import { servicePrincipalRoutes } from "./graph/service-principals";
+import { userRoutes } from "./graph/users";
 import { discoveryRoutes } from "./idp/discovery";
 import { imdsRoutes } from "./idp/imds";
 import { tokenRoutes } from "./idp/token-endpoint";
 import type { Route } from "./router";
 
 /** Every API surface the emulator serves: one handler module each. */
-export const ROUTES: readonly Route[] = [...tokenRoutes, ...discoveryRoutes, ...imdsRoutes, ...fileRoutes];
+export const ROUTES: readonly Route[] = [
+  ...tokenRoutes,
+  ...discoveryRoutes,
+  ...imdsRoutes,
+  ...fileRoutes,
+  ...applicationRoutes,
+  ...applicationCredentialRoutes,
+  ...servicePrincipalRoutes,
+  ...userRoutes,
+  ...grantRoutes,
+];

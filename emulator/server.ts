@@ -32,7 +32,10 @@ export interface RequestRecord {
   method: string;
   path: string;
   surface: Surface;
+  /** The answer's status; -1 for a dropped connection. */
   status: number;
+  /** Processed, but the answer was never sent (the `lose` fault): `status` is what it would have been. */
+  lost?: boolean;
 }
 
 export interface Emulator {
@@ -132,7 +135,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requests.push(record);
     const latency = faults.latencyFor(surface);
     if (latency > 0) await sleep(latency);
-    const fault = faults.take(surface);
+    const fault = faults.take(surface, method);
     if (fault.kind === "drop") {
       record.status = -1;
       req.socket.destroy();
@@ -150,6 +153,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
     }
     record.status = response.status;
+    if (fault.kind === "lose") {
+      record.lost = true;
+      req.socket.destroy();
+      return;
+    }
     write(res, response);
   };
 

@@ -49,6 +49,8 @@ export interface Application {
   kind: ApplicationKind;
   displayName: string;
   uniqueName?: string | null;
+  /** Free-form tags; the blueprint provider finds its own blueprint by one. */
+  tags?: string[];
   sponsors: string[];
   owners: string[];
   passwordCredentials: PasswordCredential[];
@@ -70,6 +72,8 @@ export interface ServicePrincipal {
   /** For agent identities: the blueprint's appId. */
   agentIdentityBlueprintId?: string;
   sponsors: string[];
+  /** Object ids of the principals that created it: owners may manage it with create-only permissions. */
+  owners?: string[];
   /** Application permissions granted to this principal on Microsoft Graph. */
   graphAppRoles: string[];
   createdAt: number;

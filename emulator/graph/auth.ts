@@ -15,6 +15,10 @@ export interface GraphPermission {
   delegated?: readonly string[];
   /** Application permissions: an app token (idtyp=app) needs one of them in `roles`. */
   application?: readonly string[];
+  /** Delegated scopes that get a user token refused whatever else it holds (reference section 3: Directory.AccessAsUser.All on Agent ID writes). */
+  refusedScopes?: readonly string[];
+  /** Graph's 403 code for this API: directory APIs answer Authorization_RequestDenied; the default is the file APIs' accessDenied. */
+  deniedCode?: string;
 }
 
 /** Graph's accepted audiences: its identifier URI (with or without a slash) or its appId. */
@@ -49,9 +53,13 @@ export function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permi
   if (typeof c.exp !== "number" || c.exp + CLOCK_SKEW_S < now) throw unauthenticated(req, "Lifetime validation failed, the token is expired.");
   if (typeof c.nbf === "number" && c.nbf - CLOCK_SKEW_S > now) throw unauthenticated(req, "Lifetime validation failed, the token is not yet valid.");
 
-  const denied = (message: string) => graphError(403, "accessDenied", message, req.headers);
+  const denied = (message: string) => graphError(403, permission.deniedCode ?? "accessDenied", message, req.headers);
   if (c.idtyp === "user") {
     const scopes = typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
+    const refused = permission.refusedScopes?.find((s) => scopes.includes(s));
+    if (refused) {
+      throw denied(`Access denied: this API refuses tokens carrying ${refused} (Azure CLI sign-ins carry it); call it as a dedicated application instead.`);
+    }
     if (!permission.delegated?.some((s) => scopes.includes(s))) {
       throw denied(
         permission.delegated

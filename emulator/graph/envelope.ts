@@ -30,3 +30,13 @@ export function graphOk(body: unknown, headers: IncomingHttpHeaders = {}): Emula
     body,
   };
 }
+
+/** 201 Created with the new object, as Graph answers a create. */
+export function graphCreated(body: unknown, headers: IncomingHttpHeaders = {}): EmulatorResponse {
+  return { ...graphOk(body, headers), status: 201 };
+}
+
+/** 204 No Content, as Graph answers a PATCH, a DELETE or a $ref change. */
+export function graphNoContent(headers: IncomingHttpHeaders = {}): EmulatorResponse {
+  return { status: 204, headers: requestIds(headers) };
+}

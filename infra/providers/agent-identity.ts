@@ -99,8 +99,9 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
               })
             ).body,
         });
-        // An adopted identity was made by an earlier run; its sponsors may have changed since.
-        if (adopted) await syncSponsors(session, inputs.graphUrl, agentIdentityPath(object.id), inputs.sponsors);
+        // An adopted identity was made by an earlier run (its sponsors may have changed since), or by this run's
+        // POST whose answer was lost (so it may still be replicating).
+        if (adopted) await syncSponsors(session, inputs.graphUrl, agentIdentityPath(object.id), inputs.sponsors, session.consistencyWindowMs);
         return { id: object.id, outs: { ...inputs, identityId: object.id } };
       },
       hints,

@@ -86,11 +86,12 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
             ).body,
         });
         // An adopted blueprint was made by an earlier run and may have drifted since; bring it to the inputs.
+        // It may also be this run's own, whose answer was lost moments ago: reads of it may still meet replication lag.
         if (adopted) {
           if (object.displayName !== inputs.displayName) {
             await session.graph.call("PATCH", blueprintPath(object.id), { agentId: true, body: { displayName: inputs.displayName } });
           }
-          await syncSponsors(session, inputs.graphUrl, blueprintPath(object.id), inputs.sponsors);
+          await syncSponsors(session, inputs.graphUrl, blueprintPath(object.id), inputs.sponsors, session.consistencyWindowMs);
         }
         return { id: object.id, outs: { ...inputs, objectId: object.id, appId: object.appId } };
       },

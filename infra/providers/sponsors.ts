@@ -11,18 +11,29 @@ export function sponsorBinds(graphUrl: string, sponsors: readonly string[]): str
   return sponsors.map((id) => `${graphUrl}/v1.0/users/${id}`);
 }
 
-/** The sponsors Graph holds now, lower-cased and sorted like the inputs. */
-export async function readSponsors(session: GraphSession, objectPath: string): Promise<string[]> {
-  const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true });
+/**
+ * The sponsors Graph holds now, lower-cased and sorted like the inputs. With
+ * a window, not-found is retried that long: for an object just created or
+ * adopted, which may not have replicated yet.
+ */
+export async function readSponsors(session: GraphSession, objectPath: string, consistencyWindowMs = 0): Promise<string[]> {
+  const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true, consistencyWindowMs });
   return sponsors.map((s) => s.id.toLowerCase()).sort();
 }
 
 /**
  * Makes the sponsor set equal to `desired`: adds first, then removes, so the
- * object never drops to no sponsor (which Entra refuses).
+ * object never drops to no sponsor (which Entra refuses). `consistencyWindowMs`
+ * as for readSponsors: pass the session's window right after a create or an adoption.
  */
-export async function syncSponsors(session: GraphSession, graphUrl: string, objectPath: string, desired: readonly string[]): Promise<void> {
-  const current = await readSponsors(session, objectPath);
+export async function syncSponsors(
+  session: GraphSession,
+  graphUrl: string,
+  objectPath: string,
+  desired: readonly string[],
+  consistencyWindowMs = 0,
+): Promise<void> {
+  const current = await readSponsors(session, objectPath, consistencyWindowMs);
   for (const id of desired.filter((d) => !current.includes(d))) {
     try {
       await session.graph.call("POST", `${objectPath}/sponsors/$ref`, {

@@ -1,23 +1,30 @@
-import { NetworkError } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
 import { createOrAdopt, type GraphSession } from "../../infra/providers/graph-ops";
 
-const graphError = (status: number, code: string) =>
+/*
+ * createOrAdopt's answer to a create POST that itself meets replication lag.
+ * Over HTTP the providers first wait for the parent to be readable, so the
+ * emulator never lets the POST see it; these cases pin the rule down.
+ * Adoption after a lost answer or an earlier run, and the refusal to retry a
+ * 400 or 403, run over HTTP in test/infra/http/.
+ */
+
+const notFound = () =>
   new GraphError("Graph POST /v1.0/servicePrincipals/microsoft.graph.agentIdentity", {
-    status,
+    status: 404,
     headers: {},
-    body: JSON.stringify({ error: { code, message: "m" } }),
+    body: JSON.stringify({ error: { code: "Request_ResourceNotFound", message: "m" } }),
     ms: 1,
   });
 
 /** createOrAdopt only reads the window from the session; the steps are the test's. */
 const session = (consistencyWindowMs: number) => ({ consistencyWindowMs }) as GraphSession;
 
-function steps(lookups: Array<string | undefined>, creates: Array<string | Error>) {
+function steps(creates: Array<string | Error>) {
   const calls = { lookup: 0, create: 0 };
   return {
     calls,
-    lookup: async () => lookups[Math.min(calls.lookup++, lookups.length - 1)],
+    lookup: async () => (calls.lookup++, undefined),
     create: async () => {
       const next = creates[calls.create++]!;
       if (next instanceof Error) throw next;
@@ -26,38 +33,17 @@ function steps(lookups: Array<string | undefined>, creates: Array<string | Error
   };
 }
 
-describe("createOrAdopt", () => {
-  it("adopts an object an earlier run made, without posting", async () => {
-    const s = steps(["existing"], []);
-    await expect(createOrAdopt(session(0), s)).resolves.toEqual({ object: "existing", adopted: true });
-    expect(s.calls.create).toBe(0);
-  });
-
-  it("creates once when there is nothing to adopt", async () => {
-    const s = steps([undefined], ["created"]);
-    await expect(createOrAdopt(session(0), s)).resolves.toEqual({ object: "created", adopted: false });
-    expect(s.calls).toEqual({ lookup: 1, create: 1 });
-  });
-
-  it("after a lost answer, adopts what the first POST committed instead of posting again", async () => {
-    const s = steps([undefined, "committed"], [new NetworkError("Graph POST", "ECONNRESET", "socket hang up"), "duplicate"]);
-    await expect(createOrAdopt(session(0), s)).resolves.toEqual({ object: "committed", adopted: true });
-    expect(s.calls).toEqual({ lookup: 2, create: 1 });
-  });
-
-  it("retries a parent's replication lag within the window", async () => {
-    const s = steps([undefined], [graphError(404, "Request_ResourceNotFound"), "created"]);
+describe("createOrAdopt, when the POST answers not-found", () => {
+  it("retries within the consistency window, looking for the object again first", async () => {
+    const s = steps([notFound(), "created"]);
     await expect(createOrAdopt(session(5_000), s)).resolves.toEqual({ object: "created", adopted: false });
-    expect(s.calls.create).toBe(2);
+    expect(s.calls).toEqual({ lookup: 2, create: 2 });
   });
 
-  it.each([
-    ["a not-found with no window", 0, graphError(404, "Request_ResourceNotFound")],
-    ["a 400", 120_000, graphError(400, "Request_BadRequest")],
-    ["a 403", 120_000, graphError(403, "Authorization_RequestDenied")],
-  ])("does not retry %s", async (_what, window, error) => {
-    const s = steps([undefined], [error, "never"]);
-    await expect(createOrAdopt(session(window), s)).rejects.toBe(error);
+  it("fails at once with no window", async () => {
+    const error = notFound();
+    const s = steps([error, "never"]);
+    await expect(createOrAdopt(session(0), s)).rejects.toBe(error);
     expect(s.calls.create).toBe(1);
   });
 });

@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { GraphError } from "../../lib/graph-client";
 import { agentIdentityProvider } from "../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../infra/providers/agent-user";
 import { blueprintProvider } from "../../infra/providers/blueprint";
@@ -114,28 +113,8 @@ describe("diff", () => {
   );
 });
 
+// How Graph's refusals read (call, code, likely fix) runs over HTTP in test/infra/http/refusals.test.ts.
 describe("failures", () => {
-  const graphError = (status: number, code: string) =>
-    new GraphError("Graph POST /v1.0/users/microsoft.graph.agentUser", {
-      status,
-      headers: {},
-      body: JSON.stringify({ error: { code, message: "One or more properties are invalid." } }),
-      ms: 1,
-    });
-
-  it("name the resource, the operation, the Graph call and its code, and the likely fix", async () => {
-    const failure = step("agent user", "create", () => Promise.reject(graphError(400, "Request_BadRequest")), () => "an agent identity holds at most one agent user");
-    await expect(failure).rejects.toThrow(
-      "agent user create failed: Graph POST /v1.0/users/microsoft.graph.agentUser: Request_BadRequest (HTTP 400): One or more properties are invalid. Likely fix: an agent identity holds at most one agent user",
-    );
-  });
-
-  it("fall back to the shared client's hint, e.g. for a missing permission", async () => {
-    await expect(step("agent user", "delete", () => Promise.reject(graphError(403, "Authorization_RequestDenied")))).rejects.toThrow(
-      /Authorization_RequestDenied \(HTTP 403\).*Likely fix: the caller lacks a Graph permission/,
-    );
-  });
-
   it("are not wrapped twice", async () => {
     const inner = step("agent user", "create", () => Promise.reject(new Error("boom")));
     await expect(step("outer", "create", () => inner)).rejects.toThrow(/^agent user create failed: boom$/);

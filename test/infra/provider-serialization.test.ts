@@ -1,16 +1,20 @@
+import { randomUUID } from "node:crypto";
 import Module from "node:module";
 import * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
+import { startEmulator, type Emulator } from "../../emulator/server";
 import { agentIdentityProvider } from "../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../infra/providers/agent-user";
 import { blueprintProvider } from "../../infra/providers/blueprint";
 import { blueprintPrincipalProvider } from "../../infra/providers/blueprint-principal";
 import { configureProvisioner, forgetProvisionerTokens, provisionerToken } from "../../infra/provisioner-credential";
-import { startFakeDirectory } from "./fake-directory";
 
 const SENTINEL = `sentinel-${process.pid}-${Date.now()}`;
+/** The provisioner's real secret, which only the stack configuration holds; ARM_CLIENT_SECRET holds a wrong one. */
+const CONFIG_SECRET = `${SENTINEL}-config-secret`;
 const CREDENTIAL_ENV = {
-  ARM_TENANT_ID: "11111111-2222-3333-4444-555555555555",
-  ARM_CLIENT_ID: "66666666-7777-8888-9999-000000000000",
+  ARM_TENANT_ID: DEFAULT_IDS.tenantId,
+  ARM_CLIENT_ID: DEFAULT_IDS.provisionerAppId,
   ARM_CLIENT_SECRET: `${SENTINEL}-client-secret`,
   ARM_OIDC_TOKEN: `${SENTINEL}-oidc-token`,
   ARM_OIDC_TOKEN_FILE_PATH: `/tmp/${SENTINEL}-oidc-file`,
@@ -36,23 +40,19 @@ function loadLikeProviderHost(text: string): pulumi.dynamic.ResourceProvider {
 
 describe("serialized dynamic providers", () => {
   const saved = { ...process.env };
-  let directory: Awaited<ReturnType<typeof startFakeDirectory>>;
+  let emulator: Emulator;
+  let cachedToken: string;
   const serialized = new Map<string, string>();
 
   beforeAll(async () => {
-    directory = await startFakeDirectory({
-      accessToken: `${SENTINEL}-access-token`,
-      route: (req) => {
-        if (req.path.includes("/forbidden/")) return { status: 403, body: { error: { code: "Authorization_RequestDenied", message: "Insufficient privileges." } } };
-        if (req.path.includes("/gone/")) return { status: 404, body: { error: { code: "Request_ResourceNotFound", message: "gone" } } };
-        return req.method === "DELETE" ? { status: 204 } : { status: 404, body: { error: { code: "Request_ResourceNotFound", message: "gone" } } };
-      },
-    });
+    const seed = defaultTenant();
+    Object.assign(seed.applications.find((a) => a.appId === DEFAULT_IDS.provisionerAppId)!.passwordCredentials[0]!, { secretText: CONFIG_SECRET });
+    emulator = await startEmulator({ tenant: seed });
     Object.assign(process.env, CREDENTIAL_ENV);
     // Put secrets everywhere a careless closure could pick them up: the stack configuration the host
     // passes to configure, and a cached provisioner token.
-    await configureProvisioner({ config: { get: (key) => (key === "azuread:clientSecret" ? `${SENTINEL}-config-secret` : undefined) } });
-    await provisionerToken(directory.url, directory.url);
+    await configureProvisioner({ config: { get: (key) => (key === "azuread:clientSecret" ? CONFIG_SECRET : undefined) } });
+    cachedToken = await provisionerToken(emulator.httpUrl, emulator.httpUrl);
     for (const [name, provider] of Object.entries(providers)) {
       serialized.set(name, (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: false })).text);
     }
@@ -61,13 +61,14 @@ describe("serialized dynamic providers", () => {
   afterAll(async () => {
     process.env = saved;
     forgetProvisionerTokens();
-    await directory.close();
+    await emulator.close();
   });
 
   it.each(Object.keys(providers))("%s: the text holds no credential, token or configuration value", (name) => {
     const text = serialized.get(name)!;
     expect(text.length).toBeGreaterThan(0);
     expect(text).not.toContain(SENTINEL);
+    expect(text).not.toContain(cachedToken);
     for (const value of Object.values(CREDENTIAL_ENV)) expect(text).not.toContain(value);
   });
 
@@ -78,57 +79,69 @@ describe("serialized dynamic providers", () => {
     }
   });
 
-  /** The blueprint provider as the host runs it, configured the way the host configures it. */
+  /** The blueprint provider as the host runs it, configured the way the host configures it, with nothing cached. */
   async function hostedBlueprintProvider() {
+    await configureProvisioner({ config: { get: () => undefined } });
+    forgetProvisionerTokens();
     const loaded = loadLikeProviderHost(serialized.get("blueprint")!);
     // The host passes the stack configuration to configure; the provisioner comes from its azuread: keys.
     const stackConfig: Record<string, string> = {
       "azuread:tenantId": CREDENTIAL_ENV.ARM_TENANT_ID,
       "azuread:clientId": CREDENTIAL_ENV.ARM_CLIENT_ID,
-      "azuread:clientSecret": `${SENTINEL}-config-secret`,
+      "azuread:clientSecret": CONFIG_SECRET,
     };
     await loaded.configure!({ config: { get: (key) => stackConfig[key], require: (key) => stackConfig[key]! } });
     const inputs = {
-      graphUrl: directory.url,
-      authorityUrl: directory.url,
+      graphUrl: emulator.httpUrl,
+      authorityUrl: emulator.httpUrl,
       consistencyWindowMs: 0,
       providerVersion: "0.0.0-test",
       displayName: "Blueprint",
-      sponsors: ["AAAAAAAA-0000-0000-0000-000000000001"],
-      adoptionTag: "agent-user-kit:test/dev/kit",
+      sponsors: [DEFAULT_IDS.sponsorId.toUpperCase()],
+      adoptionTag: `agent-user-kit:test/dev/${randomUUID()}`,
     };
-    return { loaded, inputs, state: { ...inputs, objectId: "object-id", appId: "app-id" } };
+    return { loaded, inputs };
   }
 
-  it("the loaded code runs: check validates, and delete calls Graph's typed URL with OData-Version and the provisioner's token", async () => {
-    const { loaded, inputs, state } = await hostedBlueprintProvider();
+  it("the loaded code runs: check validates, create makes a typed blueprint as the configured provisioner, delete removes it", async () => {
+    const { loaded, inputs } = await hostedBlueprintProvider();
     const checked = await loaded.check!({}, inputs);
     expect(checked.failures).toEqual([]);
-    expect(checked.inputs.sponsors).toEqual(["aaaaaaaa-0000-0000-0000-000000000001"]);
+    expect(checked.inputs.sponsors).toEqual([DEFAULT_IDS.sponsorId]);
 
-    directory.seen.length = 0;
-    await loaded.delete!("object-id", state);
-    const graphCall = directory.seen.find((r) => r.method === "DELETE");
-    expect(graphCall?.path).toBe("/v1.0/applications/object-id/microsoft.graph.agentIdentityBlueprint");
-    expect(graphCall?.headers["odata-version"]).toBe("4.0");
-    expect(graphCall?.headers.authorization).toBe(`Bearer ${SENTINEL}-access-token`);
-    const tokenCall = new URLSearchParams(directory.seen.find((r) => r.path.endsWith("/oauth2/v2.0/token"))?.body);
-    expect(tokenCall.get("grant_type")).toBe("client_credentials");
-    expect(tokenCall.get("client_id")).toBe(CREDENTIAL_ENV.ARM_CLIENT_ID);
-    expect(tokenCall.get("client_secret")).toBe(`${SENTINEL}-config-secret`);
-    expect(tokenCall.get("scope")).toBe(`${directory.url}/.default`);
+    const from = emulator.requests.length;
+    // The emulator refuses a typed POST without OData-Version 4.0, and a token request with ARM_CLIENT_SECRET's wrong value.
+    const { id, outs } = await loaded.create!(checked.inputs);
+    expect(emulator.store.applications.get(id)).toMatchObject({ kind: "agentIdentityBlueprint", owners: [DEFAULT_IDS.provisionerPrincipalId] });
+    await loaded.delete!(id, outs);
+    expect(emulator.store.applications.has(id)).toBe(false);
+    const calls = emulator.requests.slice(from).map((r) => `${r.method} ${r.path} ${r.status}`);
+    expect(calls).toEqual([
+      `POST /${DEFAULT_IDS.tenantId}/oauth2/v2.0/token 200`,
+      "GET /v1.0/applications/microsoft.graph.agentIdentityBlueprint 200",
+      "POST /v1.0/applications/microsoft.graph.agentIdentityBlueprint 201",
+      `DELETE /v1.0/applications/${id}/microsoft.graph.agentIdentityBlueprint 204`,
+    ]);
   });
 
   it("the loaded code treats an object already gone as deleted, and reports it gone on refresh", async () => {
-    const { loaded, state } = await hostedBlueprintProvider();
-    await expect(loaded.delete!("gone", state)).resolves.toBeUndefined();
-    await expect(loaded.read!("gone", state)).resolves.toEqual({});
+    const { loaded, inputs } = await hostedBlueprintProvider();
+    const gone = randomUUID();
+    const state = { ...inputs, objectId: gone, appId: randomUUID() };
+    await expect(loaded.delete!(gone, state)).resolves.toBeUndefined();
+    await expect(loaded.read!(gone, state)).resolves.toEqual({});
   });
 
   it("the loaded code reports a Graph refusal with the call, its code and the likely fix", async () => {
-    const { loaded, state } = await hostedBlueprintProvider();
-    await expect(loaded.delete!("forbidden", state)).rejects.toThrow(
-      /^agent identity blueprint delete failed: Graph DELETE \/v1\.0\/applications\/forbidden\/microsoft\.graph\.agentIdentityBlueprint: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges\. Likely fix: the caller lacks a Graph permission/,
+    const { loaded, inputs } = await hostedBlueprintProvider();
+    // The seeded blueprint is not the provisioner's, and Application.ReadWrite.OwnedBy reaches only its own.
+    const notMine = DEFAULT_IDS.blueprintObjectId;
+    await expect(loaded.delete!(notMine, { ...inputs, objectId: notMine, appId: DEFAULT_IDS.blueprintAppId })).rejects.toThrow(
+      new RegExp(
+        `^agent identity blueprint delete failed: Graph DELETE /v1\\.0/applications/${notMine}/microsoft\\.graph\\.agentIdentityBlueprint: ` +
+          "Authorization_RequestDenied \\(HTTP 403\\): Insufficient privileges.*Likely fix: the caller lacks a Graph permission",
+      ),
     );
+    expect(emulator.store.applications.has(notMine)).toBe(true);
   });
 });

@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto";
+import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
+import { newSecret } from "../seed";
+import type { Application, FederatedIdentityCredential } from "../store";
+import { BLUEPRINTS, authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { resourceNotFound, visible } from "./directory";
+import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
+import { collection, entity, jsonBody, requiredString } from "./odata";
+
+/**
+ * An application's credentials, as azuread's ApplicationPassword and
+ * ApplicationFederatedIdentityCredential manage them: addPassword and
+ * removePassword, and federatedIdentityCredentials (reference section 3).
+ */
+
+const APP = "/v1\\.0/applications/(?<id>[^/]+)";
+const FIC_TYPE = "microsoft.graph.federatedIdentityCredential";
+const MAX_FEDERATED = 20;
+/** Graph's default lifetime of a password added without endDateTime. */
+const DEFAULT_PASSWORD_DAYS = 2 * 365;
+
+const BLUEPRINT_CREDENTIALS: PermissionFamily = { ...BLUEPRINTS, all: [...BLUEPRINTS.all, "AgentIdentityBlueprint.AddRemoveCreds.All"] };
+const PLAIN_APPLICATIONS: PermissionFamily = {
+  name: "application",
+  create: ["Application.ReadWrite.All"],
+  all: ["Application.ReadWrite.All"],
+  owned: ["Application.ReadWrite.OwnedBy"],
+  read: ["Application.Read.All", "Directory.Read.All"],
+};
+
+const familyOf = (app: Application | undefined) => (app?.kind === "application" ? PLAIN_APPLICATIONS : BLUEPRINT_CREDENTIALS);
+
+function application(req: EmulatorRequest, ctx: EmulatorContext): Application | undefined {
+  return ctx.store.applications.get(req.params.id!.toLowerCase());
+}
+
+/** The application a credential change is for, once the caller may change it. */
+function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
+  const app = application(req, ctx);
+  authorizeManage(req, ctx, familyOf(app), app);
+  if (!app) throw resourceNotFound(req, req.params.id!);
+  return app;
+}
+
+function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date): string {
+  if (value === undefined || value === null) return fallback.toISOString();
+  const parsed = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(parsed.getTime())) throw graphError(400, "Request_BadRequest", `${name} must be an ISO 8601 date and time.`, req.headers);
+  return parsed.toISOString();
+}
+
+/** secretText is answered here once and never again (reference section 3). */
+function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = managed(req, ctx);
+  const body = jsonBody(req, ["passwordCredential"]);
+  const fields = (body.passwordCredential ?? {}) as Record<string, unknown>;
+  const now = new Date(ctx.store.now());
+  const secretText = newSecret();
+  const credential = {
+    keyId: randomUUID(),
+    displayName: typeof fields.displayName === "string" ? fields.displayName : null,
+    hint: secretText.slice(0, 3),
+    secretText,
+    startDateTime: date(req, fields.startDateTime, "startDateTime", now),
+    endDateTime: date(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
+  };
+  app.passwordCredentials.push(credential);
+  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#microsoft.graph.passwordCredential`, customKeyIdentifier: null, ...credential }, req.headers);
+}
+
+function removePassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = managed(req, ctx);
+  const keyId = requiredString(req, jsonBody(req, ["keyId"]), "keyId").toLowerCase();
+  const index = app.passwordCredentials.findIndex((p) => p.keyId === keyId);
+  if (index < 0) throw resourceNotFound(req, keyId);
+  app.passwordCredentials.splice(index, 1);
+  return graphNoContent(req.headers);
+}
+
+const ficView = (fic: FederatedIdentityCredential): Record<string, unknown> => ({ description: null, ...fic });
+
+function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = managed(req, ctx);
+  const body = jsonBody(req, ["name", "issuer", "subject", "audiences", "description"]);
+  const name = requiredString(req, body, "name");
+  if (app.federatedIdentityCredentials.some((f) => f.name === name)) {
+    const message = `A federated identity credential named '${name}' already exists on this application.`;
+    throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", message, req.headers);
+  }
+  if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) {
+    throw graphError(400, "Request_BadRequest", `An application holds at most ${MAX_FEDERATED} federated identity credentials.`, req.headers);
+  }
+  const audiences = body.audiences;
+  if (!Array.isArray(audiences) || audiences.length !== 1 || typeof audiences[0] !== "string") {
+    throw graphError(400, "Request_BadRequest", "audiences must hold exactly one value, e.g. api://AzureADTokenExchange.", req.headers);
+  }
+  const fic: FederatedIdentityCredential = {
+    id: randomUUID(),
+    name,
+    issuer: requiredString(req, body, "issuer"),
+    subject: requiredString(req, body, "subject"),
+    audiences: [audiences[0]],
+    description: typeof body.description === "string" ? body.description : null,
+  };
+  app.federatedIdentityCredentials.push(fic);
+  const context = `${req.origin}/v1.0/$metadata#applications('${app.id}')/federatedIdentityCredentials/$entity`;
+  return graphCreated({ "@odata.context": context, ...ficView(fic) }, req.headers);
+}
+
+function readable(req: EmulatorRequest, ctx: EmulatorContext): Application {
+  const app = application(req, ctx);
+  authorizeRead(req, ctx, familyOf(app));
+  return visible(req, ctx, app, req.params.id!);
+}
+
+/** A credential is addressed by its id or its name. */
+function federated(req: EmulatorRequest, app: Application): FederatedIdentityCredential {
+  const key = req.params.ficId!;
+  const fic = app.federatedIdentityCredentials.find((f) => f.id === key.toLowerCase() || f.name === key);
+  if (!fic) throw resourceNotFound(req, key);
+  return fic;
+}
+
+function listFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = readable(req, ctx);
+  return collection(req, app.federatedIdentityCredentials.map(ficView), FIC_TYPE, `applications('${app.id}')/federatedIdentityCredentials`);
+}
+
+function getFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = readable(req, ctx);
+  return entity(req, ficView(federated(req, app)), FIC_TYPE, `applications('${app.id}')/federatedIdentityCredentials`);
+}
+
+function removeFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const app = managed(req, ctx);
+  const fic = federated(req, app);
+  app.federatedIdentityCredentials.splice(app.federatedIdentityCredentials.indexOf(fic), 1);
+  return graphNoContent(req.headers);
+}
+
+export const applicationCredentialRoutes: Route[] = [
+  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", handler: addPassword },
+  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", handler: removePassword },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: listFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: addFederated },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: getFederated },
+  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: removeFederated },
+];

@@ -1,0 +1,153 @@
+import type { EmulatorRequest, EmulatorResponse } from "../router";
+import { graphError, graphOk } from "./envelope";
+
+/**
+ * The OData slice the directory routes understand: `$filter` with `eq`
+ * clauses joined by `and` (plus `tags/any(t:t eq '...')`), `$select`, `$top`
+ * and paging, and JSON request bodies. Anything else is refused with 400, so
+ * a client that starts sending a query the emulator would silently ignore
+ * finds out at once.
+ */
+
+const SUPPORTED_OPTIONS: readonly string[] = ["$filter", "$select", "$top", "$skiptoken"];
+const DEFAULT_PAGE_SIZE = 100;
+const MAX_TOP = 999;
+
+/** One `$filter` clause: `property eq 'value'`, or `property/any(x:x eq 'value')` on a collection. */
+export interface FilterClause {
+  property: string;
+  value: string;
+  any: boolean;
+}
+
+const LITERAL = "'((?:[^']|'')*)'";
+const EQ = new RegExp(`^([A-Za-z]+)\\s+eq\\s+${LITERAL}`);
+const ANY = new RegExp(`^([A-Za-z]+)/any\\(\\s*([A-Za-z]\\w*)\\s*:\\s*\\2\\s+eq\\s+${LITERAL}\\s*\\)`);
+
+function refuseOptions(req: EmulatorRequest): void {
+  for (const name of req.url.searchParams.keys()) {
+    if (name.startsWith("$") && !SUPPORTED_OPTIONS.includes(name)) {
+      throw graphError(400, "Request_UnsupportedQuery", `[emulator rule] the query option ${name} is not served by the emulator.`, req.headers);
+    }
+  }
+}
+
+/** The `$filter` clauses, each on one of `filterable`; all must hold. */
+export function parseFilter(req: EmulatorRequest, filterable: readonly string[]): FilterClause[] {
+  refuseOptions(req);
+  let rest = (req.url.searchParams.get("$filter") ?? "").trim();
+  const clauses: FilterClause[] = [];
+  while (rest !== "") {
+    const any = ANY.exec(rest);
+    const eq = any ? null : EQ.exec(rest);
+    const m = any ?? eq;
+    if (!m) throw graphError(400, "BadRequest", `Invalid filter clause: '${rest}' (the emulator reads eq clauses joined by 'and').`, req.headers);
+    const clause = { property: m[1]!, value: (any ? m[3]! : m[2]!).replace(/''/g, "'"), any: any !== null };
+    if (!filterable.includes(clause.property)) {
+      throw graphError(400, "Request_UnsupportedQuery", `Unsupported or invalid query filter clause specified for property '${clause.property}'.`, req.headers);
+    }
+    clauses.push(clause);
+    rest = rest.slice(m[0].length).trim();
+    if (rest === "") break;
+    const and = /^and\s+/i.exec(rest);
+    if (!and) throw graphError(400, "BadRequest", `Invalid filter clause: expected 'and' before '${rest}'.`, req.headers);
+    rest = rest.slice(and[0].length);
+  }
+  return clauses;
+}
+
+const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
+
+/** Whether a served object satisfies every clause; string comparison ignores case, as the directory's does. */
+export function matches(view: Record<string, unknown>, clauses: readonly FilterClause[]): boolean {
+  return clauses.every((c) => {
+    const value = view[c.property];
+    return c.any ? Array.isArray(value) && value.some((item) => same(item, c.value)) : same(value, c.value);
+  });
+}
+
+/** The object as `$select` asks for it; a property the type does not have is a 400, as at Graph. */
+function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName: string): Record<string, unknown> {
+  const select = req.url.searchParams.get("$select");
+  if (!select) return view;
+  const out: Record<string, unknown> = {};
+  for (const name of select.split(",").map((s) => s.trim())) {
+    if (!(name in view)) throw graphError(400, "Request_BadRequest", `Could not find a property named '${name}' on type '${typeName}'.`, req.headers);
+    out[name] = view[name];
+  }
+  return out;
+}
+
+/**
+ * One page of a collection, with `$select` applied. The nextLink is absolute,
+ * keeps the query, and its `$skiptoken` is an offset (opaque to clients).
+ */
+export function collection(req: EmulatorRequest, views: ReadonlyArray<Record<string, unknown>>, typeName: string, context: string): EmulatorResponse {
+  refuseOptions(req);
+  const topText = req.url.searchParams.get("$top");
+  const top = topText === null ? DEFAULT_PAGE_SIZE : Number(topText);
+  if (!Number.isInteger(top) || top < 1 || top > MAX_TOP) {
+    throw graphError(400, "Request_BadRequest", `Invalid $top value '${topText}': it must be from 1 to ${MAX_TOP}.`, req.headers);
+  }
+  const skip = Number(req.url.searchParams.get("$skiptoken") ?? "0");
+  if (!Number.isInteger(skip) || skip < 0) throw graphError(400, "Request_BadRequest", "Invalid $skiptoken.", req.headers);
+  const value = views.slice(skip, skip + top).map((v) => selected(req, v, typeName));
+  const body: Record<string, unknown> = { "@odata.context": `${req.origin}/v1.0/$metadata#${context}`, value };
+  if (skip + top < views.length) {
+    const next = new URLSearchParams(req.url.searchParams);
+    next.set("$skiptoken", String(skip + top));
+    body["@odata.nextLink"] = `${req.origin}${req.url.pathname}?${next.toString()}`;
+  }
+  return graphOk(body, req.headers);
+}
+
+/** One object, with `$select` applied. */
+export function entity(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, context: string): EmulatorResponse {
+  refuseOptions(req);
+  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${context}/$entity`, ...selected(req, view, typeName) }, req.headers);
+}
+
+/** The JSON object a POST or PATCH carries; only `allowed` properties may appear. */
+export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(req.body);
+  } catch {
+    const message = "Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.";
+    throw graphError(400, "BadRequest", message, req.headers);
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw graphError(400, "BadRequest", "The request body must be a JSON object.", req.headers);
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) {
+      throw graphError(400, "Request_BadRequest", `Property '${key}' does not exist as a declared property or extension property.`, req.headers);
+    }
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * Typed Agent ID POSTs need `OData-Version: 4.0`. Real Graph may then create
+ * a plain object instead of the typed one (reference section 3); the emulator
+ * refuses the request instead, so a client that forgets the header fails
+ * loudly here rather than half-working in a tenant.
+ */
+export function requireODataVersion(req: EmulatorRequest): void {
+  if (String(req.headers["odata-version"] ?? "").trim() !== "4.0") {
+    throw graphError(
+      400,
+      "BadRequest",
+      `[emulator rule] ${req.method} ${req.url.pathname} needs the header OData-Version: 4.0; ` +
+        "without it Microsoft Graph can silently create a plain object instead of the Agent ID type.",
+      req.headers,
+    );
+  }
+}
+
+/** A required string property of a body. */
+export function requiredString(req: EmulatorRequest, body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== "string" || value.trim() === "") {
+    throw graphError(400, "Request_BadRequest", `Property '${name}' is required and must be a non-empty string.`, req.headers);
+  }
+  return value;
+}

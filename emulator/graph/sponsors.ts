@@ -1,0 +1,65 @@
+import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
+import { authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { resourceNotFound, sponsorId, visible } from "./directory";
+import { graphError, graphNoContent } from "./envelope";
+import { collection, jsonBody, requireODataVersion } from "./odata";
+
+/**
+ * `{object}/sponsors`, `{object}/sponsors/$ref` and
+ * `{object}/sponsors/{id}/$ref` of a blueprint or an agent identity. An
+ * object keeps at least one sponsor: removing the last one is refused.
+ */
+
+/** What the sponsor routes need to know about the object they hang off. */
+export interface Sponsored {
+  sponsors: string[];
+  owners?: string[];
+  createdAt: number;
+}
+
+export function sponsorRoutes(objectPath: string, family: PermissionFamily, find: (ctx: EmulatorContext, id: string) => Sponsored | undefined): Route[] {
+  const object = (req: EmulatorRequest, ctx: EmulatorContext) => find(ctx, req.params.id!.toLowerCase());
+
+  const list = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
+    authorizeRead(req, ctx, family);
+    const sponsored = visible(req, ctx, object(req, ctx), req.params.id!);
+    const users = sponsored.sponsors.flatMap((id) => {
+      const user = ctx.store.users.get(id);
+      return user ? [{ "@odata.type": "#microsoft.graph.user", id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName }] : [];
+    });
+    return collection(req, users, "microsoft.graph.directoryObject", "directoryObjects");
+  };
+
+  const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
+    const sponsored = object(req, ctx);
+    authorizeManage(req, ctx, family, sponsored);
+    requireODataVersion(req);
+    if (!sponsored) throw resourceNotFound(req, req.params.id!);
+    const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
+    if (sponsored.sponsors.includes(id)) {
+      const message = "One or more added object references already exist for the following modified properties: 'sponsors'.";
+      throw graphError(400, "Request_BadRequest", message, req.headers);
+    }
+    sponsored.sponsors.push(id);
+    return graphNoContent(req.headers);
+  };
+
+  const remove = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
+    const sponsored = object(req, ctx);
+    authorizeManage(req, ctx, family, sponsored);
+    const id = req.params.sponsorId!.toLowerCase();
+    if (!sponsored || !sponsored.sponsors.includes(id)) throw resourceNotFound(req, req.params.sponsorId!);
+    if (sponsored.sponsors.length === 1) {
+      const message = `An ${family.name} must keep at least one sponsor: add the new sponsor before removing the last one.`;
+      throw graphError(400, "Request_BadRequest", message, req.headers);
+    }
+    sponsored.sponsors.splice(sponsored.sponsors.indexOf(id), 1);
+    return graphNoContent(req.headers);
+  };
+
+  return [
+    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", handler: list },
+    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", handler: add },
+    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", handler: remove },
+  ];
+}

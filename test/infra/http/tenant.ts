@@ -1,0 +1,154 @@
+/**
+ * The dynamic providers against a real emulator over HTTP: a bare tenant (what
+ * exists before `pulumi up`), the provisioner's credential in ARM_* as on a CI
+ * runner, and helpers that run each provider's `check` then `create`, as the
+ * Pulumi engine does.
+ */
+import { randomUUID } from "node:crypto";
+import type * as pulumi from "@pulumi/pulumi";
+import { bareTenant, DEFAULT_IDS } from "../../../emulator/seed";
+import { startEmulator, type Emulator } from "../../../emulator/server";
+import type { ServicePrincipal } from "../../../emulator/store";
+import { GraphClient } from "../../../lib/graph-client";
+import { agentIdentityProvider, type AgentIdentityInputs, type AgentIdentityOutputs } from "../../../infra/providers/agent-identity";
+import { agentUserProvider, type AgentUserInputs, type AgentUserOutputs } from "../../../infra/providers/agent-user";
+import { blueprintProvider, type BlueprintInputs, type BlueprintOutputs } from "../../../infra/providers/blueprint";
+import {
+  blueprintPrincipalProvider,
+  type BlueprintPrincipalInputs,
+  type BlueprintPrincipalOutputs,
+} from "../../../infra/providers/blueprint-principal";
+import type { GraphResourceInputs } from "../../../infra/providers/inputs";
+import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
+import { PROVIDER_VERSION } from "../../../infra/version";
+
+export { DEFAULT_IDS };
+
+/** A second person in the tenant, so sponsor changes have somewhere to go. */
+export const SECOND_SPONSOR = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e";
+export const DOMAIN = DEFAULT_IDS.domain;
+
+export interface Tenant {
+  emulator: Emulator;
+  /** The inputs every Graph resource shares, pointed at the emulator. */
+  common: GraphResourceInputs;
+  /** Graph as the provisioner, for what the test does itself (the grant, the blueprint secret). */
+  graph: GraphClient;
+  /** The provisioner's service principal: tests take permissions away from it. */
+  provisioner: ServicePrincipal;
+  close(): Promise<void>;
+}
+
+/** Starts a bare tenant and points the ARM_* variables at its provisioner application. */
+export async function startTenant(): Promise<Tenant> {
+  const seed = bareTenant();
+  seed.users.push({ id: SECOND_SPONSOR, kind: "user", displayName: "Grace Sponsor", userPrincipalName: `grace@${DOMAIN}`, mailNickname: "grace", accountEnabled: true });
+  const emulator = await startEmulator({ tenant: seed });
+  const saved = { ...process.env };
+  for (const key of Object.keys(process.env)) if (key.startsWith("ARM_")) delete process.env[key];
+  Object.assign(process.env, {
+    ARM_TENANT_ID: seed.tenantId,
+    ARM_CLIENT_ID: DEFAULT_IDS.provisionerAppId,
+    ARM_CLIENT_SECRET: seed.applications[0]!.passwordCredentials[0]!.secretText,
+  });
+  forgetProvisionerTokens();
+  const common = { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, consistencyWindowMs: 0, providerVersion: PROVIDER_VERSION };
+  return {
+    emulator,
+    common,
+    graph: new GraphClient({ baseUrl: emulator.httpUrl, getToken: () => provisionerToken(emulator.httpUrl, emulator.httpUrl) }),
+    provisioner: emulator.store.servicePrincipals.get(DEFAULT_IDS.provisionerPrincipalId)!,
+    close: async () => {
+      process.env = saved;
+      forgetProvisionerTokens();
+      await emulator.close();
+    },
+  };
+}
+
+/** Takes an application permission away from the provisioner; its next token lacks it. */
+export function revoke(tenant: Tenant, role: string): void {
+  tenant.provisioner.graphAppRoles = tenant.provisioner.graphAppRoles.filter((r) => r !== role);
+  forgetProvisionerTokens();
+}
+
+/** `check`, which must pass, then the checked inputs: what the engine hands to create and diff. */
+async function checked<T>(provider: pulumi.dynamic.ResourceProvider, news: Record<string, unknown>): Promise<T> {
+  const { inputs, failures } = await provider.check!({}, news);
+  expect(failures).toEqual([]);
+  return inputs as T;
+}
+
+export function blueprintInputs(t: Tenant, patch: Partial<BlueprintInputs> = {}): Promise<BlueprintInputs> {
+  return checked(blueprintProvider, {
+    ...t.common,
+    displayName: "Research agent blueprint",
+    sponsors: [DEFAULT_IDS.sponsorId],
+    adoptionTag: `agent-user-kit:test/dev/${randomUUID()}`,
+    ...patch,
+  });
+}
+
+export function principalInputs(t: Tenant, blueprint: BlueprintOutputs, patch: Partial<BlueprintPrincipalInputs> = {}): Promise<BlueprintPrincipalInputs> {
+  return checked(blueprintPrincipalProvider, { ...t.common, appId: blueprint.appId, blueprintObjectId: blueprint.objectId, ...patch });
+}
+
+export function identityInputs(
+  t: Tenant,
+  blueprint: BlueprintOutputs,
+  principal: BlueprintPrincipalOutputs,
+  patch: Partial<AgentIdentityInputs> = {},
+): Promise<AgentIdentityInputs> {
+  return checked(agentIdentityProvider, {
+    ...t.common,
+    displayName: "Research agent",
+    blueprintAppId: blueprint.appId,
+    blueprintPrincipalId: principal.principalId,
+    sponsors: [DEFAULT_IDS.sponsorId],
+    ...patch,
+  });
+}
+
+export function userInputs(t: Tenant, identity: AgentIdentityOutputs, patch: Partial<AgentUserInputs> = {}): Promise<AgentUserInputs> {
+  const nickname = `agent-${identity.identityId.slice(0, 8)}`;
+  return checked(agentUserProvider, {
+    ...t.common,
+    displayName: "Research agent",
+    mailNickname: nickname,
+    userPrincipalName: `${nickname}@${DOMAIN}`,
+    identityParentId: identity.identityId,
+    ...patch,
+  });
+}
+
+export async function createBlueprint(t: Tenant, patch: Partial<BlueprintInputs> = {}): Promise<BlueprintOutputs> {
+  return (await blueprintProvider.create!(await blueprintInputs(t, patch))).outs as BlueprintOutputs;
+}
+
+export async function createPrincipal(t: Tenant, blueprint: BlueprintOutputs): Promise<BlueprintPrincipalOutputs> {
+  return (await blueprintPrincipalProvider.create!(await principalInputs(t, blueprint))).outs as BlueprintPrincipalOutputs;
+}
+
+export async function createIdentity(t: Tenant, blueprint: BlueprintOutputs, principal: BlueprintPrincipalOutputs): Promise<AgentIdentityOutputs> {
+  return (await agentIdentityProvider.create!(await identityInputs(t, blueprint, principal))).outs as AgentIdentityOutputs;
+}
+
+export async function createUser(t: Tenant, identity: AgentIdentityOutputs): Promise<AgentUserOutputs> {
+  return (await agentUserProvider.create!(await userInputs(t, identity))).outs as AgentUserOutputs;
+}
+
+/** Blueprint, principal and agent identity, made by the providers: the parents an agent user needs. */
+export async function createIdentityChain(t: Tenant) {
+  const blueprint = await createBlueprint(t);
+  const principal = await createPrincipal(t, blueprint);
+  const identity = await createIdentity(t, blueprint, principal);
+  return { blueprint, principal, identity };
+}
+
+/** Requests the emulator saw on its Graph surface since `from`, as "METHOD path status". */
+export function graphCalls(t: Tenant, from = 0): string[] {
+  return t.emulator.requests
+    .slice(from)
+    .filter((r) => r.surface === "graph")
+    .map((r) => `${r.method} ${r.path} ${r.status}${r.lost ? " lost" : ""}`);
+}
