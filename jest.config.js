@@ -8,4 +8,5 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   testTimeout: 30000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/summary-reporter.js"],
 };
