@@ -1,10 +1,10 @@
 /**
  * Ends the run with the plain closing line CI reads ("N passed, N failed"),
- * after jest's own summary.
+ * after jest's own summary (which jest writes to stderr too).
  */
 class SummaryReporter {
   onRunComplete(_contexts, results) {
-    process.stdout.write(`tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`);
+    process.stderr.write(`tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`);
   }
 }
 module.exports = SummaryReporter;

@@ -1,0 +1,61 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { defaultTenant } from "../../emulator/seed";
+
+const ROOT = resolve(__dirname, "../..");
+const CLI = join(ROOT, "dist/probes/cli.js");
+const TENANT_ID = "11111111-2222-4333-8444-555555555555";
+
+/** Starts `agent-user emulator` and resolves once it says it is listening. */
+function startCli(args: string[], cwd: string): Promise<{ child: ChildProcessWithoutNullStreams; stdout: () => string }> {
+  const child = spawn(process.execPath, [CLI, "emulator", ...args], { cwd });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  return new Promise((done, fail) => {
+    child.stdout.on("data", () => out.includes("press Ctrl+C") && done({ child, stdout: () => out }));
+    child.on("exit", (code) => fail(new Error(`emulator exited early with ${code}: ${out}`)));
+  });
+}
+
+function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((done) => child.on("exit", (code) => done(code)));
+}
+
+describe("agent-user emulator", () => {
+  let dir: string;
+  beforeAll(() => {
+    expect(spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT }).status).toBe(0);
+    dir = mkdtempSync(join(tmpdir(), "agent-user-emulator-cli-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("serves a --tenant file with --faults, writes its outputs, and exits 0 on SIGTERM", async () => {
+    writeFileSync(join(dir, "tenant.json"), JSON.stringify({ ...defaultTenant(), tenantId: TENANT_ID }));
+    const { child, stdout } = await startCli(["--tenant", "tenant.json", "--faults", "429=1,retry-after=0,on=token", "--outputs", "outputs.json", "--ca-file", "ca.pem"], dir);
+    try {
+      expect(stdout()).toContain(`tenant ${TENANT_ID}`);
+      expect(stdout()).toMatch(/http: +http:\/\/127\.0\.0\.1:\d+/);
+      const outputs = JSON.parse(readFileSync(join(dir, "outputs.json"), "utf8"));
+      expect(outputs.tenantId).toBe(TENANT_ID);
+      expect(statSync(join(dir, "outputs.json")).mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(dir, "ca.pem"), "utf8")).toContain("BEGIN CERTIFICATE");
+
+      // The first token request meets the injected 429 and is retried.
+      const token = spawnSync(process.execPath, [CLI, "token", "--outputs", "outputs.json", "--json"], { cwd: dir, encoding: "utf8" });
+      expect(token.status).toBe(0);
+      expect(JSON.parse(token.stdout).claims.tid).toBe(TENANT_ID);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+    expect(stdout()).toContain("emulator stopped (SIGTERM)");
+  });
+
+  it("refuses a bad --faults spec with exit 2 before listening", () => {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--faults", "jitter=5"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('unknown fault "jitter"');
+  });
+});
