@@ -8,5 +8,5 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   testTimeout: 30000,
   maxWorkers: 2,
-  reporters: ["default", "<rootDir>/test/summary-reporter.js"],
+  reporters: ["<rootDir>/node_modules/@jest/reporters/build/DefaultReporter.js", "<rootDir>/test/summary-reporter.js"],
 };

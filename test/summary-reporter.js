@@ -1,10 +1,13 @@
+const { SummaryReporter } = require("@jest/reporters");
+
 /**
- * Ends the run with the plain closing line CI reads ("N passed, N failed"),
- * after jest's own summary (which jest writes to stderr too).
+ * Jest's summary, then the plain closing line CI reads ("N passed, N failed").
+ * It replaces the summary that "default" would add last, so the line closes the run.
  */
-class SummaryReporter {
-  onRunComplete(_contexts, results) {
+class ClosingLineReporter extends SummaryReporter {
+  onRunComplete(contexts, results) {
+    super.onRunComplete(contexts, results);
     process.stderr.write(`tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`);
   }
 }
-module.exports = SummaryReporter;
+module.exports = ClosingLineReporter;
