@@ -83,13 +83,19 @@ export interface TokenResult {
 export function formEncode(params: Readonly<Record<string, string>>): string {
   let out = "";
   try {
-    for (const name of Object.keys(params)) out += `${out ? "&" : ""}${encodeURIComponent(name)}=${encodeURIComponent(params[name]!)}`;
+    for (const name of Object.keys(params)) out += `${out ? "&" : ""}${formValue(name)}=${formValue(params[name]!)}`;
   } catch {
     // A lone surrogate (URIError): URLSearchParams sends U+FFFD in its place.
     return new URLSearchParams(params).toString();
   }
   return out;
 }
+
+/** Characters encodeURIComponent leaves as they are: ids, scopes' GUIDs and JWTs are made of them only. */
+const FORM_SAFE = /^[\w.~-]*$/;
+
+/** Testing is cheaper than encoding a JWT that needs no escaping (measured by `npm run bench`). */
+const formValue = (value: string) => (FORM_SAFE.test(value) ? value : encodeURIComponent(value));
 
 export function tokenEndpoint(authority: string, tenant: string): string {
   return `${authority.replace(/\/+$/, "")}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;

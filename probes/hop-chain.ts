@@ -2,9 +2,9 @@ import { isReplicationAadsts } from "../lib/aadsts";
 import { JWT_BEARER } from "../lib/client-assertion";
 import { ClaimsError, type ClaimMismatch } from "../lib/errors";
 import type { HttpOptions } from "../lib/http";
-import { decodeJwt, type JwtClaims } from "../lib/jwt";
+import { decodeJwtClaims, type JwtClaims } from "../lib/jwt";
 import { DEFAULT_RETRY, transientOnly, type Classifier, type RetryHooks, type RetryPolicy } from "../lib/retry";
-import { requestToken, tokenEndpoint, TokenEndpointError, type TokenResult } from "../lib/token-client";
+import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "../lib/token-client";
 import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
 /**
@@ -82,11 +82,14 @@ export class HopChain {
   private readonly cache = new Map<string, CachedToken>();
   private readonly inFlight = new Map<string, Promise<CachedToken>>();
   private readonly now: () => number;
+  /** Token-client options without a replication window: the same for every request, so built once. */
+  private readonly plainOptions: TokenClientOptions;
 
   constructor(config: HopChainConfig) {
     this.config = config;
     this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
     this.now = config.now ?? Date.now;
+    this.plainOptions = { ...config.http, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks };
   }
 
   /** A delegated token for the agent user, checked against what was asked for. */
@@ -94,13 +97,10 @@ export class HopChain {
     const hops: HopRecord[] = [];
     const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
     const finalKey = `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
-    const final = await this.cached(finalKey, fresh, hops, 3, async () => {
-      const t1 = await this.cached(`1|${agentIdentityId}`, fresh, hops, 1, () => this.hop1(agentIdentityId));
-      const t2 = await this.cached(`2|${agentIdentityId}`, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token));
-      return this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
-    });
+    const final =
+      this.hit(finalKey, fresh, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
-    const claims = decodeJwt(final.token)?.claims ?? {};
+    const claims = decodeJwtClaims(final.token) ?? {};
     const mismatches = checkAgentUserClaims(claims, { agentIdentityId, agentUser, tenantId: this.config.tenantId });
     if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches);
     return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
@@ -111,21 +111,46 @@ export class HopChain {
     this.cache.clear();
   }
 
-  private async cached(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
-    const hit = this.cache.get(key);
-    if (!fresh && hit && hit.expiresAt - EXPIRY_MARGIN_MS > this.now()) {
-      hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - this.now()) / 1000), cached: true });
-      return hit;
-    }
+  /** T1 and T2, from the cache or the identity provider, then hop 3. */
+  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[]): Promise<CachedToken> {
+    const k1 = `1|${agentIdentityId}`;
+    const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, () => this.hop1(agentIdentityId)));
+    const k2 = `2|${agentIdentityId}`;
+    const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token)));
+    return await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+  }
+
+  /**
+   * The cached token for `key` while it is more than EXPIRY_MARGIN_MS from
+   * expiry, unless `fresh`. Synchronous: a cached hop costs no await (on the
+   * warm path of `npm run bench` the awaits cost more than the lookups).
+   */
+  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop): CachedToken | undefined {
+    const hit = fresh ? undefined : this.cache.get(key);
+    if (!hit) return undefined;
+    const now = this.now();
+    if (hit.expiresAt - EXPIRY_MARGIN_MS <= now) return undefined;
+    hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
+    return hit;
+  }
+
+  /** Mints the token for `key`, or joins the request already in flight for it, then caches it. */
+  private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
     // Concurrent callers share one request; a fresh caller starts its own so it never gets an older grant's token.
     const flightKey = fresh ? `${key}|fresh|${Math.random()}` : key;
     let flight = this.inFlight.get(flightKey);
     const joined = flight !== undefined;
     if (!flight) {
-      flight = mint().finally(() => this.inFlight.delete(flightKey));
+      flight = mint();
       this.inFlight.set(flightKey, flight);
     }
-    const token = await flight;
+    let token: CachedToken;
+    try {
+      token = await flight;
+    } finally {
+      // The caller that started the request awaited it first, so it resumes (and forgets it) before any joiner.
+      if (!joined) this.inFlight.delete(flightKey);
+    }
     this.cache.set(key, token);
     hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
     return token;
@@ -133,6 +158,7 @@ export class HopChain {
 
   private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
+    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions));
     const base = this.config.retry ?? DEFAULT_RETRY;
     const clock = this.config.hooks?.now ?? Date.now;
     const started = clock();
@@ -140,7 +166,10 @@ export class HopChain {
     const classify: Classifier = (err) =>
       window > 0 && err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts) ? { retry: clock() - started < window } : transientOnly(err);
     const retry = window > 0 ? { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, window) } : base;
-    const result: TokenResult = await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks });
+    return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks }));
+  }
+
+  private minted(result: TokenResult): CachedToken {
     return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };
   }
 

@@ -1,0 +1,330 @@
+// Must stay the first import: it finds Node's own fetch Agent before `undici` loads (see fetch-agent.ts).
+import "./capture-fetch-agent";
+import { spawn } from "node:child_process";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
+import { Floor } from "./floor";
+import { PEER_MODULE, PeerClient } from "./peer";
+import type { ChildInput, ChildOutput } from "./rss-child";
+import { RunnerClient, type BlueprintSecret } from "./runner-client";
+import { median, quantile, ratio, round, sample, type Timing } from "./stats";
+import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./tenant";
+import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
+
+/**
+ * `npm run bench [-- --json]`: this runner, the bare-undici floor and the
+ * peer (@microsoft/agents-hosting) side by side against one in-process
+ * emulator on loopback. Bounded: every phase has a sample count and a time
+ * budget, and a watchdog ends the run after 170 s.
+ */
+
+const FLEET = 100;
+const CONCURRENCY = 10;
+const ROUNDS = 200;
+const PHASE_BUDGET_MS = 25_000;
+const HIT_BATCHES = 9;
+const HIT_CALLS = 10_000;
+const TPS_ROUNDS = 5;
+const CLI_SAMPLES = 10;
+const CHILD_PLAN = { rounds: 20, hitCalls: HIT_CALLS, tpsRounds: 3, concurrency: CONCURRENCY };
+const WATCHDOG_MS = 170_000;
+
+const json = process.argv.includes("--json");
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+type Who = "floor" | "runner" | "peer";
+
+interface Figures {
+  cold: Record<Who, Timing[]>;
+  warm: Record<Who, Timing[]>;
+  hit: Record<"runner" | "peer", number[]>;
+  tps: Record<"runner" | "peer", number[]>;
+  rss: Record<"runner" | "peer", ChildOutput>;
+  requests: Record<string, string>;
+  startup: StartupFigures;
+  /** 1-minute load average before and after the latency phases: other work on the machine widens the spread. */
+  load: [number, number];
+}
+
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+}
+
+/** Token and other requests the emulator saw while `op` ran. */
+async function counted(emulator: Emulator, op: () => Promise<unknown>): Promise<{ token: number; other: number }> {
+  const before = emulator.requests.length;
+  await op();
+  const seen = emulator.requests.slice(before);
+  const bad = seen.find((r) => r.status !== 200);
+  if (bad) throw new Error(`bench: the emulator answered ${bad.status} to ${bad.method} ${bad.path}`);
+  const token = seen.filter((r) => r.surface === "token").length;
+  return { token, other: seen.length - token };
+}
+
+const show = (c: { token: number; other: number }) => `${c.token}${c.other ? ` (+${c.other} other)` : ""}`;
+
+/** Checks each client really does what its figure claims: 3 requests cold, 1 warm, 0 on a hit, and the right token. */
+async function verify(emulator: Emulator, floor: Floor, clients: TokenClient[], main: AgentPair): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  out["floor cold"] = show(await counted(emulator, () => floor.cold()));
+  out["floor warm"] = show(await counted(emulator, () => floor.warm()));
+  if (out["floor cold"] !== "3" || out["floor warm"] !== "4") throw new Error(`bench: the floor sent ${out["floor cold"]}/${out["floor warm"]} requests, expected 3/4`);
+  out["floor warm"] = "1 (after 3 untimed)";
+  for (const client of clients) {
+    client.clear();
+    let graph = "";
+    let mcp = "";
+    const cold = await counted(emulator, async () => (graph = await client.token(main, GRAPH)));
+    const warm = await counted(emulator, async () => (mcp = await client.token(main, MCP_RESOURCE)));
+    const hit = await counted(emulator, () => client.token(main, GRAPH));
+    const g = claimsOf(graph);
+    const m = claimsOf(mcp);
+    if (g.oid !== main.user || g.aud !== GRAPH || m.oid !== main.user || m.aud !== MCP_APP_ID || g.idtyp !== "user") {
+      throw new Error(`bench: ${client.name} returned a token with the wrong claims`);
+    }
+    if (client.name === "runner" && (cold.token !== 3 || warm.token !== 1 || hit.token !== 0 || cold.other + warm.other + hit.other > 0)) {
+      throw new Error(`bench: the runner sent ${show(cold)}/${show(warm)}/${show(hit)} requests, expected 3/1/0`);
+    }
+    out[`${client.name} cold`] = show(cold);
+    out[`${client.name} warm`] = show(warm);
+    out[`${client.name} hit`] = show(hit);
+  }
+  return out;
+}
+
+/** Round i's order: cycles through every permutation, so each client runs first, last and after each other equally often. */
+function order<T>(items: readonly T[], round: number): T[] {
+  const perms: T[][] = [];
+  const permute = (done: T[], rest: readonly T[]): void => {
+    if (rest.length === 0) perms.push(done);
+    rest.forEach((item, i) => permute([...done, item], [...rest.slice(0, i), ...rest.slice(i + 1)]));
+  };
+  permute([], items);
+  return perms[round % perms.length]!;
+}
+
+/** One child process per client, one after the other, against this process's emulator. */
+function childRss(which: "runner" | "peer", input: ChildInput): Promise<ChildOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, "rss-child.js"), which], { cwd: PACKAGE_ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      const last = stdout.trim().split("\n").pop() ?? "";
+      if (code !== 0) return reject(new Error(`bench: the ${which} memory child exited ${code}`));
+      try {
+        resolve(JSON.parse(last) as ChildOutput);
+      } catch {
+        reject(new Error(`bench: the ${which} memory child printed no result`));
+      }
+    });
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+async function measure(): Promise<Figures> {
+  const tenant = benchTenant(FLEET);
+  progress(`starting the emulator (${FLEET + 1} agent identities, 2 resources)`);
+  const emulator = await startEmulator({ tenant: tenant.seed });
+  const outputs = emulator.outputs();
+  const blueprint: BlueprintSecret = { tenantId: outputs.tenantId, blueprintAppId: outputs.blueprintAppId!, secret: outputs.blueprintClientSecret! };
+  const target = { httpsPort: Number(new URL(emulator.httpsUrl).port), caPem: emulator.caPem };
+  const floor = new Floor(target, blueprint);
+  const runner = new RunnerClient(target, blueprint);
+  const peer = await PeerClient.create(target, blueprint);
+  const { main, fleet } = tenant;
+  try {
+    await floor.prepare(main, GRAPH, MCP_RESOURCE);
+    const requests = await verify(emulator, floor, [runner, peer], main);
+
+    const loadBefore = loadavg()[0]!;
+    progress("warming up");
+    for (let i = 0; i < 10; i++) {
+      await floor.cold();
+      await floor.warm();
+      for (const c of [runner, peer]) {
+        await coldOf(c, main, GRAPH);
+        await warmOf(c, main, GRAPH, MCP_RESOURCE);
+      }
+    }
+
+    const who: Who[] = ["floor", "runner", "peer"];
+    const byName = { runner, peer };
+    const cold: Record<Who, Timing[]> = { floor: [], runner: [], peer: [] };
+    const warm: Record<Who, Timing[]> = { floor: [], runner: [], peer: [] };
+
+    progress(`cold: up to ${ROUNDS} rounds, floor/runner/peer interleaved`);
+    await sample(ROUNDS, PHASE_BUDGET_MS, async (i) => {
+      for (const w of order(who, i)) {
+        cold[w].push(w === "floor" ? await floor.cold() : await coldOf(byName[w], main, GRAPH));
+      }
+      return 0;
+    });
+    progress(`warm: up to ${ROUNDS} rounds, interleaved`);
+    await sample(ROUNDS, PHASE_BUDGET_MS, async (i) => {
+      for (const w of order(who, i)) {
+        warm[w].push(w === "floor" ? await floor.warm() : await warmOf(byName[w], main, GRAPH, MCP_RESOURCE));
+      }
+      return 0;
+    });
+
+    progress(`hit: ${HIT_BATCHES} batches of ${HIT_CALLS} calls each`);
+    const hit = { runner: [] as number[], peer: [] as number[] };
+    await hitUs(runner, main, GRAPH, 1000);
+    await hitUs(peer, main, GRAPH, 1000);
+    for (let i = 0; i < HIT_BATCHES; i++) {
+      for (const w of order(["runner", "peer"] as const, i)) hit[w].push(await hitUs(byName[w], main, GRAPH, HIT_CALLS));
+    }
+
+    progress(`throughput: ${FLEET} agents at concurrency ${CONCURRENCY}, ${TPS_ROUNDS} rounds each`);
+    const tps = { runner: [] as number[], peer: [] as number[] };
+    await tokensPerSecond(runner, fleet, GRAPH, CONCURRENCY);
+    await tokensPerSecond(peer, fleet, GRAPH, CONCURRENCY);
+    await sample(TPS_ROUNDS, PHASE_BUDGET_MS * 2, async (i) => {
+      for (const w of order(["runner", "peer"] as const, i)) tps[w].push(await tokensPerSecond(byName[w], fleet, GRAPH, CONCURRENCY));
+      return 0;
+    });
+
+    const load: [number, number] = [loadBefore, loadavg()[0]!];
+    await Promise.all([floor.close(), runner.close(), peer.close()]);
+    progress("peak RSS: one child process per client, same workload");
+    const plan: WorkloadPlan = { main, fleet, first: GRAPH, second: MCP_RESOURCE, ...CHILD_PLAN };
+    const input: ChildInput = { target, blueprint, plan };
+    const rss = { runner: await childRss("runner", input), peer: await childRss("peer", input) };
+    await emulator.close();
+
+    progress(`start-up: ${CLI_SAMPLES} spawns each`);
+    const startup = startupFigures(CLI_SAMPLES, PEER_MODULE);
+    return { cold, warm, hit, tps, rss, requests, startup, load };
+  } finally {
+    await emulator.close().catch(() => undefined);
+  }
+}
+
+interface Summary {
+  floor_cold_ms: number;
+  floor_warm_ms: number;
+  cold_ms: number;
+  warm_ms: number;
+  hit_us: number;
+  tps: number;
+  rss_mb: number;
+  peer_cold_ms: number;
+  peer_warm_ms: number;
+  peer_hit_us: number;
+  peer_tps: number;
+  peer_rss_mb: number;
+  cli_start_ms: number;
+  node_start_ms: number;
+  peer_import_ms: number;
+}
+
+/** Median wall time, ms: the figure the table and the JSON line report. */
+const wall = (t: readonly Timing[]) => median(t.map((s) => s.ms));
+/** Median CPU time of this process over the same samples, ms: unaffected by other processes taking the CPU. */
+const cpu = (t: readonly Timing[]) => median(t.map((s) => s.cpuMs));
+
+function summarize(f: Figures): Summary {
+  return {
+    floor_cold_ms: round(wall(f.cold.floor), 3),
+    floor_warm_ms: round(wall(f.warm.floor), 3),
+    cold_ms: round(wall(f.cold.runner), 3),
+    warm_ms: round(wall(f.warm.runner), 3),
+    hit_us: round(median(f.hit.runner), 3),
+    tps: round(median(f.tps.runner), 1),
+    rss_mb: round(f.rss.runner.peakRssMb, 1),
+    peer_cold_ms: round(wall(f.cold.peer), 3),
+    peer_warm_ms: round(wall(f.warm.peer), 3),
+    peer_hit_us: round(median(f.hit.peer), 3),
+    peer_tps: round(median(f.tps.peer), 1),
+    peer_rss_mb: round(f.rss.peer.peakRssMb, 1),
+    cli_start_ms: round(f.startup.cliStartMs, 1),
+    node_start_ms: round(f.startup.nodeStartMs, 1),
+    peer_import_ms: round(f.startup.peerImportMs, 1),
+  };
+}
+
+const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "–");
+const ok = (pass: boolean) => (pass ? "met" : "**missed**");
+
+function table(f: Figures, s: Summary): string {
+  const p90 = (v: readonly Timing[]) => quantile(v.map((s) => s.ms), 0.9).toFixed(2);
+  const cpus = (t: Record<Who, Timing[]>) =>
+    `${cpu(t.floor).toFixed(2)}/${cpu(t.runner).toFixed(2)}/${cpu(t.peer).toFixed(2)} ms (runner/floor ${x(ratio(cpu(t.runner), cpu(t.floor)))}, peer/runner ${x(ratio(cpu(t.peer), cpu(t.runner)))})`;
+  const rows: string[][] = [
+    ["figure", "floor", "runner", "peer", "runner/floor", "peer/runner", "target"],
+    ["---", "---:", "---:", "---:", "---:", "---:", "---"],
+    [
+      "cold: empty caches, 3 requests (ms, median)",
+      s.floor_cold_ms.toFixed(2),
+      s.cold_ms.toFixed(2),
+      s.peer_cold_ms.toFixed(2),
+      x(ratio(s.cold_ms, s.floor_cold_ms)),
+      x(ratio(s.peer_cold_ms, s.cold_ms)),
+      `≤ 1.15× floor: ${ok(s.cold_ms <= 1.15 * s.floor_cold_ms)}; ahead of peer: ${ok(s.cold_ms < s.peer_cold_ms)}`,
+    ],
+    [
+      "warm: T1/T2 cached, 2nd resource, 1 request (ms, median)",
+      s.floor_warm_ms.toFixed(2),
+      s.warm_ms.toFixed(2),
+      s.peer_warm_ms.toFixed(2),
+      x(ratio(s.warm_ms, s.floor_warm_ms)),
+      x(ratio(s.peer_warm_ms, s.warm_ms)),
+      `≤ 1.15× floor: ${ok(s.warm_ms <= 1.15 * s.floor_warm_ms)}; ahead of peer: ${ok(s.warm_ms < s.peer_warm_ms)}`,
+    ],
+    ["hit: final token cached, no request (µs per call, median)", "–", s.hit_us.toFixed(2), s.peer_hit_us.toFixed(2), "–", x(ratio(s.peer_hit_us, s.hit_us)), `ahead of peer: ${ok(s.hit_us < s.peer_hit_us)}`],
+    [
+      `throughput: ${FLEET} agents, concurrency ${CONCURRENCY}, cold caches (tokens/s, median)`,
+      "–",
+      s.tps.toFixed(0),
+      s.peer_tps.toFixed(0),
+      "–",
+      x(ratio(s.peer_tps, s.tps)),
+      `ahead of peer: ${ok(s.tps > s.peer_tps)}`,
+    ],
+    ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
+  ];
+  const startup: string[][] = [
+    ["start-up (ms, median of " + f.startup.samples + " fresh processes)", "value", "ratio", "target"],
+    ["---", "---:", "---:", "---"],
+    ['`node -e ""` (spawn to exit)', s.node_start_ms.toFixed(1), "1.00×", ""],
+    ["`node dist/probes/cli.js --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
+    [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", ""],
+    ['`require("./dist/probes/hop-chain.js")`, the runner (in process)', f.startup.runnerImportMs.toFixed(1), "", ""],
+  ];
+  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  const detail = [
+    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
+    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
+    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
+    `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
+    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
+  ];
+  return `${md(rows)}\n\n${md(startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+}
+
+async function main(): Promise<void> {
+  const watchdog = setTimeout(() => {
+    progress(`gave up after ${WATCHDOG_MS / 1000} s`);
+    process.exit(1);
+  }, WATCHDOG_MS);
+  watchdog.unref();
+  const started = performance.now();
+  const figures = await measure();
+  const summary = summarize(figures);
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  process.stdout.write(`${table(figures, summary)}`);
+  if (json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    progress(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
