@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, type GraphSession } from "./graph-ops";
-import { diffKeys, InputChecker, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { awaitReplica, createOrAdopt, deleteIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./paths";
-import { readSponsors, sponsorBinds, syncSponsors } from "./sponsors";
+import { readSponsoredObject, sponsorBinds, syncSponsors, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity (service principal subtype microsoft.graph.agentIdentity). */
 export interface AgentIdentityInputs extends GraphResourceInputs {
@@ -58,15 +58,12 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
   configure: configureProvisioner,
 
   async check(_olds, news) {
-    const c = new InputChecker(news as unknown as Record<string, unknown>);
-    const inputs = {
-      ...c.common(),
+    return checkInputs(news, (c) => ({
       displayName: c.text("displayName", 256),
       blueprintAppId: c.guid("blueprintAppId"),
       blueprintPrincipalId: c.guid("blueprintPrincipalId"),
       sponsors: c.guidSet("sponsors", 100),
-    };
-    return { inputs: inputs as AgentIdentityInputs, failures: c.failures };
+    }));
   },
 
   // Replacing deletes first: a new identity with the same name and blueprint must never adopt the outgoing one.
@@ -87,17 +84,12 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
         await awaitReplica(session, blueprintPrincipalPath(inputs.blueprintPrincipalId));
         const { object, adopted } = await createOrAdopt(session, {
           lookup: () => findByName(session, inputs),
-          create: async () =>
-            (
-              await session.once.call<GraphAgentIdentity>("POST", AGENT_IDENTITIES, {
-                agentId: true,
-                body: {
-                  displayName: inputs.displayName,
-                  agentIdentityBlueprintId: inputs.blueprintAppId,
-                  "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
-                },
-              })
-            ).body,
+          create: () =>
+            postOnce<GraphAgentIdentity>(session, AGENT_IDENTITIES, {
+              displayName: inputs.displayName,
+              agentIdentityBlueprintId: inputs.blueprintAppId,
+              "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
+            }),
         });
         // An adopted identity was made by an earlier run (its sponsors may have changed since), or by this run's
         // POST whose answer was lost (so it may still be replicating).
@@ -111,10 +103,8 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
   async read(id, props) {
     return step(RESOURCE, "read", async () => {
       const state = requireState(RESOURCE, props);
-      const session = graphSession(state);
-      const live = await getIfExists<GraphAgentIdentity>(session, `${agentIdentityPath(id)}?${SELECT}`);
-      if (live === undefined) return {};
-      return { id, props: outputs(state, live, await readSponsors(session, agentIdentityPath(id))) };
+      const found = await readSponsoredObject<GraphAgentIdentity>(graphSession(state), agentIdentityPath(id), SELECT);
+      return found === undefined ? {} : { id, props: outputs(state, found.live, found.sponsors) };
     });
   },
 
@@ -123,11 +113,7 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
       RESOURCE,
       "update",
       async () => {
-        const session = graphSession(news);
-        if (olds.displayName !== news.displayName) {
-          await session.graph.call("PATCH", agentIdentityPath(id), { agentId: true, body: { displayName: news.displayName } });
-        }
-        await syncSponsors(session, news.graphUrl, agentIdentityPath(id), news.sponsors);
+        await updateSponsoredObject(graphSession(news), agentIdentityPath(id), olds.displayName, news);
         return { outs: { ...news, identityId: olds.identityId } };
       },
       hints,

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, type GraphSession } from "./graph-ops";
-import { diffKeys, InputChecker, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { AGENT_USERS, agentIdentityPath, agentUserPath } from "./paths";
 
 /** Inputs of an agent user (user subtype microsoft.graph.agentUser). */
@@ -64,15 +64,12 @@ export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs,
   configure: configureProvisioner,
 
   async check(_olds, news) {
-    const c = new InputChecker(news as unknown as Record<string, unknown>);
-    const inputs = {
-      ...c.common(),
+    return checkInputs(news, (c) => ({
       displayName: c.text("displayName", 256),
       mailNickname: c.text("mailNickname", 64),
       userPrincipalName: c.upn("userPrincipalName"),
       identityParentId: c.guid("identityParentId"),
-    };
-    return { inputs: inputs as AgentUserInputs, failures: c.failures };
+    }));
   },
 
   // Replacing deletes first: the new user reuses the UPN, which two users cannot hold at once.
@@ -89,19 +86,14 @@ export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs,
         await awaitReplica(session, agentIdentityPath(inputs.identityParentId));
         const { object, adopted } = await createOrAdopt(session, {
           lookup: () => findByUpn(session, inputs),
-          create: async () =>
-            (
-              await session.once.call<GraphAgentUser>("POST", AGENT_USERS, {
-                agentId: true,
-                body: {
-                  accountEnabled: true,
-                  displayName: inputs.displayName,
-                  mailNickname: inputs.mailNickname,
-                  userPrincipalName: inputs.userPrincipalName,
-                  identityParentId: inputs.identityParentId,
-                },
-              })
-            ).body,
+          create: () =>
+            postOnce<GraphAgentUser>(session, AGENT_USERS, {
+              accountEnabled: true,
+              displayName: inputs.displayName,
+              mailNickname: inputs.mailNickname,
+              userPrincipalName: inputs.userPrincipalName,
+              identityParentId: inputs.identityParentId,
+            }),
         });
         // An adopted user was made by an earlier run and may have drifted since; bring it to the inputs.
         const drift = adopted ? UPDATABLE.filter((key) => object[key] !== inputs[key]) : [];

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, type GraphSession } from "./graph-ops";
+import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
 import { BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./paths";
-import { diffKeys, InputChecker, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 
 /** Inputs of a blueprint principal (service principal subtype microsoft.graph.agentIdentityBlueprintPrincipal). */
 export interface BlueprintPrincipalInputs extends GraphResourceInputs {
@@ -37,9 +37,7 @@ export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<Bluepri
   configure: configureProvisioner,
 
   async check(_olds, news) {
-    const c = new InputChecker(news as unknown as Record<string, unknown>);
-    const inputs = { ...c.common(), appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") };
-    return { inputs: inputs as BlueprintPrincipalInputs, failures: c.failures };
+    return checkInputs(news, (c) => ({ appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") }));
   },
 
   async diff(_id, olds, news) {
@@ -55,7 +53,7 @@ export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<Bluepri
         await awaitReplica(session, blueprintPath(inputs.blueprintObjectId));
         const { object } = await createOrAdopt(session, {
           lookup: () => findByAppId(session, inputs.appId),
-          create: async () => (await session.once.call<GraphPrincipal>("POST", BLUEPRINT_PRINCIPALS, { agentId: true, body: { appId: inputs.appId } })).body,
+          create: () => postOnce<GraphPrincipal>(session, BLUEPRINT_PRINCIPALS, { appId: inputs.appId }),
         });
         return { id: object.id, outs: { ...inputs, principalId: object.id } };
       },

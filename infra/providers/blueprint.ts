@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, type GraphSession } from "./graph-ops";
-import { diffKeys, InputChecker, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { createOrAdopt, deleteIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { BLUEPRINTS, blueprintPath } from "./paths";
-import { readSponsors, sponsorBinds, syncSponsors } from "./sponsors";
+import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity blueprint (application subtype microsoft.graph.agentIdentityBlueprint). */
 export interface BlueprintInputs extends GraphResourceInputs {
@@ -55,14 +55,11 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
   configure: configureProvisioner,
 
   async check(_olds, news) {
-    const c = new InputChecker(news as unknown as Record<string, unknown>);
-    const inputs = {
-      ...c.common(),
+    return checkInputs(news, (c) => ({
       displayName: c.text("displayName", 256),
       sponsors: c.guidSet("sponsors", 100),
       adoptionTag: c.text("adoptionTag", 256),
-    };
-    return { inputs: inputs as BlueprintInputs, failures: c.failures };
+    }));
   },
 
   async diff(_id, olds, news) {
@@ -77,22 +74,16 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
         const session = graphSession(inputs);
         const { object, adopted } = await createOrAdopt(session, {
           lookup: () => findByTag(session, inputs.adoptionTag),
-          create: async () =>
-            (
-              await session.once.call<GraphBlueprint>("POST", BLUEPRINTS, {
-                agentId: true,
-                body: { displayName: inputs.displayName, tags: [inputs.adoptionTag], "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors) },
-              })
-            ).body,
+          create: () =>
+            postOnce<GraphBlueprint>(session, BLUEPRINTS, {
+              displayName: inputs.displayName,
+              tags: [inputs.adoptionTag],
+              "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
+            }),
         });
         // An adopted blueprint was made by an earlier run and may have drifted since; bring it to the inputs.
         // It may also be this run's own, whose answer was lost moments ago: reads of it may still meet replication lag.
-        if (adopted) {
-          if (object.displayName !== inputs.displayName) {
-            await session.graph.call("PATCH", blueprintPath(object.id), { agentId: true, body: { displayName: inputs.displayName } });
-          }
-          await syncSponsors(session, inputs.graphUrl, blueprintPath(object.id), inputs.sponsors, session.consistencyWindowMs);
-        }
+        if (adopted) await updateSponsoredObject(session, blueprintPath(object.id), object.displayName, inputs, session.consistencyWindowMs);
         return { id: object.id, outs: { ...inputs, objectId: object.id, appId: object.appId } };
       },
       hints,
@@ -102,10 +93,8 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
   async read(id, props) {
     return step(RESOURCE, "read", async () => {
       const state = requireState(RESOURCE, props);
-      const session = graphSession(state);
-      const live = await getIfExists<GraphBlueprint>(session, `${blueprintPath(id)}?${SELECT}`);
-      if (live === undefined) return {};
-      return { id, props: outputs(state, live, await readSponsors(session, blueprintPath(id))) };
+      const found = await readSponsoredObject<GraphBlueprint>(graphSession(state), blueprintPath(id), SELECT);
+      return found === undefined ? {} : { id, props: outputs(state, found.live, found.sponsors) };
     });
   },
 
@@ -114,11 +103,7 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
       RESOURCE,
       "update",
       async () => {
-        const session = graphSession(news);
-        if (olds.displayName !== news.displayName) {
-          await session.graph.call("PATCH", blueprintPath(id), { agentId: true, body: { displayName: news.displayName } });
-        }
-        await syncSponsors(session, news.graphUrl, blueprintPath(id), news.sponsors);
+        await updateSponsoredObject(graphSession(news), blueprintPath(id), olds.displayName, news);
         return { outs: { ...news, objectId: olds.objectId, appId: olds.appId } };
       },
       hints,

@@ -79,6 +79,11 @@ async function settle<T>(lookup: () => Promise<T | undefined>, forMs: number): P
   }
 }
 
+/** The creating POST of a typed object, in one attempt (createOrAdopt handles a lost answer); answers the new object. */
+export async function postOnce<T>(session: GraphSession, collectionPath: string, body: Record<string, unknown>): Promise<T> {
+  return (await session.once.call<T>("POST", collectionPath, { agentId: true, body })).body;
+}
+
 /** Waits, within the consistency window, until a parent object made moments ago is readable. */
 export async function awaitReplica(session: GraphSession, path: string): Promise<void> {
   await session.graph.call("GET", `${path}?$select=id`, { agentId: true, consistencyWindowMs: session.consistencyWindowMs });

@@ -116,6 +116,16 @@ export class InputChecker {
   }
 }
 
+/**
+ * A provider's check: the common inputs, then the resource's own (`specific`
+ * reads them from the checker), with every failure found.
+ */
+export function checkInputs<T>(news: T, specific: (c: InputChecker) => Record<string, unknown>): pulumi.dynamic.CheckResult<T> {
+  const c = new InputChecker(news as unknown as Record<string, unknown>);
+  const inputs = { ...c.common(), ...specific(c) };
+  return { inputs: inputs as T, failures: c.failures };
+}
+
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -1,9 +1,10 @@
 import { GraphError } from "../../lib/graph-client";
-import type { GraphSession } from "./graph-ops";
+import { getIfExists, type GraphSession } from "./graph-ops";
 
 /*
- * Sponsors of a blueprint or agent identity. `objectPath` is the typed object
- * URL, e.g. /v1.0/servicePrincipals/{id}/microsoft.graph.agentIdentity.
+ * Sponsors of a blueprint or agent identity, and the reads and updates those
+ * sponsored objects share. `objectPath` is the typed object URL, e.g.
+ * /v1.0/servicePrincipals/{id}/microsoft.graph.agentIdentity.
  */
 
 /** The `sponsors@odata.bind` value of a create: each sponsor as a user URL. */
@@ -52,4 +53,28 @@ export async function syncSponsors(
       if (!(err instanceof GraphError && err.notFound)) throw err;
     }
   }
+}
+
+/** A sponsored object as Graph holds it now (GET with `select`), with its sponsors; undefined when it is gone. */
+export async function readSponsoredObject<T>(session: GraphSession, objectPath: string, select: string): Promise<{ live: T; sponsors: string[] } | undefined> {
+  const live = await getIfExists<T>(session, `${objectPath}?${select}`);
+  if (live === undefined) return undefined;
+  return { live, sponsors: await readSponsors(session, objectPath) };
+}
+
+/**
+ * Brings a sponsored object to `desired`: PATCHes the display name if it is
+ * not `currentName`, then syncs the sponsors. `consistencyWindowMs` as for syncSponsors.
+ */
+export async function updateSponsoredObject(
+  session: GraphSession,
+  objectPath: string,
+  currentName: string,
+  desired: { graphUrl: string; displayName: string; sponsors: readonly string[] },
+  consistencyWindowMs = 0,
+): Promise<void> {
+  if (currentName !== desired.displayName) {
+    await session.graph.call("PATCH", objectPath, { agentId: true, body: { displayName: desired.displayName } });
+  }
+  await syncSponsors(session, desired.graphUrl, objectPath, desired.sponsors, consistencyWindowMs);
 }
