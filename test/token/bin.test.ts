@@ -6,31 +6,20 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { startEmulator, type Emulator } from "../../emulator/server";
-import { JWT_SHAPE, scratchDir, writeOutputs } from "./helpers";
+import { JWT_SHAPE, useEmulator, writeOutputs } from "./helpers";
 
 const ROOT = resolve(__dirname, "../..");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
 
-let emulator: Emulator;
-let scratch: ReturnType<typeof scratchDir>;
-let caFile: string;
-
 beforeAll(async () => {
   await promisify(execFile)("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT });
-  scratch = scratchDir();
-  caFile = join(scratch.dir, "ca.pem");
-  emulator = await startEmulator({ caFile });
 }, 120_000);
-afterAll(async () => {
-  await emulator?.close();
-  scratch?.remove();
-});
+const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "ca.pem") }));
 
 /** Runs the bin asynchronously (the emulator answers from this process) with only PATH inherited. */
 function agentUser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: scratch.dir, env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ctx.scratch.dir, env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
       done({ code, stdout, stderr });
     });
@@ -50,9 +39,9 @@ it("agent-user --help exits 0", async () => {
 });
 
 it("agent-user token --outputs FILE --json mints the token: exit 0, one JSON object on stdout", async () => {
-  const out = emulator.outputs();
-  const before = emulator.requests.length;
-  const run = await agentUser(["token", "--outputs", writeOutputs(scratch.dir, out), "--json"]);
+  const out = ctx.emulator.outputs();
+  const before = ctx.emulator.requests.length;
+  const run = await agentUser(["token", "--outputs", writeOutputs(ctx.scratch.dir, out), "--json"]);
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   const lines = run.stdout.trim().split("\n");
@@ -61,11 +50,11 @@ it("agent-user token --outputs FILE --json mints the token: exit 0, one JSON obj
   expect(body).toMatchObject({ ok: true, claims: { idtyp: "user", oid: out.agentUserId, appid: out.agentIdentityId, tid: out.tenantId } });
   expect((body.hops as unknown[]).length).toBe(3);
   expect(run.stdout).not.toMatch(JWT_SHAPE);
-  expect(emulator.requests.slice(before).filter((r) => r.surface === "token").map((r) => r.status)).toEqual([200, 200, 200]);
+  expect(ctx.emulator.requests.slice(before).filter((r) => r.surface === "token").map((r) => r.status)).toEqual([200, 200, 200]);
 });
 
 it("over https, trusting the emulator through NODE_EXTRA_CA_CERTS", async () => {
-  const run = await agentUser(["token", "--outputs", writeOutputs(scratch.dir, emulator.outputs("https")), "--json"], { NODE_EXTRA_CA_CERTS: caFile });
+  const run = await agentUser(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("https")), "--json"], { NODE_EXTRA_CA_CERTS: ctx.options.caFile });
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   expect(JSON.parse(run.stdout)).toMatchObject({ ok: true });
@@ -73,7 +62,7 @@ it("over https, trusting the emulator through NODE_EXTRA_CA_CERTS", async () => 
 
 it("a rejected request exits 3 from the process too, with the failure object on stdout", async () => {
   const secret = "bin-test-wrong-secret-0f3a";
-  const run = await agentUser(["token", "--outputs", writeOutputs(scratch.dir, emulator.outputs()), "--json"], { AGENT_USER_BLUEPRINT_SECRET: secret });
+  const run = await agentUser(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs()), "--json"], { AGENT_USER_BLUEPRINT_SECRET: secret });
   expect(run.code).toBe(3);
   expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, hop: 1, codes: [7000215] });
   expect(run.stdout + run.stderr).not.toContain(secret);

@@ -3,46 +3,39 @@
  * and resource; concurrent callers share one in-flight request per hop.
  * Counted on the wire: the emulator's own request log.
  */
-import type { StackOutputs } from "../../lib/stack-outputs";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { HopChain, type AgentUserTokenRequest } from "../../probes/hop-chain";
-import { addAgent, addGrant, addResource, tokenStatuses } from "./helpers";
+import { addAgent, addGrant, addResource, tokenStatuses, useEmulator } from "./helpers";
 
 const MCP_AUDIENCE = "api://mcp-word-server";
 
-let emulator: Emulator;
-let out: StackOutputs;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  const resource = addResource(emulator, MCP_AUDIENCE);
-  addGrant(emulator, out.agentIdentityId!, out.agentUserId!, { resourceId: resource.id, scope: "Tools.ListInvoke.All" });
+const ctx = useEmulator();
+beforeAll(() => {
+  const resource = addResource(ctx.emulator, MCP_AUDIENCE);
+  addGrant(ctx.emulator, ctx.out.agentIdentityId!, ctx.out.agentUserId!, { resourceId: resource.id, scope: "Tools.ListInvoke.All" });
 });
-afterAll(() => emulator.close());
 
 function chain(): HopChain {
   return new HopChain({
-    authorityUrl: out.authorityUrl,
-    tenantId: out.tenantId,
-    blueprintAppId: out.blueprintAppId!,
-    credential: { kind: "secret", secret: out.blueprintClientSecret! },
+    authorityUrl: ctx.out.authorityUrl,
+    tenantId: ctx.out.tenantId,
+    blueprintAppId: ctx.out.blueprintAppId!,
+    credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
   });
 }
 
 function counted<T>(fn: () => Promise<T>): Promise<{ value: T; requests: number[] }> {
-  const before = emulator.requests.length;
-  return fn().then((value) => ({ value, requests: tokenStatuses(emulator, before) }));
+  const before = ctx.emulator.requests.length;
+  return fn().then((value) => ({ value, requests: tokenStatuses(ctx.emulator, before) }));
 }
 
-const graphRequest = (): AgentUserTokenRequest => ({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
+const graphRequest = (): AgentUserTokenRequest => ({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
 
 it("20 concurrent callers cost exactly 3 requests and all get the same token", async () => {
   const runner = chain();
   const { value: tokens, requests } = await counted(() => Promise.all(Array.from({ length: 20 }, () => runner.agentUserToken(graphRequest()))));
   expect(requests).toEqual([200, 200, 200]);
   expect(new Set(tokens.map((t) => t.accessToken)).size).toBe(1);
-  expect(tokens.every((t) => t.claims.idtyp === "user" && t.claims.oid === out.agentUserId)).toBe(true);
+  expect(tokens.every((t) => t.claims.idtyp === "user" && t.claims.oid === ctx.out.agentUserId)).toBe(true);
   // Exactly one caller minted each hop; the others report having shared it.
   for (const hop of [1, 2, 3]) expect(tokens.filter((t) => t.hops.find((h) => h.hop === hop)?.cached === false)).toHaveLength(1);
 });
@@ -64,7 +57,7 @@ it("the same token again costs no request; a second resource costs one; fresh co
     [2, true],
     [3, false],
   ]);
-  expect(second.value.claims).toMatchObject({ idtyp: "user", azp: out.agentIdentityId, oid: out.agentUserId });
+  expect(second.value.claims).toMatchObject({ idtyp: "user", azp: ctx.out.agentIdentityId, oid: ctx.out.agentUserId });
   expect(second.value.claims.scp).toMatch(/\bTools\.ListInvoke\.All\b/);
   expect(second.value.claims.aud).not.toBe("https://graph.microsoft.com");
 
@@ -76,7 +69,7 @@ it("the same token again costs no request; a second resource costs one; fresh co
 it("fresh shows a scope granted after the first token; the cached token does not", async () => {
   const runner = chain();
   await runner.agentUserToken(graphRequest());
-  const grant = emulator.store.grants.get(out.grantId!)!;
+  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
   const scope = grant.scope;
   grant.scope = `${scope} Mail.Send`;
   try {
@@ -89,27 +82,27 @@ it("fresh shows a scope granted after the first token; the cached token does not
 
 it("T1 and T2 are per agent identity: a second identity costs its own three requests, concurrently too", async () => {
   const runner = chain();
-  const b = addAgent(emulator);
+  const b = addAgent(ctx.emulator);
   const { value, requests } = await counted(() =>
     Promise.all([
       ...Array.from({ length: 5 }, () => runner.agentUserToken(graphRequest())),
-      ...Array.from({ length: 5 }, () => runner.agentUserToken({ agentIdentityId: b.identity.id, agentUser: b.user.id, resourceUrl: out.resourceUrl })),
+      ...Array.from({ length: 5 }, () => runner.agentUserToken({ agentIdentityId: b.identity.id, agentUser: b.user.id, resourceUrl: ctx.out.resourceUrl })),
     ]),
   );
   expect(requests).toEqual([200, 200, 200, 200, 200, 200]);
-  expect(value.slice(0, 5).every((t) => t.claims.appid === out.agentIdentityId)).toBe(true);
+  expect(value.slice(0, 5).every((t) => t.claims.appid === ctx.out.agentIdentityId)).toBe(true);
   expect(value.slice(5).every((t) => t.claims.appid === b.identity.id && t.claims.oid === b.user.id)).toBe(true);
 });
 
 it("a failed hop is not cached: the next call tries again", async () => {
   const runner = chain();
-  const grant = emulator.store.grants.get(out.grantId!)!;
-  emulator.store.grants.delete(grant.id);
+  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
+  ctx.emulator.store.grants.delete(grant.id);
   try {
     const failed = await counted(() => runner.agentUserToken(graphRequest()).catch((e: unknown) => e));
     expect(failed.requests).toEqual([200, 200, 400]);
   } finally {
-    emulator.store.grants.set(grant.id, grant);
+    ctx.emulator.store.grants.set(grant.id, grant);
   }
   const ok = await counted(() => runner.agentUserToken(graphRequest()));
   expect(ok.requests).toEqual([200]);

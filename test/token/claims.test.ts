@@ -5,8 +5,6 @@
  */
 import { createPublicKey } from "node:crypto";
 import { decodeJwt, verifyJwtSignature } from "../../lib/jwt";
-import type { StackOutputs } from "../../lib/stack-outputs";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { DEFAULT_SCOPES } from "../../emulator/seed";
 import { HopChain } from "../../probes/hop-chain";
 import {
@@ -20,32 +18,20 @@ import {
   onlyJson,
   recordingDispatcher,
   runCli,
-  scratchDir,
   TOKEN_EXCHANGE_AUD,
   tokenStatuses,
+  useEmulator,
   writeOutputs,
 } from "./helpers";
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  scratch = scratchDir();
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
+const ctx = useEmulator();
 
 function chain(dispatcher?: import("undici").Dispatcher): HopChain {
   return new HopChain({
-    authorityUrl: out.authorityUrl,
-    tenantId: out.tenantId,
-    blueprintAppId: out.blueprintAppId!,
-    credential: { kind: "secret", secret: out.blueprintClientSecret! },
+    authorityUrl: ctx.out.authorityUrl,
+    tenantId: ctx.out.tenantId,
+    blueprintAppId: ctx.out.blueprintAppId!,
+    credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
     http: dispatcher ? { dispatcher } : {},
   });
 }
@@ -57,11 +43,11 @@ describe("the three hops, as the hop chain sends them", () => {
   beforeAll(async () => {
     const recorder = recordingDispatcher();
     sent = recorder.sent;
-    const token = await chain(recorder.dispatcher).agentUserToken({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
+    const token = await chain(recorder.dispatcher).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
     finalToken = token.accessToken;
   });
 
-  const endpoint = () => `${out.authorityUrl}/${out.tenantId}/oauth2/v2.0/token`;
+  const endpoint = () => `${ctx.out.authorityUrl}/${ctx.out.tenantId}/oauth2/v2.0/token`;
 
   it("posts three form requests to {authority}/{tenant}/oauth2/v2.0/token, nothing in the query string", () => {
     expect(sent).toHaveLength(3);
@@ -74,10 +60,10 @@ describe("the three hops, as the hop chain sends them", () => {
   it("hop 1: client credentials of the blueprint for the token-exchange scope with fmi_path = the agent identity", () => {
     expect(sent[0]!.form).toEqual({
       grant_type: "client_credentials",
-      client_id: out.blueprintAppId,
+      client_id: ctx.out.blueprintAppId,
       scope: EXCHANGE_SCOPE,
-      fmi_path: out.agentIdentityId,
-      client_secret: out.blueprintClientSecret,
+      fmi_path: ctx.out.agentIdentityId,
+      client_secret: ctx.out.blueprintClientSecret,
     });
   });
 
@@ -85,15 +71,15 @@ describe("the three hops, as the hop chain sends them", () => {
     const t1 = claimsOf(sent[1]!.form.client_assertion!);
     expect(t1).toMatchObject({
       aud: TOKEN_EXCHANGE_AUD,
-      iss: `${out.authorityUrl}/${out.tenantId}/v2.0`,
+      iss: `${ctx.out.authorityUrl}/${ctx.out.tenantId}/v2.0`,
       ver: "2.0",
-      azp: out.blueprintAppId,
-      oid: out.blueprintPrincipalId,
+      azp: ctx.out.blueprintAppId,
+      oid: ctx.out.blueprintPrincipalId,
       idtyp: "app",
-      tid: out.tenantId,
-      sub: `/eid1/c/pub/t/${b64urlGuid(out.tenantId)}/a/${b64urlGuid(out.blueprintAppId!)}/${out.agentIdentityId}`,
+      tid: ctx.out.tenantId,
+      sub: `/eid1/c/pub/t/${b64urlGuid(ctx.out.tenantId)}/a/${b64urlGuid(ctx.out.blueprintAppId!)}/${ctx.out.agentIdentityId}`,
     });
-    expect(t1.sub!.endsWith(`/${out.agentIdentityId}`)).toBe(true);
+    expect(t1.sub!.endsWith(`/${ctx.out.agentIdentityId}`)).toBe(true);
     expect(t1.roles).toBeUndefined();
     expect(t1.scp).toBeUndefined();
   });
@@ -101,19 +87,19 @@ describe("the three hops, as the hop chain sends them", () => {
   it("hop 2: the agent identity with T1 as assertion, no fmi_path", () => {
     const form = sent[1]!.form;
     expect(Object.keys(form).sort()).toEqual(["client_assertion", "client_assertion_type", "client_id", "grant_type", "scope"]);
-    expect(form).toMatchObject({ grant_type: "client_credentials", client_id: out.agentIdentityId, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER });
+    expect(form).toMatchObject({ grant_type: "client_credentials", client_id: ctx.out.agentIdentityId, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER });
   });
 
   it("T2: token-exchange audience, azp = oid = sub = the agent identity, parent blueprint and facet 11", () => {
     const t2 = claimsOf(sent[2]!.form.user_federated_identity_credential!);
     expect(t2).toMatchObject({
       aud: TOKEN_EXCHANGE_AUD,
-      azp: out.agentIdentityId,
-      oid: out.agentIdentityId,
-      sub: out.agentIdentityId,
+      azp: ctx.out.agentIdentityId,
+      oid: ctx.out.agentIdentityId,
+      sub: ctx.out.agentIdentityId,
       idtyp: "app",
-      tid: out.tenantId,
-      xms_par_app_azp: out.blueprintAppId,
+      tid: ctx.out.tenantId,
+      xms_par_app_azp: ctx.out.blueprintAppId,
     });
     expect(facets(t2.xms_act_fct)).toContain("11");
     expect(facets(t2.xms_sub_fct)).toContain("11");
@@ -123,10 +109,10 @@ describe("the three hops, as the hop chain sends them", () => {
     const form = sent[2]!.form;
     expect(form).toMatchObject({
       grant_type: "user_fic",
-      client_id: out.agentIdentityId,
+      client_id: ctx.out.agentIdentityId,
       scope: "https://graph.microsoft.com/.default",
       client_assertion_type: JWT_BEARER,
-      user_id: out.agentUserId,
+      user_id: ctx.out.agentUserId,
     });
     expect(form.client_assertion).toBe(sent[1]!.form.client_assertion);
     expect(form.user_federated_identity_credential).not.toBe(form.client_assertion);
@@ -137,14 +123,14 @@ describe("the three hops, as the hop chain sends them", () => {
     const claims = claimsOf(finalToken);
     expect(claims).toMatchObject({
       idtyp: "user",
-      oid: out.agentUserId,
-      appid: out.agentIdentityId,
-      tid: out.tenantId,
-      upn: out.agentUserPrincipalName,
+      oid: ctx.out.agentUserId,
+      appid: ctx.out.agentIdentityId,
+      tid: ctx.out.tenantId,
+      upn: ctx.out.agentUserPrincipalName,
       aud: "https://graph.microsoft.com",
-      iss: `https://sts.windows.net/${out.tenantId}/`,
+      iss: `https://sts.windows.net/${ctx.out.tenantId}/`,
       ver: "1.0",
-      xms_par_app_azp: out.blueprintAppId,
+      xms_par_app_azp: ctx.out.blueprintAppId,
     });
     expect(facets(claims.xms_act_fct)).toContain("11");
     expect(facets(claims.xms_sub_fct)).toContain("13");
@@ -153,7 +139,7 @@ describe("the three hops, as the hop chain sends them", () => {
   });
 
   it("every token verifies against the JWKS the discovery document points to", async () => {
-    const config = (await (await fetch(`${out.authorityUrl}/${out.tenantId}/v2.0/.well-known/openid-configuration`)).json()) as { jwks_uri: string; token_endpoint: string };
+    const config = (await (await fetch(`${ctx.out.authorityUrl}/${ctx.out.tenantId}/v2.0/.well-known/openid-configuration`)).json()) as { jwks_uri: string; token_endpoint: string };
     expect(config.token_endpoint).toBe(endpoint());
     const jwks = (await (await fetch(config.jwks_uri)).json()) as { keys: Array<Record<string, string>> };
     for (const token of [sent[1]!.form.client_assertion!, sent[2]!.form.user_federated_identity_credential!, finalToken]) {
@@ -169,31 +155,31 @@ describe("the three hops, as the hop chain sends them", () => {
 it("an agent user given as a UPN is sent as username, and the token's upn is checked", async () => {
   const recorder = recordingDispatcher();
   const token = await chain(recorder.dispatcher).agentUserToken({
-    agentIdentityId: out.agentIdentityId!,
-    agentUser: out.agentUserPrincipalName!.toUpperCase(),
-    resourceUrl: out.resourceUrl,
+    agentIdentityId: ctx.out.agentIdentityId!,
+    agentUser: ctx.out.agentUserPrincipalName!.toUpperCase(),
+    resourceUrl: ctx.out.resourceUrl,
   });
   const hop3 = recorder.sent[2]!.form;
-  expect(hop3.username).toBe(out.agentUserPrincipalName!.toUpperCase());
+  expect(hop3.username).toBe(ctx.out.agentUserPrincipalName!.toUpperCase());
   expect(hop3.user_id).toBeUndefined();
-  expect(token.claims.oid).toBe(out.agentUserId);
-  expect(token.claims.upn).toBe(out.agentUserPrincipalName);
+  expect(token.claims.oid).toBe(ctx.out.agentUserId);
+  expect(token.claims.upn).toBe(ctx.out.agentUserPrincipalName);
 });
 
 describe("agent-user token on success", () => {
   it("prints each hop with its duration and expiry, then the final claims, with the token redacted; exit 0", async () => {
-    const before = emulator.requests.length;
-    const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out)], NO_ENV);
+    const before = ctx.emulator.requests.length;
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out)], NO_ENV);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    expect(tokenStatuses(emulator, before)).toEqual([200, 200, 200]);
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
     expect(run.stdout).toMatch(/hop 1 \(blueprint token\)\s+\d+ ms\s+expires in 65 min/);
     expect(run.stdout).toMatch(/hop 2 \(agent identity token\)\s+\d+ ms\s+expires in 65 min/);
     expect(run.stdout).toMatch(/hop 3 \(agent user token\)\s+\d+ ms\s+expires in 69 min/);
     expect(run.stdout).toMatch(/^ {2}idtyp +user$/m);
-    expect(run.stdout).toMatch(new RegExp(`^ {2}oid +${out.agentUserId}$`, "m"));
-    expect(run.stdout).toMatch(new RegExp(`^ {2}upn +${out.agentUserPrincipalName}$`, "m"));
-    expect(run.stdout).toMatch(new RegExp(`^ {2}appid +${out.agentIdentityId}$`, "m"));
+    expect(run.stdout).toMatch(new RegExp(`^ {2}oid +${ctx.out.agentUserId}$`, "m"));
+    expect(run.stdout).toMatch(new RegExp(`^ {2}upn +${ctx.out.agentUserPrincipalName}$`, "m"));
+    expect(run.stdout).toMatch(new RegExp(`^ {2}appid +${ctx.out.agentIdentityId}$`, "m"));
     expect(run.stdout).toMatch(/^ {2}scp +.*User\.Read/m);
     expect(run.stdout).toMatch(/^ {2}aud +https:\/\/graph\.microsoft\.com$/m);
     expect(run.stdout).toMatch(/^ {2}exp +\d+ \(\d{4}-\d\d-\d\dT/m);
@@ -202,7 +188,7 @@ describe("agent-user token on success", () => {
   });
 
   it("--json prints one object {ok, hops, claims} and no token", async () => {
-    const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--json"], NO_ENV);
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--json"], NO_ENV);
     expect(run.code).toBe(0);
     const body = onlyJson(run);
     expect(Object.keys(body).sort()).toEqual(["claims", "hops", "ok"]);
@@ -211,45 +197,45 @@ describe("agent-user token on success", () => {
     const hops = body.hops as Array<{ expiresIn: number }>;
     expect(hops[0]!.expiresIn).toBeGreaterThan(64 * 60);
     expect(hops[2]!.expiresIn).toBeGreaterThan(68 * 60);
-    expect(body.claims).toMatchObject({ idtyp: "user", oid: out.agentUserId, upn: out.agentUserPrincipalName, appid: out.agentIdentityId, tid: out.tenantId, aud: "https://graph.microsoft.com" });
+    expect(body.claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId, upn: ctx.out.agentUserPrincipalName, appid: ctx.out.agentIdentityId, tid: ctx.out.tenantId, aud: "https://graph.microsoft.com" });
     expect(run.stdout).not.toMatch(JWT_SHAPE);
   });
 
   it("--show-token adds the token, and it is the agent user token whose claims were shown", async () => {
-    const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--json", "--show-token"], NO_ENV);
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--json", "--show-token"], NO_ENV);
     expect(run.code).toBe(0);
     const body = onlyJson(run) as { token: string; claims: Record<string, unknown> };
-    const jwt = emulator.key.verify(body.token);
+    const jwt = ctx.emulator.key.verify(body.token);
     expect(jwt).toBeDefined();
     expect(jwt!.claims).toMatchObject(body.claims);
     expect(jwt!.claims.idtyp).toBe("user");
 
-    const human = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--show-token"], NO_ENV);
+    const human = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--show-token"], NO_ENV);
     expect(human.code).toBe(0);
     const shown = /^token: (\S+)$/m.exec(human.stdout)?.[1];
-    expect(emulator.key.verify(shown ?? "")?.claims.oid).toBe(out.agentUserId);
+    expect(ctx.emulator.key.verify(shown ?? "")?.claims.oid).toBe(ctx.out.agentUserId);
   });
 
   it("flags win over the environment, which wins over --outputs", async () => {
-    const file = writeOutputs(scratch.dir, out, { agentUserId: "00000000-0000-4000-8000-000000000000", tenantId: "11111111-1111-4111-8111-111111111111" });
-    const env = { AGENT_USER_TENANT_ID: out.tenantId, AGENT_USER_AGENT_USER_ID: "22222222-2222-4222-8222-222222222222" };
-    const run = await runCli(["token", "--outputs", file, "--agent-user", out.agentUserId!, "--json"], env);
+    const file = writeOutputs(ctx.scratch.dir, ctx.out, { agentUserId: "00000000-0000-4000-8000-000000000000", tenantId: "11111111-1111-4111-8111-111111111111" });
+    const env = { AGENT_USER_TENANT_ID: ctx.out.tenantId, AGENT_USER_AGENT_USER_ID: "22222222-2222-4222-8222-222222222222" };
+    const run = await runCli(["token", "--outputs", file, "--agent-user", ctx.out.agentUserId!, "--json"], env);
     expect(run.code).toBe(0);
-    expect(onlyJson(run).claims).toMatchObject({ oid: out.agentUserId, tid: out.tenantId });
+    expect(onlyJson(run).claims).toMatchObject({ oid: ctx.out.agentUserId, tid: ctx.out.tenantId });
   });
 
   it("runs from the environment alone", async () => {
     const env = {
       AGENT_USER_TENANT_ID: "contoso.onmicrosoft.com",
-      AGENT_USER_AUTHORITY_URL: out.authorityUrl,
-      AGENT_USER_BLUEPRINT_APP_ID: out.blueprintAppId,
-      AGENT_USER_BLUEPRINT_SECRET: out.blueprintClientSecret,
-      AGENT_USER_AGENT_IDENTITY_ID: out.agentIdentityId,
-      AGENT_USER_AGENT_USER_ID: out.agentUserPrincipalName,
+      AGENT_USER_AUTHORITY_URL: ctx.out.authorityUrl,
+      AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId,
+      AGENT_USER_BLUEPRINT_SECRET: ctx.out.blueprintClientSecret,
+      AGENT_USER_AGENT_IDENTITY_ID: ctx.out.agentIdentityId,
+      AGENT_USER_AGENT_USER_ID: ctx.out.agentUserPrincipalName,
       AGENT_USER_RESOURCE_URL: "https://graph.microsoft.com",
     };
     const run = await runCli(["token", "--json"], env);
     expect(run.code).toBe(0);
-    expect(onlyJson(run).claims).toMatchObject({ upn: out.agentUserPrincipalName, tid: out.tenantId });
+    expect(onlyJson(run).claims).toMatchObject({ upn: ctx.out.agentUserPrincipalName, tid: ctx.out.tenantId });
   });
 });

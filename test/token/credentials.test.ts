@@ -7,55 +7,44 @@ import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJwt, signJwt } from "../../lib/jwt";
-import type { StackOutputs } from "../../lib/stack-outputs";
 import { requestToken, tokenEndpoint, TokenEndpointError } from "../../lib/token-client";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { loadCertificate } from "../../lib/client-assertion";
 import { HopChain, type HopChainConfig } from "../../probes/hop-chain";
-import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, NO_ENV, onlyJson, recordingDispatcher, runCli, scratchDir, tokenStatuses, writeOutputs } from "./helpers";
+import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, NO_ENV, onlyJson, recordingDispatcher, runCli, tokenStatuses, useEmulator, writeOutputs } from "./helpers";
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
+const ctx = useEmulator();
 let endpoint: string;
 /** Outputs with no secret in them, as a certificate or managed-identity stack writes. */
 let noSecret: () => string;
 
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  endpoint = tokenEndpoint(out.authorityUrl, out.tenantId);
-  scratch = scratchDir();
-  noSecret = () => writeOutputs(scratch.dir, out, { blueprintClientSecret: undefined, managedIdentityClientId: undefined });
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
+beforeAll(() => {
+  endpoint = tokenEndpoint(ctx.out.authorityUrl, ctx.out.tenantId);
+  noSecret = () => writeOutputs(ctx.scratch.dir, ctx.out, { blueprintClientSecret: undefined, managedIdentityClientId: undefined });
 });
 
 describe("certificate credential", () => {
   it("a certificate uploaded to the blueprint mints the agent user token: exit 0", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir);
-    const before = emulator.requests.length;
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
+    const before = ctx.emulator.requests.length;
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_BLUEPRINT_CERT: cert.certFile, AGENT_USER_BLUEPRINT_KEY: cert.keyFile });
     expect(run.code).toBe(0);
-    expect(tokenStatuses(emulator, before)).toEqual([200, 200, 200]);
-    expect(onlyJson(run).claims).toMatchObject({ idtyp: "user", oid: out.agentUserId });
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+    expect(onlyJson(run).claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId });
 
     const flags = await runCli(["token", "--outputs", noSecret(), "--blueprint-cert", cert.certFile, "--blueprint-key", cert.keyFile, "--json"], NO_ENV);
     expect(flags.code).toBe(0);
   });
 
   it("the assertion is PS256 with x5t#S256 of the certificate, aud the token endpoint, iss = sub = blueprint, at most 10 minutes", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir);
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
     const recorder = recordingDispatcher();
     const config: HopChainConfig = {
-      authorityUrl: out.authorityUrl,
-      tenantId: out.tenantId,
-      blueprintAppId: out.blueprintAppId!,
+      authorityUrl: ctx.out.authorityUrl,
+      tenantId: ctx.out.tenantId,
+      blueprintAppId: ctx.out.blueprintAppId!,
       credential: { kind: "certificate", certificate: loadCertificate(cert) },
     };
-    await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
+    await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
     const hop1 = recorder.sent[0]!.form;
     expect(hop1.client_secret).toBeUndefined();
     expect(hop1.client_assertion_type).toBe(JWT_BEARER);
@@ -63,42 +52,42 @@ describe("certificate credential", () => {
     const der = Buffer.from(cert.certificatePem.replace(/-----[^-]+-----|\s/g, ""), "base64");
     expect(jwt.header).toMatchObject({ alg: "PS256", "x5t#S256": createHash("sha256").update(der).digest("base64url") });
     const c = jwt.claims;
-    expect(c).toMatchObject({ aud: endpoint, iss: out.blueprintAppId, sub: out.blueprintAppId, jti: expect.any(String) });
+    expect(c).toMatchObject({ aud: endpoint, iss: ctx.out.blueprintAppId, sub: ctx.out.blueprintAppId, jti: expect.any(String) });
     expect(c.exp! - c.nbf!).toBeLessThanOrEqual(600);
     expect(c.exp!).toBeGreaterThan(Date.now() / 1000);
 
     // A second chain makes a new assertion with its own jti.
     const again = recordingDispatcher();
     await new HopChain({ ...config, http: { dispatcher: again.dispatcher } }).agentUserToken({
-      agentIdentityId: out.agentIdentityId!,
-      agentUser: out.agentUserId!,
-      resourceUrl: out.resourceUrl,
+      agentIdentityId: ctx.out.agentIdentityId!,
+      agentUser: ctx.out.agentUserId!,
+      resourceUrl: ctx.out.resourceUrl,
     });
     expect(claimsOf(again.sent[0]!.form.client_assertion!).jti).not.toBe(c.jti);
   });
 
   it("a certificate the blueprint does not know: AADSTS700027 on hop 1, exit 3, hint names the uploaded certificate", async () => {
-    const stranger = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    const stranger = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_BLUEPRINT_CERT: stranger.certFile, AGENT_USER_BLUEPRINT_KEY: stranger.keyFile });
     expect(run.code).toBe(3);
     expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, status: 401, error: "invalid_client", codes: [700027], hint: expect.stringMatching(/certificate uploaded to the blueprint/) });
   });
 
   it("an assertion naming the uploaded certificate but signed by another key: AADSTS700027", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir);
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
     const thumbprint = loadCertificate(cert).thumbprintS256;
     const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
     const now = Math.floor(Date.now() / 1000);
     const forged = signJwt(
       { alg: "PS256", "x5t#S256": thumbprint },
-      { aud: endpoint, iss: out.blueprintAppId, sub: out.blueprintAppId, jti: randomUUID(), nbf: now, iat: now, exp: now + 300 },
+      { aud: endpoint, iss: ctx.out.blueprintAppId, sub: ctx.out.blueprintAppId, jti: randomUUID(), nbf: now, iat: now, exp: now + 300 },
       otherKey,
     );
     const err = await requestToken("hop 1 (blueprint token)", endpoint, {
       grant_type: "client_credentials",
-      client_id: out.blueprintAppId!,
+      client_id: ctx.out.blueprintAppId!,
       scope: EXCHANGE_SCOPE,
-      fmi_path: out.agentIdentityId!,
+      fmi_path: ctx.out.agentIdentityId!,
       client_assertion_type: JWT_BEARER,
       client_assertion: forged,
     }).catch((e: unknown) => e);
@@ -110,58 +99,58 @@ describe("certificate credential", () => {
 });
 
 describe("managed identity credential", () => {
-  const imdsRequests = (from: number) => emulator.requests.slice(from).filter((r) => r.path === "/metadata/identity/oauth2/token");
+  const imdsRequests = (from: number) => ctx.emulator.requests.slice(from).filter((r) => r.path === "/metadata/identity/oauth2/token");
 
   it("a token from IMDS for the user-assigned identity mints the agent user token: exit 0", async () => {
-    const before = emulator.requests.length;
+    const before = ctx.emulator.requests.length;
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], {
-      AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: out.managedIdentityClientId,
-      AGENT_USER_IMDS_ENDPOINT: emulator.httpUrl,
+      AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: ctx.out.managedIdentityClientId,
+      AGENT_USER_IMDS_ENDPOINT: ctx.emulator.httpUrl,
     });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(imdsRequests(before).map((r) => [r.method, r.status])).toEqual([["GET", 200]]);
-    expect(tokenStatuses(emulator, before)).toEqual([200, 200, 200]);
-    expect(onlyJson(run).claims).toMatchObject({ idtyp: "user", oid: out.agentUserId });
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+    expect(onlyJson(run).claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId });
   });
 
   it("asks IMDS with Metadata: true for api://AzureADTokenExchange and the client id, and sends its token as hop 1's assertion", async () => {
     const recorder = recordingDispatcher();
     await new HopChain({
-      authorityUrl: out.authorityUrl,
-      tenantId: out.tenantId,
-      blueprintAppId: out.blueprintAppId!,
-      credential: { kind: "managedIdentity", clientId: out.managedIdentityClientId, imdsEndpoint: emulator.httpUrl },
+      authorityUrl: ctx.out.authorityUrl,
+      tenantId: ctx.out.tenantId,
+      blueprintAppId: ctx.out.blueprintAppId!,
+      credential: { kind: "managedIdentity", clientId: ctx.out.managedIdentityClientId, imdsEndpoint: ctx.emulator.httpUrl },
       http: { dispatcher: recorder.dispatcher },
-    }).agentUserToken({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
+    }).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
     const [imds, hop1] = recorder.sent;
     const url = new URL(imds!.url);
     expect(imds!.method).toBe("GET");
     expect(imds!.headers.metadata).toBe("true");
     expect(url.pathname).toBe("/metadata/identity/oauth2/token");
-    expect(Object.fromEntries(url.searchParams)).toEqual({ "api-version": "2018-02-01", resource: "api://AzureADTokenExchange", client_id: out.managedIdentityClientId });
-    expect(hop1!.form).toMatchObject({ client_id: out.blueprintAppId, fmi_path: out.agentIdentityId, client_assertion_type: JWT_BEARER });
-    expect(claimsOf(hop1!.form.client_assertion!).sub).toBe(emulator.store.managedIdentities[0]!.principalId);
+    expect(Object.fromEntries(url.searchParams)).toEqual({ "api-version": "2018-02-01", resource: "api://AzureADTokenExchange", client_id: ctx.out.managedIdentityClientId });
+    expect(hop1!.form).toMatchObject({ client_id: ctx.out.blueprintAppId, fmi_path: ctx.out.agentIdentityId, client_assertion_type: JWT_BEARER });
+    expect(claimsOf(hop1!.form.client_assertion!).sub).toBe(ctx.emulator.store.managedIdentities[0]!.principalId);
   });
 
   it("the token-file variant reads the token from the file and never calls IMDS: exit 0", async () => {
-    const res = await fetch(`${emulator.httpUrl}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=api://AzureADTokenExchange&client_id=${out.managedIdentityClientId}`, {
+    const res = await fetch(`${ctx.emulator.httpUrl}/metadata/identity/oauth2/token?api-version=2018-02-01&resource=api://AzureADTokenExchange&client_id=${ctx.out.managedIdentityClientId}`, {
       headers: { Metadata: "true" },
     });
-    const tokenFile = join(scratch.dir, "mi-token");
+    const tokenFile = join(ctx.scratch.dir, "mi-token");
     writeFileSync(tokenFile, `${((await res.json()) as { access_token: string }).access_token}\n`, { mode: 0o600 });
-    const before = emulator.requests.length;
+    const before = ctx.emulator.requests.length;
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: tokenFile });
     expect(run.code).toBe(0);
     expect(imdsRequests(before)).toEqual([]);
-    expect(tokenStatuses(emulator, before)).toEqual([200, 200, 200]);
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
 
-    const flag = await runCli(["token", "--outputs", noSecret(), "--managed-identity-token-file", "mi-token", "--json"], NO_ENV, scratch.dir);
+    const flag = await runCli(["token", "--outputs", noSecret(), "--managed-identity-token-file", "mi-token", "--json"], NO_ENV, ctx.scratch.dir);
     expect(flag.code).toBe(0);
   });
 
   it("a missing token file is a usage error (exit 2) naming the file", async () => {
-    const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: join(scratch.dir, "absent") });
+    const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: join(ctx.scratch.dir, "absent") });
     expect(run.code).toBe(2);
     expect(onlyJson(run).message).toMatch(/cannot read the managed identity token file .*absent/);
   });
@@ -169,7 +158,7 @@ describe("managed identity credential", () => {
   it("a client id IMDS does not know: exit 3 with a hint about the managed identity", async () => {
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], {
       AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: "12121212-3434-4545-8656-787878787878",
-      AGENT_USER_IMDS_ENDPOINT: emulator.httpUrl,
+      AGENT_USER_IMDS_ENDPOINT: ctx.emulator.httpUrl,
     });
     expect(run.code).toBe(3);
     const body = onlyJson(run);
@@ -180,8 +169,8 @@ describe("managed identity credential", () => {
 
   it("a managed identity with no federated credential on the blueprint: AADSTS700213, exit 3, hint names the subject", async () => {
     const stranger = { clientId: randomUUID(), principalId: randomUUID() };
-    emulator.store.managedIdentities.push(stranger);
-    const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: stranger.clientId, AGENT_USER_IMDS_ENDPOINT: emulator.httpUrl });
+    ctx.emulator.store.managedIdentities.push(stranger);
+    const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: stranger.clientId, AGENT_USER_IMDS_ENDPOINT: ctx.emulator.httpUrl });
     expect(run.code).toBe(3);
     expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, codes: [700213], hint: expect.stringMatching(/managed identity's principal \(object\) id/) });
   });

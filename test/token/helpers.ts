@@ -11,7 +11,7 @@ import { Agent, type Dispatcher } from "undici";
 import { decodeJwt, type JwtClaims } from "../../lib/jwt";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { selfSignedCertificate } from "../../emulator/certificate";
-import type { Emulator } from "../../emulator/server";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulator/server";
 import type { ServicePrincipal, User } from "../../emulator/store";
 import { main } from "../../probes/cli";
 import type { CliIo } from "../../probes/cli-io";
@@ -28,10 +28,46 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface ScratchDir {
+  dir: string;
+  remove: () => void;
+}
+
 /** A scratch directory removed by the returned function. */
-export function scratchDir(): { dir: string; remove: () => void } {
+export function scratchDir(): ScratchDir {
   const dir = mkdtempSync(join(tmpdir(), "agent-user-token-test-"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What {@link useEmulator} sets up; every field is filled in by its `beforeAll`. */
+export interface EmulatorContext {
+  emulator: Emulator;
+  /** `emulator.outputs()` as read right after start-up; a file's own `beforeAll` may replace it. */
+  out: StackOutputs;
+  scratch: ScratchDir;
+  /** The options the emulator was started with. */
+  options: EmulatorOptions;
+}
+
+/**
+ * Registers `beforeAll` (a scratch directory, then an emulator started with
+ * `options`, or with what `options(scratch)` returns) and `afterAll` (close the
+ * emulator, remove the directory) hooks in the calling scope. Read the fields
+ * of the returned context inside hooks and tests, never at module load.
+ */
+export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) => EmulatorOptions) = {}): EmulatorContext {
+  const ctx = {} as EmulatorContext;
+  beforeAll(async () => {
+    ctx.scratch = scratchDir();
+    ctx.options = typeof options === "function" ? options(ctx.scratch) : options;
+    ctx.emulator = await startEmulator(ctx.options);
+    ctx.out = ctx.emulator.outputs();
+  });
+  afterAll(async () => {
+    await ctx.emulator?.close();
+    ctx.scratch?.remove();
+  });
+  return ctx;
 }
 
 /** Runs `agent-user ARGV` in-process with exactly `env` as its environment. */

@@ -7,20 +7,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { NetworkError } from "../../lib/errors";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { HopChain, type HopChainConfig } from "../../probes/hop-chain";
-import { claimsOf, runCli, onlyJson, recordingDispatcher, scratchDir, tokenStatuses, writeOutputs, NO_ENV } from "./helpers";
+import { claimsOf, runCli, onlyJson, recordingDispatcher, tokenStatuses, useEmulator, writeOutputs, NO_ENV } from "./helpers";
 
-let emulator: Emulator;
-let scratch: ReturnType<typeof scratchDir>;
-let caFile: string;
+const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "emulator-ca.pem") }));
 let config: HopChainConfig;
 
-beforeAll(async () => {
-  scratch = scratchDir();
-  caFile = join(scratch.dir, "emulator-ca.pem");
-  emulator = await startEmulator({ caFile });
-  const out = emulator.outputs("https");
+beforeAll(() => {
+  const out = ctx.emulator.outputs("https");
   config = {
     authorityUrl: out.authorityUrl,
     tenantId: out.tenantId,
@@ -28,33 +22,29 @@ beforeAll(async () => {
     credential: { kind: "secret", secret: out.blueprintClientSecret! },
   };
 });
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
 
 const request = () => {
-  const out = emulator.outputs("https");
+  const out = ctx.emulator.outputs("https");
   return { agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl };
 };
 
 it("writes its certificate to caFile for NODE_EXTRA_CA_CERTS", () => {
-  expect(emulator.httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-  expect(readFileSync(caFile, "utf8")).toBe(emulator.caPem);
+  expect(ctx.emulator.httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  expect(readFileSync(ctx.options.caFile!, "utf8")).toBe(ctx.emulator.caPem);
 });
 
 it("a client trusting the emulator's CA mints the agent user token over https", async () => {
-  const recorder = recordingDispatcher(new Agent({ connect: { ca: emulator.caPem } }));
-  const before = emulator.requests.length;
+  const recorder = recordingDispatcher(new Agent({ connect: { ca: ctx.emulator.caPem } }));
+  const before = ctx.emulator.requests.length;
   const token = await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken(request());
-  expect(tokenStatuses(emulator, before)).toEqual([200, 200, 200]);
-  expect(recorder.sent.map((r) => r.url.startsWith(`${emulator.httpsUrl}/`))).toEqual([true, true, true]);
+  expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+  expect(recorder.sent.map((r) => r.url.startsWith(`${ctx.emulator.httpsUrl}/`))).toEqual([true, true, true]);
   expect(token.claims).toMatchObject({ idtyp: "user", oid: request().agentUser, appid: request().agentIdentityId });
-  expect(claimsOf(recorder.sent[1]!.form.client_assertion!).iss).toBe(`${emulator.httpsUrl}/${config.tenantId}/v2.0`);
+  expect(claimsOf(recorder.sent[1]!.form.client_assertion!).iss).toBe(`${ctx.emulator.httpsUrl}/${config.tenantId}/v2.0`);
 });
 
 it("a client that does not trust it fails at once, sending nothing: exit 4, hint names NODE_EXTRA_CA_CERTS", async () => {
-  const before = emulator.requests.length;
+  const before = ctx.emulator.requests.length;
   const retries: unknown[] = [];
   const err = await new HopChain({ ...config, http: { dispatcher: new Agent() }, hooks: { onRetry: (e) => void retries.push(e) } })
     .agentUserToken(request())
@@ -66,16 +56,16 @@ it("a client that does not trust it fails at once, sending nothing: exit 4, hint
   expect((err as NetworkError).exitCode).toBe(4);
   expect((err as NetworkError).step).toBe("hop 1 (blueprint token)");
   expect((err as NetworkError).hint).toMatch(/NODE_EXTRA_CA_CERTS/);
-  expect(emulator.requests.slice(before)).toEqual([]);
+  expect(ctx.emulator.requests.slice(before)).toEqual([]);
 });
 
 it("agent-user token --authority http://example.com is refused with exit 2 and sends nothing", async () => {
-  const before = emulator.requests.length;
-  const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, emulator.outputs("http")), "--authority", "http://example.com", "--json"], NO_ENV);
+  const before = ctx.emulator.requests.length;
+  const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("http")), "--authority", "http://example.com", "--json"], NO_ENV);
   expect(run.code).toBe(2);
   expect(onlyJson(run).message).toMatch(/the authority URL must use https .*"http:\/\/example\.com"/);
-  const human = await runCli(["token", "--outputs", writeOutputs(scratch.dir, emulator.outputs("http")), "--authority", "http://example.com"], NO_ENV);
+  const human = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("http")), "--authority", "http://example.com"], NO_ENV);
   expect(human.code).toBe(2);
   expect(human.stderr).toMatch(/plain http is accepted only for loopback hosts/);
-  expect(emulator.requests.slice(before)).toEqual([]);
+  expect(ctx.emulator.requests.slice(before)).toEqual([]);
 });

@@ -9,9 +9,7 @@
  */
 import { certificateAssertion, loadCertificate } from "../../lib/client-assertion";
 import { AgentUserError } from "../../lib/errors";
-import type { StackOutputs } from "../../lib/stack-outputs";
 import { requestToken, tokenEndpoint, TokenEndpointError } from "../../lib/token-client";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import type { CliIo } from "../../probes/cli-io";
 import { reportFailure } from "../../probes/report";
 import {
@@ -22,28 +20,19 @@ import {
   NO_ENV,
   onlyJson,
   runCli,
-  scratchDir,
   tokenStatuses,
+  useEmulator,
   writeOutputs,
   type AgentFixture,
 } from "./helpers";
 
-let emulator: Emulator;
-let out: StackOutputs;
+const ctx = useEmulator();
 let endpoint: string;
-let scratch: ReturnType<typeof scratchDir>;
 let other: AgentFixture;
 
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  endpoint = tokenEndpoint(out.authorityUrl, out.tenantId);
-  scratch = scratchDir();
-  other = addAgent(emulator);
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
+beforeAll(() => {
+  endpoint = tokenEndpoint(ctx.out.authorityUrl, ctx.out.tenantId);
+  other = addAgent(ctx.emulator);
 });
 
 const DOCUMENTED_FAILURE_KEYS = ["ok", "hop", "status", "error", "codes", "message", "hint"];
@@ -72,7 +61,7 @@ const hop2 = (params: Record<string, string>) => requestToken("hop 2 (agent iden
 const hop3 = (params: Record<string, string>) => requestToken("hop 3 (agent user token)", endpoint, params);
 
 async function t1For(agentIdentityId: string): Promise<string> {
-  const r = await hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, client_secret: out.blueprintClientSecret! });
+  const r = await hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, client_secret: ctx.out.blueprintClientSecret! });
   return r.response.access_token;
 }
 
@@ -81,10 +70,10 @@ async function t2For(agentIdentityId: string, t1: string): Promise<string> {
   return r.response.access_token;
 }
 
-function hop3Params(t1: string, t2: string, user: Record<string, string> = { user_id: out.agentUserId! }): Record<string, string> {
+function hop3Params(t1: string, t2: string, user: Record<string, string> = { user_id: ctx.out.agentUserId! }): Record<string, string> {
   return {
     grant_type: "user_fic",
-    client_id: out.agentIdentityId!,
+    client_id: ctx.out.agentIdentityId!,
     scope: "https://graph.microsoft.com/.default",
     client_assertion_type: JWT_BEARER,
     client_assertion: t1,
@@ -95,7 +84,7 @@ function hop3Params(t1: string, t2: string, user: Record<string, string> = { use
 
 describe("rules the runner never breaks, sent raw", () => {
   it("hop 1 without fmi_path: AADSTS82008, exit 3, hint names fmi_path", async () => {
-    const err = await rejection(hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: out.blueprintClientSecret! }));
+    const err = await rejection(hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: ctx.out.blueprintClientSecret! }));
     const seen = userSees(err);
     expect(seen.code).toBe(3);
     expect(seen.json).toMatchObject({ ok: false, hop: 1, status: 400, error: "invalid_request", codes: [82008] });
@@ -105,8 +94,8 @@ describe("rules the runner never breaks, sent raw", () => {
   });
 
   it("no credential at all: AADSTS7000216 on hop 1 and on hop 2, exit 3, hint names the credentials to configure", async () => {
-    const e1 = await rejection(hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: EXCHANGE_SCOPE, fmi_path: out.agentIdentityId! }));
-    const e2 = await rejection(hop2({ grant_type: "client_credentials", client_id: out.agentIdentityId!, scope: EXCHANGE_SCOPE }));
+    const e1 = await rejection(hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, fmi_path: ctx.out.agentIdentityId! }));
+    const e2 = await rejection(hop2({ grant_type: "client_credentials", client_id: ctx.out.agentIdentityId!, scope: EXCHANGE_SCOPE }));
     for (const [err, hop] of [[e1, 1], [e2, 2]] as const) {
       const seen = userSees(err);
       expect(seen.code).toBe(3);
@@ -116,14 +105,14 @@ describe("rules the runner never breaks, sent raw", () => {
   });
 
   it("a missing required parameter: AADSTS900144 naming the parameter, exit 3", async () => {
-    const noScope = await rejection(hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, fmi_path: out.agentIdentityId!, client_secret: out.blueprintClientSecret! }));
+    const noScope = await rejection(hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, fmi_path: ctx.out.agentIdentityId!, client_secret: ctx.out.blueprintClientSecret! }));
     expect(noScope.message).toMatch(/'scope'/);
-    const t1 = await t1For(out.agentIdentityId!);
+    const t1 = await t1For(ctx.out.agentIdentityId!);
     const params = hop3Params(t1, "");
     delete params.user_federated_identity_credential;
     const noFic = await rejection(hop3(params));
     expect(noFic.message).toMatch(/'user_federated_identity_credential'/);
-    const noUser = await rejection(hop3(hop3Params(t1, await t2For(out.agentIdentityId!, t1), {})));
+    const noUser = await rejection(hop3(hop3Params(t1, await t2For(ctx.out.agentIdentityId!, t1), {})));
     expect(noUser.message).toMatch(/'user_id'/);
     for (const err of [noScope, noFic, noUser]) {
       const seen = userSees(err);
@@ -134,11 +123,11 @@ describe("rules the runner never breaks, sent raw", () => {
   });
 
   it("a UPN in user_id: AADSTS50000 server_error, not retried, exit 3, hint says to send it as username", async () => {
-    const t1 = await t1For(out.agentIdentityId!);
-    const t2 = await t2For(out.agentIdentityId!, t1);
-    const before = emulator.requests.length;
-    const err = await rejection(hop3(hop3Params(t1, t2, { user_id: out.agentUserPrincipalName! })));
-    expect(tokenStatuses(emulator, before)).toEqual([400]);
+    const t1 = await t1For(ctx.out.agentIdentityId!);
+    const t2 = await t2For(ctx.out.agentIdentityId!, t1);
+    const before = ctx.emulator.requests.length;
+    const err = await rejection(hop3(hop3Params(t1, t2, { user_id: ctx.out.agentUserPrincipalName! })));
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([400]);
     const seen = userSees(err);
     expect(seen.code).toBe(3);
     expect(seen.json).toMatchObject({ hop: 3, status: 400, error: "server_error", codes: [50000] });
@@ -146,17 +135,17 @@ describe("rules the runner never breaks, sent raw", () => {
   });
 
   it("a certificate assertion that expired: AADSTS700024, exit 3, hint names the clock", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir);
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
     const loaded = loadCertificate(cert);
     const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
     const err = await rejection(
       hop1({
         grant_type: "client_credentials",
-        client_id: out.blueprintAppId!,
+        client_id: ctx.out.blueprintAppId!,
         scope: EXCHANGE_SCOPE,
-        fmi_path: out.agentIdentityId!,
+        fmi_path: ctx.out.agentIdentityId!,
         client_assertion_type: JWT_BEARER,
-        client_assertion: certificateAssertion(out.blueprintAppId!, endpoint, loaded, anHourAgo),
+        client_assertion: certificateAssertion(ctx.out.blueprintAppId!, endpoint, loaded, anHourAgo),
       }),
     );
     const seen = userSees(err);
@@ -178,19 +167,19 @@ describe("emulator rules for tokens of the wrong identity or audience: invalid_g
 
   it("hop 2 with a T1 minted for another agent identity", async () => {
     const foreignT1 = await t1For(other.identity.id);
-    const err = await rejection(hop2({ grant_type: "client_credentials", client_id: out.agentIdentityId!, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: foreignT1 }));
+    const err = await rejection(hop2({ grant_type: "client_credentials", client_id: ctx.out.agentIdentityId!, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: foreignT1 }));
     expectEmulatorRule(err, 2, new RegExp(`minted for agent identity ${other.identity.id}`));
   });
 
   it("hop 3 with a T1 minted for another agent identity", async () => {
-    const t1 = await t1For(out.agentIdentityId!);
-    const t2 = await t2For(out.agentIdentityId!, t1);
+    const t1 = await t1For(ctx.out.agentIdentityId!);
+    const t2 = await t2For(ctx.out.agentIdentityId!, t1);
     const err = await rejection(hop3(hop3Params(await t1For(other.identity.id), t2)));
     expectEmulatorRule(err, 3, new RegExp(`minted for agent identity ${other.identity.id}`));
   });
 
   it("hop 3 with the T2 of another agent identity", async () => {
-    const t1 = await t1For(out.agentIdentityId!);
+    const t1 = await t1For(ctx.out.agentIdentityId!);
     const otherT1 = await t1For(other.identity.id);
     const foreignT2 = await t2For(other.identity.id, otherT1);
     const err = await rejection(hop3(hop3Params(t1, foreignT2)));
@@ -198,22 +187,22 @@ describe("emulator rules for tokens of the wrong identity or audience: invalid_g
   });
 
   it("hop 3 with T2 where T1 belongs (T2 as the client assertion)", async () => {
-    const t1 = await t1For(out.agentIdentityId!);
-    const t2 = await t2For(out.agentIdentityId!, t1);
+    const t1 = await t1For(ctx.out.agentIdentityId!);
+    const t2 = await t2For(ctx.out.agentIdentityId!, t1);
     const err = await rejection(hop3(hop3Params(t2, t2)));
     expectEmulatorRule(err, 3, /send T1, not T2/);
   });
 
   it("hop 2 with a hop-1 token of the wrong audience (the seed spec's resource-scoped hop 1)", async () => {
-    const graphToken = (await hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: "https://graph.microsoft.com/.default", client_secret: out.blueprintClientSecret! })).response
+    const graphToken = (await hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: "https://graph.microsoft.com/.default", client_secret: ctx.out.blueprintClientSecret! })).response
       .access_token;
-    const err = await rejection(hop2({ grant_type: "client_credentials", client_id: out.agentIdentityId!, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: graphToken }));
+    const err = await rejection(hop2({ grant_type: "client_credentials", client_id: ctx.out.agentIdentityId!, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: graphToken }));
     expectEmulatorRule(err, 2, /audience 'https:\/\/graph\.microsoft\.com'/);
   });
 });
 
 describe("rejections the command meets with a wrong configuration", () => {
-  const file = (patch: Record<string, unknown> = {}) => writeOutputs(scratch.dir, out, patch);
+  const file = (patch: Record<string, unknown> = {}) => writeOutputs(ctx.scratch.dir, ctx.out, patch);
 
   it("a wrong secret: AADSTS7000215, exit 3, the --json failure object, a hint about the secret's value", async () => {
     const run = await runCli(["token", "--outputs", file(), "--json"], { AGENT_USER_BLUEPRINT_SECRET: "not-the-secret" });
@@ -239,31 +228,31 @@ describe("rejections the command meets with a wrong configuration", () => {
   });
 
   it("no permission grant: AADSTS65001 on hop 3, exit 3, hint says to run pulumi up", async () => {
-    const grant = emulator.store.grants.get(out.grantId!)!;
-    emulator.store.grants.delete(grant.id);
+    const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
+    ctx.emulator.store.grants.delete(grant.id);
     try {
-      const before = emulator.requests.length;
+      const before = ctx.emulator.requests.length;
       const run = await runCli(["token", "--outputs", file(), "--json"], NO_ENV);
       expect(run.code).toBe(3);
-      expect(tokenStatuses(emulator, before)).toEqual([200, 200, 400]);
+      expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 400]);
       const body = onlyJson(run);
       expect(body).toMatchObject({ ok: false, hop: 3, status: 400, error: "invalid_grant", codes: [65001] });
       expect(body.hint).toMatch(/no permission grant.*`pulumi up`/);
     } finally {
-      emulator.store.grants.set(grant.id, grant);
+      ctx.emulator.store.grants.set(grant.id, grant);
     }
   });
 
   it("a certificate assertion the identity provider finds expired (its clock is ahead): AADSTS700024, exit 3", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir);
-    const realNow = emulator.store.now;
-    emulator.store.now = () => realNow() + 60 * 60 * 1000;
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
+    const realNow = ctx.emulator.store.now;
+    ctx.emulator.store.now = () => realNow() + 60 * 60 * 1000;
     try {
       const run = await runCli(["token", "--outputs", file({ blueprintClientSecret: undefined }), "--json"], { AGENT_USER_BLUEPRINT_CERT: cert.certFile, AGENT_USER_BLUEPRINT_KEY: cert.keyFile });
       expect(run.code).toBe(3);
       expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, error: "invalid_client", codes: [700024], hint: expect.stringMatching(/clock/) });
     } finally {
-      emulator.store.now = realNow;
+      ctx.emulator.store.now = realNow;
     }
   });
 
@@ -282,7 +271,7 @@ describe("rejections the command meets with a wrong configuration", () => {
   });
 
   it("a rejection is an AgentUserError carrying its step and Entra's trace and correlation ids", async () => {
-    const err = await rejection(hop1({ grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: "x" }));
+    const err = await rejection(hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: "x" }));
     expect(err).toBeInstanceOf(AgentUserError);
     expect(err.step).toBe("hop 1 (blueprint token)");
     expect(err.traceId).toMatch(/^[0-9a-f-]{36}$/);

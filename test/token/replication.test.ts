@@ -4,39 +4,25 @@
  * probe waits that out, never longer than the window; without it, it fails
  * at once with a hint that names the flag.
  */
-import type { StackOutputs } from "../../lib/stack-outputs";
-import { startEmulator, type Emulator } from "../../emulator/server";
-import { addAgent, addGrant, onlyJson, runCli, scratchDir, tokenStatuses, writeOutputs, type AgentFixture, type CliRun } from "./helpers";
+import { addAgent, addGrant, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs, type AgentFixture, type CliRun } from "./helpers";
 
 const LAG_MS = 1000;
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ replicationLagMs: LAG_MS });
-  out = emulator.outputs();
-  scratch = scratchDir();
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
+const ctx = useEmulator({ replicationLagMs: LAG_MS });
 
 async function token(agent: { agentIdentityId: string; agentUserId: string }, extra: string[] = []): Promise<{ run: CliRun; statuses: number[]; ms: number }> {
-  const file = writeOutputs(scratch.dir, out, { ...agent, agentUserPrincipalName: undefined });
-  const before = emulator.requests.length;
+  const file = writeOutputs(ctx.scratch.dir, ctx.out, { ...agent, agentUserPrincipalName: undefined });
+  const before = ctx.emulator.requests.length;
   const started = Date.now();
   const run = await runCli(["token", "--outputs", file, "--json", ...extra], {});
-  return { run, statuses: tokenStatuses(emulator, before), ms: Date.now() - started };
+  return { run, statuses: tokenStatuses(ctx.emulator, before), ms: Date.now() - started };
 }
 
 const ids = (a: AgentFixture) => ({ agentIdentityId: a.identity.id, agentUserId: a.user.id });
 
 describe("a new agent identity, agent user and grant", () => {
   it("without --replication-window: fails at once on hop 2 with AADSTS700016, exit 3, hint names the flag", async () => {
-    const { run, statuses, ms } = await token(ids(addAgent(emulator)));
+    const { run, statuses, ms } = await token(ids(addAgent(ctx.emulator)));
     expect(run.code).toBe(3);
     expect(statuses).toEqual([200, 400]);
     expect(ms).toBeLessThan(LAG_MS);
@@ -44,7 +30,7 @@ describe("a new agent identity, agent user and grant", () => {
   });
 
   it("with --replication-window: retries until the objects have replicated, then mints the token", async () => {
-    const agent = addAgent(emulator);
+    const agent = addAgent(ctx.emulator);
     const { run, statuses, ms } = await token(ids(agent), ["--replication-window", "10"]);
     expect(run.code).toBe(0);
     expect(ms).toBeGreaterThanOrEqual(LAG_MS - 100);
@@ -55,7 +41,7 @@ describe("a new agent identity, agent user and grant", () => {
   });
 
   it("a new agent user of an identity that has already replicated, without the window: AADSTS50034, exit 3, hint names the flag", async () => {
-    const agent = addAgent(emulator);
+    const agent = addAgent(ctx.emulator);
     agent.identity.createdAt = 0;
     const { run, statuses } = await token(ids(agent));
     expect(run.code).toBe(3);
@@ -64,7 +50,7 @@ describe("a new agent identity, agent user and grant", () => {
   });
 
   it("a new agent user of an identity that has already replicated is waited for too", async () => {
-    const agent = addAgent(emulator);
+    const agent = addAgent(ctx.emulator);
     // The identity is old news to the token endpoint; its agent user was created just now.
     agent.identity.createdAt = 0;
     const { run, statuses } = await token(ids(agent), ["--replication-window", "10"]);
@@ -75,7 +61,7 @@ describe("a new agent identity, agent user and grant", () => {
   });
 
   it("a window shorter than the lag ends with the replication error soon after the window, not at the 30 s retry bound", async () => {
-    const agent = addAgent(emulator);
+    const agent = addAgent(ctx.emulator);
     agent.identity.createdAt += 60_000;
     const { run, ms } = await token(ids(agent), ["--replication-window", "1"]);
     expect(run.code).toBe(3);
@@ -88,14 +74,14 @@ describe("a new agent identity, agent user and grant", () => {
 describe("a new grant for an existing agent identity and agent user", () => {
   let grantId: string | undefined;
   beforeEach(() => {
-    emulator.store.grants.delete(out.grantId!);
-    grantId = addGrant(emulator, out.agentIdentityId!, out.agentUserId!);
+    ctx.emulator.store.grants.delete(ctx.out.grantId!);
+    grantId = addGrant(ctx.emulator, ctx.out.agentIdentityId!, ctx.out.agentUserId!);
   });
   afterEach(() => {
-    if (grantId) emulator.store.grants.delete(grantId);
+    if (grantId) ctx.emulator.store.grants.delete(grantId);
   });
 
-  const seeded = () => ({ agentIdentityId: out.agentIdentityId!, agentUserId: out.agentUserId! });
+  const seeded = () => ({ agentIdentityId: ctx.out.agentIdentityId!, agentUserId: ctx.out.agentUserId! });
 
   it("without --replication-window: AADSTS65001 on hop 3 at once, exit 3, hint names the flag", async () => {
     const { run, statuses } = await token(seeded());

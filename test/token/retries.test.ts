@@ -3,38 +3,24 @@
  * timeouts) are ridden out; persistent ones end in exit 4 within the README's
  * bound (5 attempts, 30 s). Every count is the emulator's own request log.
  */
-import type { StackOutputs } from "../../lib/stack-outputs";
 import { DEFAULT_RETRY } from "../../lib/retry";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { HopChain } from "../../probes/hop-chain";
-import { NO_ENV, onlyJson, runCli, scratchDir, tokenStatuses, writeOutputs, type CliRun } from "./helpers";
+import { NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs, type CliRun } from "./helpers";
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  scratch = scratchDir();
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
-afterEach(() => emulator.faults.reset());
+const ctx = useEmulator();
+afterEach(() => ctx.emulator.faults.reset());
 
 /** Runs `agent-user token --json` and returns the run, the token statuses the emulator saw, and the wall time. */
 async function token(extra: string[] = []): Promise<{ run: CliRun; statuses: number[]; ms: number }> {
-  const before = emulator.requests.length;
+  const before = ctx.emulator.requests.length;
   const started = Date.now();
-  const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--json", ...extra], NO_ENV);
-  return { run, statuses: tokenStatuses(emulator, before), ms: Date.now() - started };
+  const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--json", ...extra], NO_ENV);
+  return { run, statuses: tokenStatuses(ctx.emulator, before), ms: Date.now() - started };
 }
 
 describe("ridden out", () => {
   it("three 429s (Retry-After: 0) on hop 1", async () => {
-    emulator.faults.set({ throttle: 3, retryAfterS: 0 });
+    ctx.emulator.faults.set({ throttle: 3, retryAfterS: 0 });
     const { run, statuses } = await token();
     expect(run.code).toBe(0);
     expect(statuses).toEqual([429, 429, 429, 200, 200, 200]);
@@ -42,7 +28,7 @@ describe("ridden out", () => {
   });
 
   it("a 429 is retried no sooner than its Retry-After", async () => {
-    emulator.faults.set({ throttle: 1, retryAfterS: 1 });
+    ctx.emulator.faults.set({ throttle: 1, retryAfterS: 1 });
     const { run, statuses, ms } = await token();
     expect(run.code).toBe(0);
     expect(statuses).toEqual([429, 200, 200, 200]);
@@ -50,14 +36,14 @@ describe("ridden out", () => {
   });
 
   it("a 503 (the emulator sends Retry-After: 1 with it)", async () => {
-    emulator.faults.set({ unavailable: 1 });
+    ctx.emulator.faults.set({ unavailable: 1 });
     const { run, statuses } = await token();
     expect(run.code).toBe(0);
     expect(statuses).toEqual([503, 200, 200, 200]);
   });
 
   it("two dropped connections", async () => {
-    emulator.faults.set({ drop: 2 });
+    ctx.emulator.faults.set({ drop: 2 });
     const { run, statuses } = await token();
     expect(run.code).toBe(0);
     expect(statuses).toEqual([-1, -1, 200, 200, 200]);
@@ -65,31 +51,31 @@ describe("ridden out", () => {
 
   it("a drop and two 429s on hop 3, with T1 and T2 from the cache", async () => {
     const runner = new HopChain({
-      authorityUrl: out.authorityUrl,
-      tenantId: out.tenantId,
-      blueprintAppId: out.blueprintAppId!,
-      credential: { kind: "secret", secret: out.blueprintClientSecret! },
+      authorityUrl: ctx.out.authorityUrl,
+      tenantId: ctx.out.tenantId,
+      blueprintAppId: ctx.out.blueprintAppId!,
+      credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
     });
-    await runner.agentUserToken({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
-    emulator.faults.set({ drop: 1, throttle: 2, retryAfterS: 0 });
-    const before = emulator.requests.length;
-    const token = await runner.agentUserToken({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserPrincipalName!, resourceUrl: out.resourceUrl });
-    expect(tokenStatuses(emulator, before)).toEqual([-1, 429, 429, 200]);
+    await runner.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+    ctx.emulator.faults.set({ drop: 1, throttle: 2, retryAfterS: 0 });
+    const before = ctx.emulator.requests.length;
+    const token = await runner.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserPrincipalName!, resourceUrl: ctx.out.resourceUrl });
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([-1, 429, 429, 200]);
     expect(token.hops.map((h) => [h.hop, h.cached])).toEqual([
       [1, true],
       [2, true],
       [3, false],
     ]);
-    expect(token.claims.upn).toBe(out.agentUserPrincipalName);
+    expect(token.claims.upn).toBe(ctx.out.agentUserPrincipalName);
   });
 
   it("a slow answer beyond --timeout is abandoned and retried", async () => {
-    emulator.faults.set({ latencyMs: 3000 });
-    const before = emulator.requests.length;
+    ctx.emulator.faults.set({ latencyMs: 3000 });
+    const before = ctx.emulator.requests.length;
     const pending = token(["--timeout", "0.3"]);
     // The first request has taken its 3 s latency once the emulator has logged it; answer the retries at once.
-    while (emulator.requests.length === before) await new Promise((r) => setTimeout(r, 5));
-    emulator.faults.set({ latencyMs: 0 });
+    while (ctx.emulator.requests.length === before) await new Promise((r) => setTimeout(r, 5));
+    ctx.emulator.faults.set({ latencyMs: 0 });
     const { run, statuses } = await pending;
     expect(run.code).toBe(0);
     // The abandoned attempt (still unanswered), then the three hops.
@@ -105,7 +91,7 @@ describe("persistent failures end in exit 4 within the bound", () => {
   });
 
   it("503 on every attempt: 5 attempts honouring Retry-After, then exit 4 with the code and a hint", async () => {
-    emulator.faults.set({ unavailable: 1000 });
+    ctx.emulator.faults.set({ unavailable: 1000 });
     const { run, statuses, ms } = await token();
     expect(run.code).toBe(4);
     expect(statuses).toEqual(Array(bound.maxAttempts).fill(503));
@@ -117,7 +103,7 @@ describe("persistent failures end in exit 4 within the bound", () => {
   });
 
   it("429 on every attempt: exit 4 after 5 attempts", async () => {
-    emulator.faults.set({ throttle: 1000, retryAfterS: 0 });
+    ctx.emulator.faults.set({ throttle: 1000, retryAfterS: 0 });
     const { run, statuses } = await token();
     expect(run.code).toBe(4);
     expect(statuses).toEqual(Array(bound.maxAttempts).fill(429));
@@ -125,7 +111,7 @@ describe("persistent failures end in exit 4 within the bound", () => {
   });
 
   it("a Retry-After beyond the time budget ends the retries at once instead of waiting past it", async () => {
-    emulator.faults.set({ throttle: 1000, retryAfterS: 60 });
+    ctx.emulator.faults.set({ throttle: 1000, retryAfterS: 60 });
     const { run, statuses, ms } = await token();
     expect(run.code).toBe(4);
     expect(statuses).toEqual([429]);
@@ -133,7 +119,7 @@ describe("persistent failures end in exit 4 within the bound", () => {
   });
 
   it("every connection dropped: exit 4 after 5 attempts, a network error with a hint", async () => {
-    emulator.faults.set({ drop: 1000 });
+    ctx.emulator.faults.set({ drop: 1000 });
     const { run, statuses, ms } = await token();
     expect(run.code).toBe(4);
     expect(statuses).toEqual(Array(bound.maxAttempts).fill(-1));
@@ -145,7 +131,7 @@ describe("persistent failures end in exit 4 within the bound", () => {
   });
 
   it("no answer within --timeout on every attempt: exit 4, ETIMEDOUT, hint names --timeout", async () => {
-    emulator.faults.set({ latencyMs: 2000 });
+    ctx.emulator.faults.set({ latencyMs: 2000 });
     const { run, statuses, ms } = await token(["--timeout", "0.2"]);
     expect(run.code).toBe(4);
     expect(statuses).toHaveLength(bound.maxAttempts);

@@ -6,36 +6,26 @@
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StackOutputs } from "../../lib/stack-outputs";
 import { requestToken, tokenEndpoint } from "../../lib/token-client";
-import { startEmulator, type Emulator } from "../../emulator/server";
 import { password } from "../../emulator/seed";
 import { HopChain, type AgentUserTokenRequest } from "../../probes/hop-chain";
-import { addAgent, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, scratchDir, writeOutputs, type AgentFixture } from "./helpers";
+import { addAgent, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, useEmulator, writeOutputs, type AgentFixture } from "./helpers";
 
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";
 const WRONG = `wrong-sentinel-${randomUUID()}`;
 const RIGHT = `right-sentinel-${randomUUID()}`;
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
+const ctx = useEmulator();
 let stranger: AgentFixture;
 
-beforeAll(async () => {
-  emulator = await startEmulator();
-  emulator.store.domains.push(ALIAS_TENANT);
-  emulator.store.applicationByAppId(emulator.outputs().blueprintAppId!)!.passwordCredentials.push(password("sentinel", RIGHT));
+beforeAll(() => {
+  ctx.emulator.store.domains.push(ALIAS_TENANT);
+  ctx.emulator.store.applicationByAppId(ctx.emulator.outputs().blueprintAppId!)!.passwordCredentials.push(password("sentinel", RIGHT));
   // Outputs without the seeded secret: the sentinel in the environment is the only credential.
-  out = { ...emulator.outputs(), blueprintClientSecret: undefined };
-  scratch = scratchDir();
-  stranger = addAgent(emulator);
+  ctx.out = { ...ctx.emulator.outputs(), blueprintClientSecret: undefined };
+  stranger = addAgent(ctx.emulator);
 });
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
-afterEach(() => emulator.faults.reset());
+afterEach(() => ctx.emulator.faults.reset());
 
 interface Case {
   name: string;
@@ -48,9 +38,9 @@ interface Case {
 }
 
 function withoutGrant(): () => void {
-  const grant = emulator.store.grants.get(out.grantId!)!;
-  emulator.store.grants.delete(grant.id);
-  return () => void emulator.store.grants.set(grant.id, grant);
+  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
+  ctx.emulator.store.grants.delete(grant.id);
+  return () => void ctx.emulator.store.grants.set(grant.id, grant);
 }
 
 const CASES: Case[] = [
@@ -59,9 +49,9 @@ const CASES: Case[] = [
   { name: "no grant (65001) after T1 and T2 were minted", secret: RIGHT, setup: withoutGrant, exit: 3 },
   { name: "another identity's agent user ([emulator rule])", secret: RIGHT, argv: ["--agent-user", "<stranger>"], exit: 3 },
   { name: "a claims mismatch", secret: RIGHT, argv: ["--tenant", ALIAS_TENANT, "--show-token"], exit: 5 },
-  { name: "throttled on every attempt", secret: RIGHT, setup: () => (emulator.faults.set({ throttle: 1000, retryAfterS: 0 }), () => undefined), exit: 4 },
-  { name: "every connection dropped", secret: RIGHT, setup: () => (emulator.faults.set({ drop: 1000 }), () => undefined), exit: 4, modes: ["json"] },
-  { name: "a wrong secret that is also dropped", secret: WRONG, setup: () => (emulator.faults.set({ drop: 1 }), () => undefined), exit: 3, modes: ["human"] },
+  { name: "throttled on every attempt", secret: RIGHT, setup: () => (ctx.emulator.faults.set({ throttle: 1000, retryAfterS: 0 }), () => undefined), exit: 4 },
+  { name: "every connection dropped", secret: RIGHT, setup: () => (ctx.emulator.faults.set({ drop: 1000 }), () => undefined), exit: 4, modes: ["json"] },
+  { name: "a wrong secret that is also dropped", secret: WRONG, setup: () => (ctx.emulator.faults.set({ drop: 1 }), () => undefined), exit: 3, modes: ["human"] },
   { name: "an unreachable authority", secret: RIGHT, argv: ["--authority", "http://127.0.0.1:9"], exit: 4, modes: ["human"] },
   { name: "a usage error", secret: RIGHT, argv: ["--agent-user", "nobody"], exit: 2 },
 ];
@@ -72,7 +62,7 @@ describe.each(["json", "human"] as const)("agent-user token output (%s)", (mode)
     const undo = c.setup?.() ?? (() => undefined);
     try {
       const argv = (c.argv ?? []).map((a) => (a === "<stranger>" ? stranger.user.id : a));
-      const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), ...argv, ...(mode === "json" ? ["--json"] : [])], { AGENT_USER_BLUEPRINT_SECRET: c.secret });
+      const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), ...argv, ...(mode === "json" ? ["--json"] : [])], { AGENT_USER_BLUEPRINT_SECRET: c.secret });
       expect(run.code).toBe(c.exit);
       const printed = run.stdout + run.stderr;
       expect(printed.length).toBeGreaterThan(0);
@@ -87,9 +77,9 @@ describe.each(["json", "human"] as const)("agent-user token output (%s)", (mode)
 });
 
 it("the secret given through --blueprint-secret-file does not show either", async () => {
-  const file = join(scratch.dir, "secret.txt");
+  const file = join(ctx.scratch.dir, "secret.txt");
   writeFileSync(file, `${WRONG}\n`, { mode: 0o600 });
-  const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--blueprint-secret-file", file], {});
+  const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--blueprint-secret-file", file], {});
   expect(run.code).toBe(3);
   expect(run.stderr).toMatch(/AADSTS7000215/);
   expect(run.stdout + run.stderr).not.toContain(WRONG);
@@ -98,20 +88,20 @@ it("the secret given through --blueprint-secret-file does not show either", asyn
 it("on success nothing secret is printed, and the token only with --show-token", async () => {
   const env = { AGENT_USER_BLUEPRINT_SECRET: RIGHT };
   for (const extra of [[], ["--json"]]) {
-    const run = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), ...extra], env);
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), ...extra], env);
     expect(run.code).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(RIGHT);
     expect(run.stdout + run.stderr).not.toMatch(JWT_SHAPE);
   }
-  const shown = await runCli(["token", "--outputs", writeOutputs(scratch.dir, out), "--show-token"], env);
+  const shown = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--show-token"], env);
   expect(shown.stdout).toMatch(JWT_SHAPE);
   expect(shown.stdout).not.toContain(RIGHT);
 });
 
 describe("errors thrown to a library caller", () => {
-  const request = (): AgentUserTokenRequest => ({ agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl });
-  const chain = (secret: string, tenantId = out.tenantId, authorityUrl = out.authorityUrl) =>
-    new HopChain({ authorityUrl, tenantId, blueprintAppId: out.blueprintAppId!, credential: { kind: "secret", secret } });
+  const request = (): AgentUserTokenRequest => ({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+  const chain = (secret: string, tenantId = ctx.out.tenantId, authorityUrl = ctx.out.authorityUrl) =>
+    new HopChain({ authorityUrl, tenantId, blueprintAppId: ctx.out.blueprintAppId!, credential: { kind: "secret", secret } });
 
   async function thrown(promise: Promise<unknown>): Promise<unknown> {
     const err = await promise.then(
@@ -135,9 +125,9 @@ describe("errors thrown to a library caller", () => {
     }, RIGHT],
     ["a claims mismatch", () => chain(RIGHT, ALIAS_TENANT).agentUserToken(request()), RIGHT],
     ["another identity's agent user", () => chain(RIGHT).agentUserToken({ ...request(), agentUser: stranger.user.id }), RIGHT],
-    ["dropped connections", () => (emulator.faults.set({ drop: 2, throttle: 1000, retryAfterS: 0 }), chain(RIGHT).agentUserToken(request())), RIGHT],
-    ["an unreachable authority", () => chain(RIGHT, out.tenantId, "http://127.0.0.1:9").agentUserToken(request()), RIGHT],
-    ["a raw token request", () => requestToken("hop 1", tokenEndpoint(out.authorityUrl, out.tenantId), { grant_type: "client_credentials", client_id: out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: WRONG }), WRONG],
+    ["dropped connections", () => (ctx.emulator.faults.set({ drop: 2, throttle: 1000, retryAfterS: 0 }), chain(RIGHT).agentUserToken(request())), RIGHT],
+    ["an unreachable authority", () => chain(RIGHT, ctx.out.tenantId, "http://127.0.0.1:9").agentUserToken(request()), RIGHT],
+    ["a raw token request", () => requestToken("hop 1", tokenEndpoint(ctx.out.authorityUrl, ctx.out.tenantId), { grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: WRONG }), WRONG],
   ] as const)("%s: no secret or token in JSON.stringify, message or stack", async (_name, fail, secret) => {
     const err = await thrown(fail());
     const text = everythingAbout(err);

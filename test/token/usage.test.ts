@@ -3,33 +3,19 @@
  * and send nothing: not a single request reaches the identity provider.
  */
 import { writeFileSync } from "node:fs";
-import type { StackOutputs } from "../../lib/stack-outputs";
-import { startEmulator, type Emulator } from "../../emulator/server";
-import { blueprintCertificate, NO_ENV, onlyJson, runCli, scratchDir, writeOutputs } from "./helpers";
+import { blueprintCertificate, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
-let emulator: Emulator;
-let out: StackOutputs;
-let scratch: ReturnType<typeof scratchDir>;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-  out = emulator.outputs();
-  scratch = scratchDir();
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
+const ctx = useEmulator();
 
 let requestsBefore = 0;
 beforeEach(() => {
-  requestsBefore = emulator.requests.length;
+  requestsBefore = ctx.emulator.requests.length;
 });
 afterEach(() => {
-  expect(emulator.requests.slice(requestsBefore)).toEqual([]);
+  expect(ctx.emulator.requests.slice(requestsBefore)).toEqual([]);
 });
 
-const file = (patch: Record<string, unknown> = {}) => writeOutputs(scratch.dir, out, patch);
+const file = (patch: Record<string, unknown> = {}) => writeOutputs(ctx.scratch.dir, ctx.out, patch);
 
 /** Runs with --json and checks the usage failure object; returns its message and hint. */
 async function usageError(argv: string[], env: NodeJS.ProcessEnv = NO_ENV): Promise<{ message: string; hint: string | null }> {
@@ -69,21 +55,21 @@ describe("missing inputs", () => {
   });
 
   it("two blueprint credentials at once", async () => {
-    const cert = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
     const { message } = await usageError(["--outputs", file(), "--blueprint-cert", cert.certFile, "--blueprint-key", cert.keyFile], { AGENT_USER_BLUEPRINT_SECRET: "s" });
     expect(message).toMatch(/more than one blueprint credential given \(certificate, secret\)/);
   });
 
   it("a certificate without its key, and a key that does not belong to the certificate", async () => {
-    const a = blueprintCertificate(emulator, scratch.dir, { upload: false });
-    const b = blueprintCertificate(emulator, scratch.dir, { upload: false });
+    const a = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
+    const b = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
     expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile])).message).toMatch(/needs both --blueprint-cert and --blueprint-key/);
     expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile, "--blueprint-key", b.keyFile])).message).toMatch(/private key does not match the certificate/);
   });
 
   it("an --outputs file that cannot be read, or is not an object", async () => {
-    expect((await usageError(["--outputs", `${scratch.dir}/nope.json`])).message).toMatch(/cannot read --outputs .*nope\.json: ENOENT/);
-    const arrayFile = writeOutputs(scratch.dir, out, {}, "array.json");
+    expect((await usageError(["--outputs", `${ctx.scratch.dir}/nope.json`])).message).toMatch(/cannot read --outputs .*nope\.json: ENOENT/);
+    const arrayFile = writeOutputs(ctx.scratch.dir, ctx.out, {}, "array.json");
     writeFileSync(arrayFile, "[1,2]");
     expect((await usageError(["--outputs", arrayFile])).message).toMatch(/is not a JSON object of stack outputs/);
   });
