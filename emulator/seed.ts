@@ -256,6 +256,7 @@ export function loadTenantFile(path: string): TenantSeed {
   } catch (err) {
     throw new UsageError(`cannot read tenant file ${path}: ${(err as Error).message}`);
   }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;
   if (typeof seed.tenantId !== "string" || !/^[0-9a-f-]{36}$/i.test(seed.tenantId)) {
     throw new UsageError(`tenant file ${path}: "tenantId" must be a GUID`);

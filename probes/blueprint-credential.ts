@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "../lib/client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "../lib/errors";
-import { send, type HttpOptions } from "../lib/http";
+import { parseRetryAfter, send, type HttpOptions } from "../lib/http";
 import { assertSecureUrl } from "../lib/urls";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "../lib/retry";
 
@@ -32,10 +32,13 @@ interface ImdsTokenResponse {
 class ImdsError extends AgentUserError {
   readonly exitCode: ExitCode;
   readonly status: number;
-  constructor(status: number, detail: string) {
+  /** IMDS's Retry-After, which transientOnly honours. */
+  readonly retryAfterMs?: number;
+  constructor(status: number, detail: string, retryAfterMs?: number) {
     super(STEP, `IMDS answered HTTP ${status}: ${detail}`, "check that this machine has the user-assigned managed identity and that its client id is right");
     this.status = status;
     this.exitCode = exitCodeForStatus(status);
+    this.retryAfterMs = retryAfterMs;
   }
   override get transient(): boolean {
     return this.status === 429 || this.status >= 500;
@@ -56,11 +59,13 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
     const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, http);
     let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
     try {
-      body = JSON.parse(res.body);
+      body = JSON.parse(res.body) ?? {};
     } catch {
       // reported below with the status
     }
-    if (res.status !== 200 || typeof body.access_token !== "string") throw new ImdsError(res.status, body.error_description ?? "no token in the answer");
+    if (res.status !== 200 || typeof body.access_token !== "string") {
+      throw new ImdsError(res.status, body.error_description ?? "no token in the answer", parseRetryAfter(res.headers["retry-after"]));
+    }
     return body.access_token;
   }, retry);
 }
@@ -85,6 +90,13 @@ export async function blueprintCredentialParams(
 
 /** IMDS is plain http on a link-local address by design; anything else must be loopback or https. */
 export function checkImdsEndpoint(value: string): string {
-  if (value.startsWith(DEFAULT_IMDS_ENDPOINT)) return value;
+  // Compare the parsed host: a prefix test would pass http://169.254.169.254.example.com or http://169.254.169.254@example.com.
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // assertSecureUrl names it below
+  }
+  if (url?.protocol === "http:" && url.host === "169.254.169.254" && url.username === "" && url.password === "") return value;
   return assertSecureUrl("the IMDS endpoint", value).toString();
 }

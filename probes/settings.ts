@@ -69,11 +69,19 @@ export interface ProbeSettings {
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function readOutputs(path: string, cwd: string): Partial<StackOutputs> {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read --outputs ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(resolve(cwd, path), "utf8"));
+    json = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`cannot read --outputs ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    // V8's message quotes the text around the fault, which here may be the blueprint secret: keep the position only.
+    const at = /at position \d+/.exec((err as Error).message)?.[0];
+    throw new UsageError(`cannot read --outputs ${path}: not valid JSON${at ? ` (${at})` : ""}`, "write the file with `pulumi stack output --json --show-secrets`");
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`--outputs ${path} is not a JSON object of stack outputs`);
   const out: Partial<Record<string, string>> = {};
@@ -96,10 +104,15 @@ function readText(what: string, path: string, cwd: string): string {
   }
 }
 
-function seconds(name: string, value: string | undefined, fallback: number): number {
+/** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
+const MAX_TIMER_S = 2_000_000;
+
+function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {
   if (value === undefined) return fallback * 1000;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number of seconds, got ${JSON.stringify(value)}`);
+  const n = value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_TIMER_S) {
+    throw new UsageError(`${name} must be a number of seconds, got ${JSON.stringify(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_S}`);
+  }
   return n * 1000;
 }
 
@@ -132,8 +145,10 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
 /** Resolves and validates every input; throws UsageError naming the first bad or missing one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
   const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, cwd) : {};
+  // An empty environment variable (CI's `VAR: ""`) counts as unset, as it does for the credential variables.
+  const fromEnv = (name: string): string | undefined => env[name] || undefined;
   const pick = (flag: keyof ConnectionFlags, envName: string, output: keyof StackOutputs, fallback?: string): string | undefined =>
-    flags[flag] ?? env[envName] ?? outputs[output] ?? fallback;
+    flags[flag] ?? fromEnv(envName) ?? outputs[output] ?? fallback;
   const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
     if (!value) throw new UsageError(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);
     return value;
@@ -143,7 +158,7 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
   const blueprintAppId = need(pick("blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId"), "--blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId");
   const agentIdentityId = need(pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId"), "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
   const agentUser = need(
-    flags["agent-user"] ?? env.AGENT_USER_AGENT_USER_ID ?? outputs.agentUserId ?? outputs.agentUserPrincipalName,
+    flags["agent-user"] ?? fromEnv("AGENT_USER_AGENT_USER_ID") ?? outputs.agentUserId ?? outputs.agentUserPrincipalName,
     "--agent-user",
     "AGENT_USER_AGENT_USER_ID",
     "agentUserId",
@@ -167,7 +182,7 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
     credential: pickCredential(flags, env, outputs, cwd),
     agentIdentityId,
     agentUser,
-    timeoutMs: seconds("--timeout", flags.timeout, 15),
+    timeoutMs: seconds("--timeout", flags.timeout, 15, false),
     replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
   };
 }

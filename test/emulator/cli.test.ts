@@ -53,6 +53,13 @@ describe("agent-user emulator", () => {
     expect(stdout()).toContain("emulator stopped (SIGTERM)");
   });
 
+  it("refuses a --tenant file that is JSON but not an object with exit 2, not an internal error", () => {
+    writeFileSync(join(dir, "null-tenant.json"), "null");
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--tenant", "null-tenant.json"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("null-tenant.json: must be a JSON object");
+  });
+
   it("refuses a bad --faults spec with exit 2 before listening", () => {
     const run = spawnSync(process.execPath, [CLI, "emulator", "--faults", "jitter=5"], { cwd: dir, encoding: "utf8" });
     expect(run.status).toBe(2);

@@ -5,6 +5,8 @@
  */
 import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { decodeJwt, signJwt } from "../../lib/jwt";
 import { requestToken, tokenEndpoint, TokenEndpointError } from "../../lib/token-client";
@@ -147,6 +149,38 @@ describe("managed identity credential", () => {
 
     const flag = await runCli(["token", "--outputs", noSecret(), "--managed-identity-token-file", "mi-token", "--json"], NO_ENV, ctx.scratch.dir);
     expect(flag.code).toBe(0);
+  });
+
+  it("a 429 from IMDS is retried no sooner than its Retry-After", async () => {
+    ctx.emulator.faults.set({ throttle: 1, retryAfterS: 1 });
+    try {
+      const before = ctx.emulator.requests.length;
+      const started = Date.now();
+      const run = await runCli(["token", "--outputs", noSecret(), "--json"], {
+        AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: ctx.out.managedIdentityClientId,
+        AGENT_USER_IMDS_ENDPOINT: ctx.emulator.httpUrl,
+      });
+      expect(run.code).toBe(0);
+      expect(imdsRequests(before).map((r) => r.status)).toEqual([429, 200]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    } finally {
+      ctx.emulator.faults.reset();
+    }
+  });
+
+  it("an IMDS answer of JSON null is reported (exit 3), not an internal error", async () => {
+    const imds = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("null"));
+    await new Promise<void>((done) => imds.listen(0, "127.0.0.1", done));
+    try {
+      const run = await runCli(["token", "--outputs", noSecret(), "--json"], {
+        AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: ctx.out.managedIdentityClientId,
+        AGENT_USER_IMDS_ENDPOINT: `http://127.0.0.1:${(imds.address() as AddressInfo).port}`,
+      });
+      expect(run.code).toBe(3);
+      expect(onlyJson(run).message).toMatch(/IMDS answered HTTP 200: no token in the answer/);
+    } finally {
+      await new Promise((done) => imds.close(done));
+    }
   });
 
   it("a missing token file is a usage error (exit 2) naming the file", async () => {

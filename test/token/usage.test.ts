@@ -3,6 +3,7 @@
  * and send nothing: not a single request reaches the identity provider.
  */
 import { writeFileSync } from "node:fs";
+import { resolveSettings } from "../../probes/settings";
 import { blueprintCertificate, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
 const ctx = useEmulator();
@@ -74,6 +75,15 @@ describe("missing inputs", () => {
     expect((await usageError(["--outputs", arrayFile])).message).toMatch(/is not a JSON object of stack outputs/);
   });
 
+  it("a malformed --outputs file: the error names the position, never the text around it (the secret)", async () => {
+    const broken = writeOutputs(ctx.scratch.dir, ctx.out, {}, "broken.json");
+    writeFileSync(broken, '{"tenantId": "x", "blueprintClientSecret": s3cr3t-value-do-not-print}');
+    const { message, hint } = await usageError(["--outputs", broken]);
+    expect(message).toMatch(/cannot read --outputs .*broken\.json: not valid JSON/);
+    expect(message).not.toMatch(/s3cr3t/);
+    expect(hint).toMatch(/pulumi stack output --json --show-secrets/);
+  });
+
   it('an --outputs file written without --show-secrets ("[secret]")', async () => {
     const { message, hint } = await usageError(["--outputs", file({ blueprintClientSecret: "[secret]" })]);
     expect(message).toMatch(/blueprintClientSecret is "\[secret\]"/);
@@ -89,6 +99,10 @@ describe("invalid inputs", () => {
     ["--tenant", "not a tenant", /the tenant must be a GUID or a domain, got "not a tenant"/],
     ["--timeout", "soon", /--timeout must be a number of seconds, got "soon"/],
     ["--replication-window", "2m", /--replication-window must be a number of seconds, got "2m"/],
+    // 0 s, or more than a Node timer holds (it then fires after 1 ms), would time out every request: exit 4 instead of 2.
+    ["--timeout", "0", /--timeout must be a number of seconds, got "0"/],
+    ["--timeout", "", /--timeout must be a number of seconds, got ""/],
+    ["--timeout", "1e10", /--timeout must be a number of seconds, got "1e10"/],
   ])("%s %s", async (flag, value, expected) => {
     expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
   });
@@ -116,8 +130,20 @@ describe("plain http is refused except on loopback", () => {
     expect(message).toMatch(/the IMDS endpoint must use https/);
   });
 
+  it.each(["http://169.254.169.254.example.com", "http://169.254.169.254@imds.example.com"])("an IMDS endpoint that only starts like IMDS: %s", async (imds) => {
+    const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined })], { AGENT_USER_IMDS_ENDPOINT: imds });
+    expect(message).toMatch(/the IMDS endpoint must use https/);
+  });
+
   it("an authority that is not a URL", async () => {
     expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/the authority URL is not an absolute URL/);
+  });
+});
+
+describe("empty environment variables", () => {
+  it("count as unset, so --outputs and the defaults still apply (as for the credential variables)", () => {
+    const settings = resolveSettings({ outputs: file() }, { AGENT_USER_TENANT_ID: "", AGENT_USER_RESOURCE_URL: "", AGENT_USER_AGENT_USER_ID: "", AGENT_USER_AUTHORITY_URL: "" }, ctx.scratch.dir);
+    expect(settings).toMatchObject({ tenantId: ctx.out.tenantId, resourceUrl: ctx.out.resourceUrl, agentUser: ctx.out.agentUserId, authorityUrl: ctx.out.authorityUrl });
   });
 });
 
