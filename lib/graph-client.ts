@@ -86,6 +86,14 @@ function parseErrorBody(text: string): GraphErrorBody | undefined {
   }
 }
 
+/** A refusal decided here, not by Graph, in Graph's own error shape so callers handle one kind of error. */
+function clientSideError(step: string, status: number, code: string, message: string): GraphError {
+  return new GraphError(step, { status, headers: {}, body: JSON.stringify({ error: { code, message } }), ms: 0 });
+}
+
+/** A collection longer than this is taken for a server that pages forever. */
+const MAX_PAGES = 1000;
+
 export interface GraphClientOptions extends HttpOptions {
   /** e.g. https://graph.microsoft.com; paths are appended to it. */
   baseUrl: string;
@@ -135,17 +143,27 @@ export class GraphClient {
     }
   }
 
-  /** One call; any status of 400 or more is thrown as a GraphError. */
+  /** One call; any status of 400 or more is thrown as a GraphError, and so is a body that is not JSON. */
   async call<T = unknown>(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions = {}): Promise<GraphResult<T>> {
     const res = await this.attempt(method, pathOrUrl, call);
-    const body = (res.body.trim() === "" ? undefined : JSON.parse(res.body)) as T;
-    return { status: res.status, headers: res.headers, body };
+    if (res.body.trim() === "") return { status: res.status, headers: res.headers, body: undefined as T };
+    try {
+      return { status: res.status, headers: res.headers, body: JSON.parse(res.body) as T };
+    } catch {
+      // Typically a proxy's HTML page; its text is not repeated, as it may echo the request.
+      throw clientSideError(`Graph ${method} ${new URL(this.resolve(pathOrUrl)).pathname}`, 502, "invalidResponse", `the HTTP ${res.status} answer is not JSON (content-type ${res.headers["content-type"] ?? "none"})`);
+    }
   }
 
   /** Every item of a collection, following @odata.nextLink until it is absent. */
   async list<T>(path: string, call: GraphCallOptions = {}): Promise<T[]> {
     const items: T[] = [];
+    const seen: string[] = [];
     for (let next: string | undefined = path; next; ) {
+      if (seen.includes(next) || seen.length >= MAX_PAGES) {
+        throw clientSideError(`Graph GET ${path}`, 502, "pagingLoop", `paging stopped after ${seen.length} pages: @odata.nextLink repeats a page or never ends`);
+      }
+      seen.push(next);
       const page: GraphResult<GraphPage<T>> = await this.call<GraphPage<T>>("GET", next, call);
       items.push(...(page.body.value ?? []));
       next = page.body["@odata.nextLink"];
@@ -157,12 +175,7 @@ export class GraphClient {
   resolve(pathOrUrl: string): string {
     if (!/^https?:\/\//i.test(pathOrUrl)) return `${this.baseUrl}${pathOrUrl.startsWith("/") ? "" : "/"}${pathOrUrl}`;
     if (new URL(pathOrUrl).origin !== new URL(this.baseUrl).origin) {
-      throw new GraphError(`Graph GET ${pathOrUrl}`, {
-        status: 400,
-        headers: {},
-        body: JSON.stringify({ error: { code: "foreignNextLink", message: `a link points outside ${this.baseUrl}; not following it with a token` } }),
-        ms: 0,
-      });
+      throw clientSideError(`Graph GET ${pathOrUrl}`, 400, "foreignNextLink", `a link points outside ${this.baseUrl}; not following it with a token`);
     }
     return pathOrUrl;
   }

@@ -99,6 +99,12 @@ function answerProblem(step: string, rec: Recorded, commentsEndpoint: boolean): 
   return { exitCode: err.exitCode, step, status: err.status, code: err.code, message: err.message, hint: hintFor(err.status, step), file: rec.file };
 }
 
+/** More pages than any real comment thread has: the walk stops there. */
+const MAX_PAGES = 1000;
+
+/** A link without its origin: links to another origin are refused before they are followed. */
+const pathOf = (link: string) => link.replace(/^https?:\/\/[^/]+/i, "");
+
 /** A success answer the probe cannot walk on: the shape moved under it. */
 function shapeProblem(step: string, rec: Recorded, what: string): CaptureProblem {
   return {
@@ -196,9 +202,11 @@ class Walk {
   /** Reads every page of a collection, following @odata.nextLink; stops at the first answer it cannot use. */
   private async collect(kind: "comment" | "reply", step: string, what: string, slug: string, first: string): Promise<Collected> {
     const items: Collected["items"] = [];
+    const seen: string[] = [];
     let pages = 0;
     for (let next: string | undefined = first; next !== undefined; ) {
       const n = pages + 1;
+      seen.push(pathOf(next));
       const page = await this.recorder.get(`${what} page ${n}`, `${slug}-page-${pad(n)}`, next);
       if (!ok(page)) return { items, pages, problem: answerProblem(`${step} (page ${n})`, page, kind === "comment") };
       const body = parseJson(page.response.body);
@@ -209,6 +217,11 @@ class Walk {
       }
       pages = n;
       next = typeof body["@odata.nextLink"] === "string" ? body["@odata.nextLink"] : undefined;
+      // A server that pages forever must not keep the probe (and the temporary capture) alive.
+      if (next !== undefined && seen.includes(pathOf(next))) {
+        return { items, pages, problem: shapeProblem(`${step} (page ${n})`, page, `its @odata.nextLink repeats page ${seen.indexOf(pathOf(next)) + 1}`) };
+      }
+      if (next !== undefined && pages >= MAX_PAGES) return { items, pages, problem: shapeProblem(`${step} (page ${n})`, page, `it pages on past ${MAX_PAGES} pages`) };
     }
     return { items, pages };
   }

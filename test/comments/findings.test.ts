@@ -1,4 +1,6 @@
 import { readdir } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { ExitCode } from "../../lib/errors";
@@ -91,5 +93,25 @@ describe("agent-user comments: findings", () => {
 
     expect(report.exitCode).toBe(ExitCode.ok);
     expect(report.summary).toMatch(/^Captured "Quarterly plan.xlsx" \(drive b!emulatorDrive01, item 01EMULATORITEM0000000000000000001\): 3 comments on 2 pages, and 1 reply to the first comment\./);
+  });
+});
+
+describe("agent-user comments: a Graph that pages forever", () => {
+  it("stops when @odata.nextLink repeats a page, keeps what it recorded and exits 6", async () => {
+    // Tokens from the emulator; Graph answers from a server whose comments nextLink points back at itself.
+    const graph = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url?.includes("/driveItem")) res.end(JSON.stringify({ id: "item1", name: "loop.xlsx", parentReference: { driveId: "drive1" } }));
+      else res.end(JSON.stringify({ value: [], "@odata.nextLink": `http://127.0.0.1:${(graph.address() as AddressInfo).port}${req.url}` }));
+    });
+    await new Promise<void>((r) => graph.listen(0, "127.0.0.1", r));
+    try {
+      const { code, stderr } = await h.comments([SHARE_URLS.workbook, "--out", "cap", "--graph", `http://127.0.0.1:${(graph.address() as AddressInfo).port}`]);
+      expect(code).toBe(ExitCode.shapeDrift);
+      expect(stderr).toContain("its @odata.nextLink repeats page 1");
+      expect((await readdir(path.join(h.cwd, "cap"))).sort()).toEqual(["01-drive-item.http", "02-comments-page-001.http", "capture.json", "shape.json"]);
+    } finally {
+      await new Promise((r) => graph.close(r));
+    }
   });
 });
