@@ -40,8 +40,9 @@ class ImdsError extends AgentUserError {
     this.exitCode = exitCodeForStatus(status);
     this.retryAfterMs = retryAfterMs;
   }
+  /** As Azure's SDKs do: IMDS answers 404 while an identity is being assigned and 410 while it is being updated. */
   override get transient(): boolean {
-    return this.status === 429 || this.status >= 500;
+    return this.status === 404 || this.status === 410 || this.status === 429 || this.status >= 500;
   }
 }
 

@@ -183,6 +183,35 @@ describe("managed identity credential", () => {
     }
   });
 
+  it("IMDS 404 (identity being assigned) and 410 (IMDS updating) are retried, as Azure's SDKs do", async () => {
+    const statuses = [404, 410];
+    const seen: number[] = [];
+    const imds = createServer((req, res) => {
+      const status = statuses.shift();
+      if (status !== undefined) {
+        seen.push(status);
+        res.writeHead(status, { "content-type": "application/json", "retry-after": "0" }).end(JSON.stringify({ error: "not_yet" }));
+        return;
+      }
+      // Then the real answer, relayed from the emulator's IMDS.
+      void fetch(`${ctx.emulator.httpUrl}${req.url}`, { headers: { metadata: "true" } }).then(async (r) => {
+        seen.push(r.status);
+        res.writeHead(r.status, { "content-type": "application/json" }).end(await r.text());
+      });
+    });
+    await new Promise<void>((done) => imds.listen(0, "127.0.0.1", done));
+    try {
+      const run = await runCli(["token", "--outputs", noSecret(), "--json"], {
+        AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: ctx.out.managedIdentityClientId,
+        AGENT_USER_IMDS_ENDPOINT: `http://127.0.0.1:${(imds.address() as AddressInfo).port}`,
+      });
+      expect(run.code).toBe(0);
+      expect(seen).toEqual([404, 410, 200]);
+    } finally {
+      await new Promise((done) => imds.close(done));
+    }
+  });
+
   it("a missing token file is a usage error (exit 2) naming the file", async () => {
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: join(ctx.scratch.dir, "absent") });
     expect(run.code).toBe(2);
