@@ -10,6 +10,8 @@ export function assertSecureUrl(name: string, value: string): URL {
   } catch {
     throw new UsageError(`${name} is not an absolute URL: ${JSON.stringify(value)}`);
   }
+  // Checked first, and the URL is not repeated: it holds a credential.
+  if (url.username || url.password) throw new UsageError(`${name} must not carry a user name or password`);
   if (url.protocol === "https:") return url;
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return url;
   throw new UsageError(

@@ -121,6 +121,7 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   const keyPath = flags["blueprint-key"] ?? env.AGENT_USER_BLUEPRINT_KEY;
   const secretFile = flags["blueprint-secret-file"];
   const secret = secretFile !== undefined ? readText("--blueprint-secret-file", secretFile, cwd).trim() : env.AGENT_USER_BLUEPRINT_SECRET;
+  if (secretFile !== undefined && !secret) throw new UsageError(`--blueprint-secret-file ${secretFile} is empty`);
   const miClientId = flags["managed-identity-client-id"] ?? env.AGENT_USER_MANAGED_IDENTITY_CLIENT_ID;
   const miTokenFile = flags["managed-identity-token-file"] ?? env.AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE;
 
@@ -171,13 +172,15 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
   if (!GUID.test(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
   }
+  const resource = pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!;
+  if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
   const authorityUrl = assertSecureUrl("the authority URL", pick("authority", "AGENT_USER_AUTHORITY_URL", "authorityUrl", PUBLIC_CLOUD.authorityUrl)!).toString();
   const graphUrl = assertSecureUrl("the Graph URL", pick("graph", "AGENT_USER_GRAPH_URL", "graphUrl", PUBLIC_CLOUD.graphUrl)!).toString();
   return {
     tenantId,
     authorityUrl: authorityUrl.replace(/\/+$/, ""),
     graphUrl: graphUrl.replace(/\/+$/, ""),
-    resourceUrl: pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!,
+    resourceUrl: resource,
     blueprintAppId,
     credential: pickCredential(flags, env, outputs, cwd),
     agentIdentityId,

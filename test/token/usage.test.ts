@@ -3,6 +3,7 @@
  * and send nothing: not a single request reaches the identity provider.
  */
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { resolveSettings } from "../../probes/settings";
 import { blueprintCertificate, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
@@ -107,6 +108,22 @@ describe("invalid inputs", () => {
     expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
   });
 
+  it("an empty --resource is refused rather than sending scope=/.default", async () => {
+    expect((await usageError(["--outputs", file(), "--resource", " "])).message).toMatch(/the resource \(--resource, AGENT_USER_RESOURCE_URL\) is empty/);
+  });
+
+  it("an authority URL with a user name and password is refused without repeating it", async () => {
+    const { message } = await usageError(["--outputs", file(), "--authority", "https://ops:hunter2@login.example.com"]);
+    expect(message).toMatch(/the authority URL must not carry a user name or password/);
+    expect(message).not.toContain("hunter2");
+  });
+
+  it("an empty --blueprint-secret-file is an error, not a fall-back to the outputs file's secret", async () => {
+    const empty = join(ctx.scratch.dir, "empty-secret");
+    writeFileSync(empty, "\n");
+    expect((await usageError(["--outputs", file(), "--blueprint-secret-file", empty])).message).toMatch(/--blueprint-secret-file .*empty-secret is empty/);
+  });
+
   it("an unknown flag names the command's --help", async () => {
     const { message, hint } = await usageError(["--outputs", file(), "--secret", "x"]);
     expect(message).toMatch(/--secret/);
@@ -132,7 +149,7 @@ describe("plain http is refused except on loopback", () => {
 
   it.each(["http://169.254.169.254.example.com", "http://169.254.169.254@imds.example.com"])("an IMDS endpoint that only starts like IMDS: %s", async (imds) => {
     const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined })], { AGENT_USER_IMDS_ENDPOINT: imds });
-    expect(message).toMatch(/the IMDS endpoint must use https/);
+    expect(message).toMatch(/the IMDS endpoint must (use https|not carry a user name or password)/);
   });
 
   it("an authority that is not a URL", async () => {
