@@ -248,7 +248,31 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
   return seed;
 }
 
-/** Reads a `--tenant FILE`: a TenantSeed as JSON. Checks the shape, not every field. */
+/** Per collection of a tenant file: the string fields every entry needs, and the list fields that default to []. */
+const ENTRY_FIELDS = {
+  applications: { strings: ["id", "appId", "kind", "displayName"], lists: ["sponsors", "owners", "passwordCredentials", "keyCredentials", "federatedIdentityCredentials"] },
+  servicePrincipals: { strings: ["id", "appId", "kind", "displayName", "servicePrincipalType"], lists: ["servicePrincipalNames", "sponsors", "graphAppRoles"] },
+  users: { strings: ["id", "kind", "displayName", "userPrincipalName", "mailNickname"], lists: [] },
+  grants: { strings: ["id", "clientId", "consentType", "resourceId", "scope"], lists: [] },
+} as const;
+
+/** Checks each entry's required fields, naming the first bad one, and fills absent lists. */
+function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unknown[]): void {
+  const { strings, lists } = ENTRY_FIELDS[key];
+  entries.forEach((entry, i) => {
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) throw new UsageError(`tenant file ${path}: ${key}[${i}] must be an object`);
+    const record = entry as Record<string, unknown>;
+    for (const field of strings) {
+      if (typeof record[field] !== "string") throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be a string`);
+    }
+    for (const field of lists) {
+      if (record[field] === undefined) record[field] = [];
+      else if (!Array.isArray(record[field])) throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be an array`);
+    }
+  });
+}
+
+/** Reads a `--tenant FILE`: a TenantSeed as JSON, every entry's required fields checked. */
 export function loadTenantFile(path: string): TenantSeed {
   let json: unknown;
   try {
@@ -264,6 +288,7 @@ export function loadTenantFile(path: string): TenantSeed {
   for (const key of ["domains", "applications", "servicePrincipals", "users", "grants"] as const) {
     if (!Array.isArray(seed[key])) throw new UsageError(`tenant file ${path}: "${key}" must be an array`);
   }
+  for (const key of Object.keys(ENTRY_FIELDS) as Array<keyof typeof ENTRY_FIELDS>) checkEntries(path, key, seed[key] as unknown[]);
   const full = seed as TenantSeed;
   return { ...full, managedIdentities: full.managedIdentities ?? [], driveItems: full.driveItems ?? [], tenantId: full.tenantId.toLowerCase() };
 }

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultTenant, loadTenantFile } from "../../emulator/seed";
+import { UsageError } from "../../lib/errors";
+
+describe("loadTenantFile (agent-user emulator --tenant FILE)", () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), "agent-user-seed-"))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const load = (tenant: unknown) => {
+    const file = join(dir, "tenant.json");
+    writeFileSync(file, JSON.stringify(tenant));
+    return () => loadTenantFile(file);
+  };
+
+  it("names the first bad entry and field instead of crashing later", () => {
+    const base = defaultTenant();
+    expect(load({ ...base, applications: [null] })).toThrow(new UsageError(`tenant file ${join(dir, "tenant.json")}: applications[0] must be an object`));
+    const users = base.users.map((u, i) => (i === 1 ? { ...u, userPrincipalName: 42 } : u));
+    expect(load({ ...base, users })).toThrow(/users\[1\]\.userPrincipalName must be a string/);
+    const sps = base.servicePrincipals.map((sp, i) => (i === 0 ? { ...sp, graphAppRoles: "all" } : sp));
+    expect(load({ ...base, servicePrincipals: sps })).toThrow(/servicePrincipals\[0\]\.graphAppRoles must be an array/);
+  });
+
+  it("fills absent lists, so a hand-written application needs only its ids, kind and name", () => {
+    const base = defaultTenant();
+    const app = { id: "a1", appId: "b1", kind: "application", displayName: "hand-written" };
+    const seed = load({ ...base, applications: [app] })();
+    expect(seed.applications[0]).toEqual({ ...app, sponsors: [], owners: [], passwordCredentials: [], keyCredentials: [], federatedIdentityCredentials: [] });
+  });
+});
