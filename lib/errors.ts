@@ -80,13 +80,6 @@ function networkHint(code: string): string {
   return "the connection failed; retry, and check proxies and TLS trust (NODE_EXTRA_CA_CERTS)";
 }
 
-/** Fields of an HTTP error that are worth keeping when retries give up. */
-export interface RetryableHttpFailure {
-  readonly status: number;
-  /** Milliseconds the server asked us to wait (Retry-After), if it said. */
-  readonly retryAfterMs?: number;
-}
-
 /** An exit code for a server answer: 5xx and 429 mean "unreachable", the rest "rejected". */
 export function exitCodeForStatus(status: number): ExitCode {
   return status >= 500 || status === 429 ? ExitCode.unreachable : ExitCode.rejected;

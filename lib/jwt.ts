@@ -95,8 +95,3 @@ export function verifyJwtSignature(jwt: DecodedJwt, publicKey: KeyObject): boole
     return false;
   }
 }
-
-/** Whether a space-separated facet claim such as xms_act_fct holds a value. */
-export function hasFacet(claim: unknown, value: string): boolean {
-  return typeof claim === "string" && claim.split(/\s+/).includes(value);
-}
