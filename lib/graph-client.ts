@@ -70,7 +70,7 @@ export class GraphError extends AgentUserError {
 function graphHint(status: number, code: string): string {
   if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";
   if (status === 403) {
-    return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)";
+    return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs), and note that Application.ReadWrite.OwnedBy reaches only objects the provisioner created";
   }
   if (status === 404 || NOT_FOUND_CODES.includes(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
   if (status === 429 || status >= 500) return "Microsoft Graph is throttling or unavailable; retry later";

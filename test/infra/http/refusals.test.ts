@@ -61,7 +61,7 @@ describe("Graph refusals as provider errors", () => {
     const blueprint = await createBlueprint(t);
     t.emulator.store.applications.get(blueprint.objectId)!.owners = [];
     await expect(blueprintProvider.delete!(blueprint.objectId, blueprint)).rejects.toThrow(
-      /^agent identity blueprint delete failed: Graph DELETE .*: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges.*does not own this agent identity blueprint/,
+      /^agent identity blueprint delete failed: Graph DELETE .*: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges.*does not own this agent identity blueprint.*Application\.ReadWrite\.OwnedBy reaches only objects the provisioner created/,
     );
   });
 
