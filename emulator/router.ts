@@ -53,6 +53,15 @@ export interface MatchedRoute {
   params: Record<string, string>;
 }
 
+/** A path segment, URI-decoded; a malformed escape (e.g. `%ZZ`) is kept as sent, so the handler answers "not found", never a 500. */
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export function matchRoute(routes: readonly Route[], method: string, path: string): MatchedRoute | "method" | undefined {
   let pathMatched = false;
   for (const route of routes) {
@@ -61,7 +70,7 @@ export function matchRoute(routes: readonly Route[], method: string, path: strin
     pathMatched = true;
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeURIComponent(v);
+    for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeParam(v);
     return { route, params };
   }
   return pathMatched ? "method" : undefined;

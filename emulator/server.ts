@@ -53,19 +53,33 @@ export interface Emulator {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Past this much, the emulator stops reading an oversized body and drops the connection. */
+const MAX_DRAIN_BYTES = 64 * MAX_BODY_BYTES;
 
-function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The request body as text, or `undefined` when it exceeds MAX_BODY_BYTES: the
+ * rest is read and discarded so the caller can answer 413 (a final error), not
+ * reset the connection, which clients take for a transient failure and retry.
+ */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) req.destroy(new Error("body too large"));
-      else chunks.push(chunk);
+      if (size > MAX_DRAIN_BYTES) req.destroy(new Error("body too large"));
+      else if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
+}
+
+/** 413 for an oversized body, in the shape of the surface the path belongs to. */
+function tooLarge(path: string, req: IncomingMessage): EmulatorResponse {
+  const message = `The request body is larger than ${MAX_BODY_BYTES} bytes.`;
+  if (/^\/(v1\.0|beta)\//.test(path)) return graphErrorResponse(413, "RequestEntityTooLarge", message, req.headers);
+  return { status: 413, body: { error: "invalid_request", error_description: message } };
 }
 
 function write(res: ServerResponse, response: EmulatorResponse): void {
@@ -118,11 +132,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const origin = `${scheme}://${req.headers.host ?? "127.0.0.1"}`;
     const url = new URL(req.url ?? "/", origin);
     const method = req.method ?? "GET";
-    let body: string;
+    let body: string | undefined;
     try {
       body = await readBody(req);
     } catch {
       return;
+    }
+    if (body === undefined) {
+      const response = tooLarge(url.pathname, req);
+      requests.push({ method, path: url.pathname, surface: "other", status: response.status });
+      return write(res, response);
     }
     const match = matchRoute(ROUTES, method, url.pathname);
     if (typeof match !== "object") {

@@ -381,7 +381,14 @@ function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail): stri
   const value = text(raw, key, fail);
   if (value === undefined) return fallback;
   try {
-    return assertSecureUrl(`${CONFIG_NAMESPACE}:${key}`, value).toString().replace(/\/+$/, "");
+    const parsed = assertSecureUrl(`${CONFIG_NAMESPACE}:${key}`, value);
+    // Paths are appended to it (`/v1.0/...`, `/{tenant}/oauth2/v2.0/token`, the federated credential's issuer):
+    // a base that already has a path, query or fragment would make every one of them wrong.
+    if (parsed.pathname.replace(/\/+$/, "") !== "" || parsed.search || parsed.hash) {
+      fail(key, `must be a base URL with no path, query or fragment, such as ${fallback} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`);
+      return fallback;
+    }
+    return parsed.origin;
   } catch (err) {
     fail(key, (err as Error).message.replace(/^configuration: \S+ /, ""));
     return fallback;

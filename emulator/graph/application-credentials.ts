@@ -53,7 +53,11 @@ function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date
 function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
   const body = jsonBody(req, ["passwordCredential"]);
-  const fields = (body.passwordCredential ?? {}) as Record<string, unknown>;
+  const given = body.passwordCredential ?? {};
+  if (typeof given !== "object" || Array.isArray(given)) {
+    throw graphError(400, "Request_BadRequest", "passwordCredential must be an object such as {\"displayName\": \"...\"}.", req.headers);
+  }
+  const fields = given as Record<string, unknown>;
   const now = new Date(ctx.store.now());
   const secretText = newSecret();
   const credential = {

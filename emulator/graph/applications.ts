@@ -99,8 +99,11 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeManage(req, ctx, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
-  if (body.displayName !== undefined) app.displayName = displayName(req, body);
-  if (body.tags !== undefined) app.tags = tags(req, body.tags);
+  // Every field is validated before any is applied: a refused PATCH changes nothing.
+  const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
+  const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;
+  app.displayName = name;
+  app.tags = newTags;
   return graphNoContent(req.headers);
 }
 

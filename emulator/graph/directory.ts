@@ -44,12 +44,18 @@ export function sponsorBinds(req: EmulatorRequest, ctx: EmulatorContext, value: 
 
 /** The object id at the end of an `@odata.bind` or `@odata.id` URL, e.g. `{graph}/v1.0/users/{id}`. */
 function boundId(req: EmulatorRequest, url: unknown): string {
-  const id = typeof url === "string" ? /\/(?:users|servicePrincipals|directoryObjects)\/([^/?]+)$/.exec(url)?.[1] : undefined;
+  const raw = typeof url === "string" ? /\/(?:users|servicePrincipals|directoryObjects)\/([^/?]+)$/.exec(url)?.[1] : undefined;
+  let id: string | undefined;
+  try {
+    id = raw === undefined ? undefined : decodeURIComponent(raw);
+  } catch {
+    id = undefined;
+  }
   if (!id) {
     const message = `Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id} or /directoryObjects/{id}.`;
     throw graphError(400, "Request_BadRequest", message, req.headers);
   }
-  return decodeURIComponent(id).toLowerCase();
+  return id.toLowerCase();
 }
 
 /** A sponsor reference to an existing person (not an agent user). */

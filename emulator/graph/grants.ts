@@ -64,6 +64,9 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   } else if (body.principalId !== undefined && body.principalId !== null) {
     throw graphError(400, "Request_BadRequest", "principalId must be null when consentType is AllPrincipals.", req.headers);
   }
+  if (body.scope !== undefined && body.scope !== null && typeof body.scope !== "string") {
+    throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
+  }
   const id = grantId(clientId, resourceId, principalId);
   if (store.grants.has(id)) throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", "Permission entry already exists.", req.headers);
   const grant: PermissionGrant = {

@@ -105,10 +105,14 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeManage(req, ctx, AGENT_USERS, user);
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
-  if (body.displayName !== undefined) user.displayName = requiredString(req, body, "displayName");
-  if (body.mailNickname !== undefined) user.mailNickname = requiredString(req, body, "mailNickname");
-  if (body.userPrincipalName !== undefined) user.userPrincipalName = userPrincipalName(req, ctx, body, user);
-  user.accountEnabled = accountEnabled(req, body.accountEnabled, user.accountEnabled);
+  // Every field is validated before any is applied: a refused PATCH changes nothing.
+  const changes: Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled"> = {
+    displayName: body.displayName !== undefined ? requiredString(req, body, "displayName") : user.displayName,
+    mailNickname: body.mailNickname !== undefined ? requiredString(req, body, "mailNickname") : user.mailNickname,
+    userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
+    accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
+  };
+  Object.assign(user, changes);
   return graphNoContent(req.headers);
 }
 

@@ -180,7 +180,8 @@ function tokenEndpoint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResp
   if (!ctx.store.isTenant(req.params.tenant!)) {
     throw aadstsError(400, "invalid_request", 90002, `Tenant '${req.params.tenant}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`);
   }
-  const contentType = String(req.headers["content-type"] ?? "");
+  // Media types are case-insensitive (RFC 9110, 8.3.1).
+  const contentType = String(req.headers["content-type"] ?? "").trim().toLowerCase();
   // Parameters count only in a form body, as at Entra: never from the query string.
   const form = new URLSearchParams(contentType.startsWith("application/x-www-form-urlencoded") ? req.body : "");
   const grantType = required(form, "grant_type");

@@ -194,6 +194,11 @@ describe("validateConfig", () => {
     it.each([
       ["graphUrl", "http://graph.example.test", "must use https"],
       ["authorityUrl", "login.microsoftonline.com", "is not an absolute URL"],
+      // A base with a path doubles /v1.0 on every Graph call and puts the tenant in the wrong place of the
+      // token endpoint and of the federated credential's issuer: refused at preview, not found at `up`.
+      ["graphUrl", "https://graph.microsoft.com/v1.0", "must be a base URL with no path, query or fragment"],
+      ["graphUrl", "https://graph.microsoft.com/?api=1", "must be a base URL with no path, query or fragment"],
+      ["authorityUrl", "https://login.microsoftonline.com/contoso.onmicrosoft.com", "must be a base URL with no path, query or fragment"],
       ["consistencyWindowSeconds", "2.5", "must be a whole number from 0 to 1800"],
       ["consistencyWindowSeconds", 1801, "must be a whole number from 0 to 1800"],
     ] as const)("%s = %j is refused", (key, value, expected) => {
