@@ -44,9 +44,9 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   drop=N           the next N connections are dropped with no answer
   lose=N           the next N requests are processed, then their connection is dropped
                    before the answer (a create commits, but the client never hears of it)
-  lag=S            replication lag: new objects are unknown to the token endpoint and
-                   to Graph reads by id, and grant changes ineffective, for S seconds
-                   (e.g. lag=5 or lag=500ms)
+  lag=S            replication lag: for S seconds new objects are unknown to the token
+                   endpoint and to Graph reads of directory objects by id, and new or
+                   changed grants do not reach the token endpoint (e.g. lag=5 or lag=500ms)
   on=token|graph|all   which surface the request faults apply to (default all)
   method=POST      only requests with this method take 429, 503, drop and lose (default any)`;
 
@@ -66,7 +66,9 @@ function count(key: string, value: string): number {
 export function parseFaultSpec(spec: string): ParsedFaults {
   const out: ParsedFaults = { faults: {} };
   for (const part of spec.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [key, value] = part.split("=", 2) as [string, string | undefined];
+    const eq = part.indexOf("=");
+    const key = eq < 0 ? part : part.slice(0, eq);
+    const value = eq < 0 ? undefined : part.slice(eq + 1);
     if (value === undefined) throw new UsageError(`--faults: "${part}" is not key=value\n${FAULT_SPEC_HELP}`);
     switch (key) {
       case "latency":

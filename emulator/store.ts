@@ -190,8 +190,10 @@ export class TenantStore {
     return t === this.tenantId || this.domains.some((d) => d.toLowerCase() === t);
   }
 
+  // Entra compares GUIDs without regard to case; the store keeps them as seeded or created (lower case).
   applicationByAppId(appId: string): Application | undefined {
-    for (const app of this.applications.values()) if (app.appId === appId) return app;
+    const wanted = appId.toLowerCase();
+    for (const app of this.applications.values()) if (app.appId.toLowerCase() === wanted) return app;
     return undefined;
   }
 
@@ -202,7 +204,7 @@ export class TenantStore {
 
   /** Agent identities are addressed by object id; their appId is the same value. */
   agentIdentity(id: string): ServicePrincipal | undefined {
-    const sp = this.servicePrincipals.get(id);
+    const sp = this.servicePrincipals.get(id) ?? this.servicePrincipals.get(id.toLowerCase());
     return sp?.kind === "agentIdentity" ? sp : undefined;
   }
 
@@ -216,7 +218,7 @@ export class TenantStore {
   }
 
   userByIdOrUpn(value: string): User | undefined {
-    const direct = this.users.get(value);
+    const direct = this.users.get(value) ?? this.users.get(value.toLowerCase());
     if (direct) return direct;
     const v = value.toLowerCase();
     for (const user of this.users.values()) if (user.userPrincipalName.toLowerCase() === v) return user;

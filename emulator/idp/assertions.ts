@@ -127,10 +127,10 @@ export function checkBlueprintToken(identity: ServicePrincipal, token: string, c
   if (target === undefined) {
     throw emulatorRule("client_assertion is not a blueprint token from hop 1 (its sub has no fmi_path): send T1, not T2, as the client assertion.");
   }
-  if (target !== identity.id) {
+  if (target.toLowerCase() !== identity.id) {
     throw emulatorRule(`client_assertion (T1) was minted for agent identity ${target} (fmi_path), not for ${identity.id}.`);
   }
-  if (claims.azp !== identity.agentIdentityBlueprintId) {
+  if (String(claims.azp).toLowerCase() !== identity.agentIdentityBlueprintId?.toLowerCase()) {
     throw emulatorRule(`client_assertion (T1) was minted by blueprint ${String(claims.azp)}, not by ${identity.agentIdentityBlueprintId}, the blueprint of agent identity ${identity.id}.`);
   }
 }
@@ -141,7 +141,7 @@ export function checkIdentityToken(identity: ServicePrincipal, token: string, ct
   if (exchangeSubjectTarget(claims.sub) !== undefined || claims.xms_par_app_azp === undefined) {
     throw emulatorRule("user_federated_identity_credential is not an agent identity token from hop 2.");
   }
-  if (claims.sub !== identity.id) {
+  if (String(claims.sub).toLowerCase() !== identity.id) {
     throw emulatorRule(`user_federated_identity_credential (T2) belongs to agent identity ${String(claims.sub)}, not to ${identity.id}.`);
   }
 }

@@ -1,0 +1,26 @@
+import { parseFaultSpec } from "../../emulator/faults";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { HopChain } from "../../probes/hop-chain";
+
+describe("what the emulator accepts and refuses like Entra", () => {
+  let emulator: Emulator;
+  beforeAll(async () => (emulator = await startEmulator()));
+  afterAll(() => emulator.close());
+
+  it("compares GUIDs without regard to case: upper-case client ids and user ids mint the same token", async () => {
+    const out = emulator.outputs();
+    const chain = new HopChain({
+      authorityUrl: emulator.httpUrl,
+      tenantId: out.tenantId.toUpperCase(),
+      blueprintAppId: out.blueprintAppId!.toUpperCase(),
+      credential: { kind: "secret", secret: out.blueprintClientSecret! },
+    });
+    const token = await chain.agentUserToken({ agentIdentityId: out.agentIdentityId!.toUpperCase(), agentUser: out.agentUserId!.toUpperCase(), resourceUrl: out.resourceUrl });
+    expect(token.claims.oid).toBe(out.agentUserId);
+    expect(token.claims.idtyp).toBe("user");
+  });
+
+  it("refuses a fault with a second '=' instead of reading the first part", () => {
+    expect(() => parseFaultSpec("latency=5=6")).toThrow(/latency=5=6 is not a duration/);
+  });
+});
