@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { AGENT_USER_KIT_TYPE, AgentUserKit, type StackOutputs } from "../../infra/components/agent-user-kit";
+import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 import { AGENT_IDENTITY_TYPE } from "../../infra/components/agent-identity";
 import { AGENT_USER_TYPE } from "../../infra/components/agent-user";
 import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
@@ -18,22 +19,8 @@ const BASE: RawConfig = {
   sponsors: [SPONSOR],
 };
 
-const ALL_OUTPUTS: Array<keyof StackOutputs> = [
-  "tenantId",
-  "authorityUrl",
-  "graphUrl",
-  "resourceUrl",
-  "blueprintAppId",
-  "blueprintObjectId",
-  "blueprintPrincipalId",
-  "blueprintClientSecret",
-  "managedIdentityClientId",
-  "agentIdentityId",
-  "agentUserId",
-  "agentUserPrincipalName",
-  "grantId",
-  "grantScopes",
-];
+// The names `agent-user token --outputs` reads: the program must export exactly these.
+const ALL_OUTPUTS: ReadonlyArray<keyof StackOutputs> = STACK_OUTPUT_KEYS;
 
 interface Run {
   kit: AgentUserKit;

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
+import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 
 const SENTINEL = `stack-sentinel-${process.pid}-${Date.now()}`;
 
@@ -43,23 +44,8 @@ describe("infra/index.ts", () => {
 
   it("reads the stack configuration and exports the outputs under the names the token command reads", async () => {
     const exported = Object.keys(program).filter((key) => program[key] !== undefined);
-    expect(exported.sort()).toEqual(
-      [
-        "tenantId",
-        "authorityUrl",
-        "graphUrl",
-        "resourceUrl",
-        "blueprintAppId",
-        "blueprintObjectId",
-        "blueprintPrincipalId",
-        "blueprintClientSecret",
-        "agentIdentityId",
-        "agentUserId",
-        "agentUserPrincipalName",
-        "grantId",
-        "grantScopes",
-      ].sort(),
-    );
+    // Secret mode: every name the token command reads but the managed identity's.
+    expect(exported.sort()).toEqual(STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId").sort());
     expect(await valueOf(program.graphUrl!)).toBe("http://127.0.0.1:8443");
     expect(await valueOf(program.agentUserPrincipalName!)).toBe("kit-agent@contoso.onmicrosoft.com");
     expect(await pulumi.isSecret(program.blueprintClientSecret!)).toBe(true);
