@@ -1,7 +1,7 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { redactJwts } from "./redact";
-import { DEFAULT_RETRY, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 
 /** Graph's error envelope. */
 export interface GraphErrorBody {
@@ -118,9 +118,6 @@ export interface GraphResult<T> {
   body: T;
 }
 
-/** Not-found retries poll more patiently than throttling retries. */
-const CONSISTENCY_POLL: Omit<RetryPolicy, "maxElapsedMs"> = { maxAttempts: 60, baseDelayMs: 1_000, maxDelayMs: 10_000 };
-
 export class GraphClient {
   readonly baseUrl: string;
   private readonly options: GraphClientOptions;
@@ -185,15 +182,8 @@ export class GraphClient {
     const step = `Graph ${method} ${new URL(url).pathname}`;
     const base = this.options.retry ?? DEFAULT_RETRY;
     const window = call.consistencyWindowMs ?? 0;
-    const policy = window > 0 ? { ...CONSISTENCY_POLL, maxElapsedMs: Math.max(window, base.maxElapsedMs) } : base;
-    const clock = this.options.hooks?.now ?? Date.now;
-    const started = clock();
-    // Throttling keeps the retry budget; "not found" is retried only while the window lasts.
-    const classify: Classifier = (err) => {
-      if (!(err instanceof AgentUserError)) return { retry: false };
-      if (err.transient) return { retry: true, afterMs: (err as GraphError).retryAfterMs };
-      return { retry: err instanceof GraphError && err.notFound && clock() - started < window };
-    };
+    const { policy, classify } =
+      window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
     return withRetry(
       async () => {
         const headers: Record<string, string> = {

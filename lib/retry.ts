@@ -26,6 +26,25 @@ export type Classifier = (err: unknown) => RetryDecision;
 export const transientOnly: Classifier = (err) =>
   err instanceof AgentUserError && err.transient ? { retry: true, afterMs: (err as { retryAfterMs?: number }).retryAfterMs } : { retry: false };
 
+/**
+ * Right after a create, the next step can meet "not replicated yet" answers
+ * for a while. This keeps retrying transient failures as usual, and the
+ * failures `lagging` matches only while `windowMs` lasts from now, with
+ * enough attempts and time in the policy to cover the window.
+ */
+export function lagTolerant(
+  base: RetryPolicy,
+  windowMs: number,
+  lagging: (err: unknown) => boolean,
+  now: () => number = Date.now,
+): { policy: RetryPolicy; classify: Classifier } {
+  const started = now();
+  return {
+    policy: { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, windowMs) },
+    classify: (err) => (lagging(err) ? { retry: now() - started < windowMs } : transientOnly(err)),
+  };
+}
+
 /** "Full jitter" exponential backoff: uniform in [0, min(max, base * 2^n)]. */
 export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));

@@ -3,7 +3,7 @@ import { JWT_BEARER } from "../lib/client-assertion";
 import { ClaimsError, type ClaimMismatch } from "../lib/errors";
 import type { HttpOptions } from "../lib/http";
 import { decodeJwtClaims, type JwtClaims } from "../lib/jwt";
-import { DEFAULT_RETRY, transientOnly, type Classifier, type RetryHooks, type RetryPolicy } from "../lib/retry";
+import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "../lib/retry";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "../lib/token-client";
 import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
@@ -159,14 +159,9 @@ export class HopChain {
   private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
     if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions));
-    const base = this.config.retry ?? DEFAULT_RETRY;
-    const clock = this.config.hooks?.now ?? Date.now;
-    const started = clock();
-    // "Not replicated yet" is retried only while the window lasts (the retry bound may be longer).
-    const classify: Classifier = (err) =>
-      window > 0 && err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts) ? { retry: clock() - started < window } : transientOnly(err);
-    const retry = window > 0 ? { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, window) } : base;
-    return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry, classify, hooks: this.config.hooks }));
+    const notReplicated = (err: unknown) => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
+    const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
+    return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry: policy, classify, hooks: this.config.hooks }));
   }
 
   private minted(result: TokenResult): CachedToken {

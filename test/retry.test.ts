@@ -1,6 +1,6 @@
 import { NetworkError, UsageError } from "../lib/errors";
 import { parseRetryAfter } from "../lib/http";
-import { backoffMs, withRetry, type RetryPolicy } from "../lib/retry";
+import { backoffMs, lagTolerant, withRetry, type RetryPolicy } from "../lib/retry";
 
 const policy: RetryPolicy = { maxAttempts: 4, maxElapsedMs: 10_000, baseDelayMs: 100, maxDelayMs: 1_000 };
 
@@ -82,3 +82,35 @@ describe("backoffMs and parseRetryAfter", () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });
+
+describe("lagTolerant", () => {
+  class NotYet extends Error {}
+
+  it("retries what is lagging only while the window lasts, then rethrows it", async () => {
+    const clock = fakeClock();
+    const { policy, classify } = lagTolerant(policy5(), 1_000, (err) => err instanceof NotYet, clock.now);
+    let calls = 0;
+    await expect(
+      withRetry(async () => {
+        calls++;
+        throw new NotYet();
+      }, policy, classify, { ...clock, random: () => 1 }),
+    ).rejects.toBeInstanceOf(NotYet);
+    // waits 100, 200, 400, 800: the attempt after 1500 ms of waiting is past the window, so no fifth wait.
+    expect(clock.waits).toEqual([100, 200, 400, 800]);
+    expect(calls).toBe(5);
+    expect(policy.maxElapsedMs).toBe(10_000);
+  });
+
+  it("keeps retrying transient failures and refuses final ones, as withRetry's default does", async () => {
+    const clock = fakeClock();
+    const { policy, classify } = lagTolerant(policy5(), 60_000, () => false, clock.now);
+    expect(classify(new NetworkError("x", "ECONNRESET", "r"))).toEqual({ retry: true, afterMs: undefined });
+    expect(classify(new UsageError("bad"))).toEqual({ retry: false });
+    expect(policy.maxElapsedMs).toBe(60_000);
+  });
+});
+
+function policy5(): RetryPolicy {
+  return { ...policy, maxAttempts: 5 };
+}
