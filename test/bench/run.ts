@@ -250,6 +250,19 @@ function summarize(f: Figures): Summary {
 const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "–");
 const ok = (pass: boolean) => (pass ? "met" : "**missed**");
 
+/** A row of a figure measured for the floor, the runner and the peer, with its two targets. */
+function latencyRow(figure: string, floor: number, runner: number, peer: number): string[] {
+  return [
+    figure,
+    floor.toFixed(2),
+    runner.toFixed(2),
+    peer.toFixed(2),
+    x(ratio(runner, floor)),
+    x(ratio(peer, runner)),
+    `≤ 1.15× floor: ${ok(runner <= 1.15 * floor)}; ahead of peer: ${ok(runner < peer)}`,
+  ];
+}
+
 function table(f: Figures, s: Summary): string {
   const p90 = (v: readonly Timing[]) => quantile(v.map((s) => s.ms), 0.9).toFixed(2);
   const cpus = (t: Record<Who, Timing[]>) =>
@@ -257,24 +270,8 @@ function table(f: Figures, s: Summary): string {
   const rows: string[][] = [
     ["figure", "floor", "runner", "peer", "runner/floor", "peer/runner", "target"],
     ["---", "---:", "---:", "---:", "---:", "---:", "---"],
-    [
-      "cold: empty caches, 3 requests (ms, median)",
-      s.floor_cold_ms.toFixed(2),
-      s.cold_ms.toFixed(2),
-      s.peer_cold_ms.toFixed(2),
-      x(ratio(s.cold_ms, s.floor_cold_ms)),
-      x(ratio(s.peer_cold_ms, s.cold_ms)),
-      `≤ 1.15× floor: ${ok(s.cold_ms <= 1.15 * s.floor_cold_ms)}; ahead of peer: ${ok(s.cold_ms < s.peer_cold_ms)}`,
-    ],
-    [
-      "warm: T1/T2 cached, 2nd resource, 1 request (ms, median)",
-      s.floor_warm_ms.toFixed(2),
-      s.warm_ms.toFixed(2),
-      s.peer_warm_ms.toFixed(2),
-      x(ratio(s.warm_ms, s.floor_warm_ms)),
-      x(ratio(s.peer_warm_ms, s.warm_ms)),
-      `≤ 1.15× floor: ${ok(s.warm_ms <= 1.15 * s.floor_warm_ms)}; ahead of peer: ${ok(s.warm_ms < s.peer_warm_ms)}`,
-    ],
+    latencyRow("cold: empty caches, 3 requests (ms, median)", s.floor_cold_ms, s.cold_ms, s.peer_cold_ms),
+    latencyRow("warm: T1/T2 cached, 2nd resource, 1 request (ms, median)", s.floor_warm_ms, s.warm_ms, s.peer_warm_ms),
     ["hit: final token cached, no request (µs per call, median)", "–", s.hit_us.toFixed(2), s.peer_hit_us.toFixed(2), "–", x(ratio(s.peer_hit_us, s.hit_us)), `ahead of peer: ${ok(s.hit_us < s.peer_hit_us)}`],
     [
       `throughput: ${FLEET} agents, concurrency ${CONCURRENCY}, cold caches (tokens/s, median)`,
