@@ -9,7 +9,9 @@ import {
   type Application,
   type DriveItem,
   type PasswordCredential,
+  type ServicePrincipal,
   type TenantSeed,
+  type User,
 } from "./store";
 
 /**
@@ -182,6 +184,42 @@ function sampleDocument(ids = DEFAULT_IDS): DriveItem {
   };
 }
 
+/** An agent identity under a blueprint and its agent user, as the Agent ID APIs create them. */
+export interface AgentSeed {
+  identityId: string;
+  userId: string;
+  displayName: string;
+  userPrincipalName: string;
+  blueprintAppId: string;
+  sponsors: string[];
+}
+
+/** The store entries of an agent identity and its agent user (the mail nickname is the UPN's local part). */
+export function agentEntries(agent: AgentSeed): { identity: Omit<ServicePrincipal, "createdAt">; user: Omit<User, "createdAt"> } {
+  return {
+    identity: {
+      id: agent.identityId,
+      appId: agent.identityId,
+      kind: "agentIdentity",
+      displayName: agent.displayName,
+      servicePrincipalType: "ServiceIdentity",
+      servicePrincipalNames: [],
+      agentIdentityBlueprintId: agent.blueprintAppId,
+      sponsors: [...agent.sponsors],
+      graphAppRoles: [],
+    },
+    user: {
+      id: agent.userId,
+      kind: "agentUser",
+      displayName: agent.displayName,
+      userPrincipalName: agent.userPrincipalName,
+      mailNickname: agent.userPrincipalName.split("@")[0]!,
+      accountEnabled: true,
+      identityParentId: agent.identityId,
+    },
+  };
+}
+
 /** The bare tenant plus everything `pulumi up` creates, a shared workbook with comments and a shared Word document. */
 export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
   const seed = bareTenant(ids);
@@ -215,27 +253,17 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
       sponsors: [ids.sponsorId],
       graphAppRoles: [],
     },
-    {
-      id: ids.agentIdentityId,
-      appId: ids.agentIdentityId,
-      kind: "agentIdentity",
-      displayName: "Research agent",
-      servicePrincipalType: "ServiceIdentity",
-      servicePrincipalNames: [],
-      agentIdentityBlueprintId: ids.blueprintAppId,
-      sponsors: [ids.sponsorId],
-      graphAppRoles: [],
-    },
   );
-  seed.users.push({
-    id: ids.agentUserId,
-    kind: "agentUser",
+  const agent = agentEntries({
+    identityId: ids.agentIdentityId,
+    userId: ids.agentUserId,
     displayName: "Research agent",
     userPrincipalName: ids.agentUserPrincipalName,
-    mailNickname: "research-agent",
-    accountEnabled: true,
-    identityParentId: ids.agentIdentityId,
+    blueprintAppId: ids.blueprintAppId,
+    sponsors: [ids.sponsorId],
   });
+  seed.servicePrincipals.push(agent.identity);
+  seed.users.push(agent.user);
   seed.grants.push({
     id: ids.grantId,
     clientId: ids.agentIdentityId,

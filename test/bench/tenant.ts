@@ -1,4 +1,4 @@
-import { DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
+import { agentEntries, DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
 import { GRAPH_RESOURCE, type TenantSeed } from "../../emulator/store";
 
 /**
@@ -51,26 +51,16 @@ export function benchTenant(count: number): BenchTenant {
   for (let i = 0; i < count; i++) {
     const pair = { identity: guid("be000000", i), user: guid("be100000", i) };
     fleet.push(pair);
-    seed.servicePrincipals.push({
-      id: pair.identity,
-      appId: pair.identity,
-      kind: "agentIdentity",
-      displayName: `Bench agent ${i}`,
-      servicePrincipalType: "ServiceIdentity",
-      servicePrincipalNames: [],
-      agentIdentityBlueprintId: ids.blueprintAppId,
-      sponsors: [ids.sponsorId],
-      graphAppRoles: [],
-    });
-    seed.users.push({
-      id: pair.user,
-      kind: "agentUser",
+    const agent = agentEntries({
+      identityId: pair.identity,
+      userId: pair.user,
       displayName: `Bench agent ${i}`,
       userPrincipalName: `bench-agent-${i}@${ids.domain}`,
-      mailNickname: `bench-agent-${i}`,
-      accountEnabled: true,
-      identityParentId: pair.identity,
+      blueprintAppId: ids.blueprintAppId,
+      sponsors: [ids.sponsorId],
     });
+    seed.servicePrincipals.push(agent.identity);
+    seed.users.push(agent.user);
     grant(`${i}-graph`, pair.identity, pair.user, ids.graphPrincipalId, DEFAULT_SCOPES);
     grant(`${i}-mcp`, pair.identity, pair.user, MCP_PRINCIPAL_ID, MCP_SCOPES);
   }

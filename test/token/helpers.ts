@@ -12,6 +12,7 @@ import { decodeJwt, type JwtClaims } from "../../lib/jwt";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulator/server";
+import { agentEntries } from "../../emulator/seed";
 import type { ServicePrincipal, User } from "../../emulator/store";
 import { main } from "../../probes/cli";
 import type { CliIo } from "../../probes/cli-io";
@@ -128,30 +129,18 @@ export function addAgent(emulator: Emulator, options: { grant?: boolean; scope?:
   const outputs = emulator.outputs();
   const now = store.stamp();
   const id = randomUUID();
-  const identity: ServicePrincipal = {
-    id,
-    appId: id,
-    kind: "agentIdentity",
-    displayName: `agent ${id.slice(0, 8)}`,
-    servicePrincipalType: "ServiceIdentity",
-    servicePrincipalNames: [],
-    agentIdentityBlueprintId: outputs.blueprintAppId,
-    sponsors: [],
-    graphAppRoles: [],
-    createdAt: now,
-  };
-  store.servicePrincipals.set(id, identity);
   const userId = randomUUID();
-  const user: User = {
-    id: userId,
-    kind: "agentUser",
-    displayName: `agent user ${userId.slice(0, 8)}`,
+  const agent = agentEntries({
+    identityId: id,
+    userId,
+    displayName: `agent ${id.slice(0, 8)}`,
     userPrincipalName: `agent-${userId.slice(0, 8)}@contoso.onmicrosoft.com`,
-    mailNickname: `agent-${userId.slice(0, 8)}`,
-    accountEnabled: true,
-    identityParentId: id,
-    createdAt: now,
-  };
+    blueprintAppId: outputs.blueprintAppId!,
+    sponsors: [],
+  });
+  const identity: ServicePrincipal = { ...agent.identity, createdAt: now };
+  const user: User = { ...agent.user, createdAt: now };
+  store.servicePrincipals.set(id, identity);
   store.users.set(userId, user);
   let grantId: string | undefined;
   if (options.grant !== false) grantId = addGrant(emulator, id, userId, options);
