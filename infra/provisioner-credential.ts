@@ -1,6 +1,6 @@
-import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
+import { UsageError } from "../lib/errors";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
 
 /*
@@ -140,21 +140,15 @@ export function readPemBundle(credential: Extract<ProvisionerCredential, { kind:
       `${file.source} (${file.value}) must hold both the certificate and its private key in PEM; it lacks the ${certPem ? "private key" : "certificate"}`,
     );
   }
-  let privateKeyPem: string;
-  let cert: X509Certificate;
   try {
-    cert = new X509Certificate(certPem);
-    privateKeyPem = createPrivateKey({ key: keyPem, passphrase: credential.password }).export({ type: "pkcs8", format: "pem" }).toString();
-  } catch {
-    throw credentialError(
-      `${file.source} (${file.value}) holds a certificate or key that cannot be read`,
-      "an encrypted key needs ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword); otherwise re-export the PEM",
-    );
+    return loadCertificate({ certificatePem: certPem, privateKeyPem: keyPem, passphrase: credential.password }, "provisioner");
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const fix = err.message.includes("cannot be read")
+      ? "an encrypted key needs ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword); otherwise re-export the PEM"
+      : err.hint;
+    throw credentialError(`${file.source} (${file.value}): ${err.message.slice(err.step.length + 2)}`, fix);
   }
-  if (!cert.checkPrivateKey(createPrivateKey(privateKeyPem))) {
-    throw credentialError(`${file.source} (${file.value}): the private key does not belong to the certificate`);
-  }
-  return loadCertificate({ certificatePem: certPem, privateKeyPem });
 }
 
 /** Tokens are reused until this long before they expire. */

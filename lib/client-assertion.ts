@@ -11,6 +11,8 @@ const ASSERTION_LIFETIME_S = 5 * 60;
 export interface CertificateCredential {
   certificatePem: string;
   privateKeyPem: string;
+  /** For an encrypted private key. */
+  passphrase?: string;
 }
 
 export interface LoadedCertificate {
@@ -19,21 +21,24 @@ export interface LoadedCertificate {
   thumbprintS256: string;
 }
 
-/** Parses once; a bad PEM is a configuration error that names what is wrong, never the key. */
-export function loadCertificate(credential: CertificateCredential): LoadedCertificate {
+/**
+ * Parses once; a bad PEM is a configuration error that names what is wrong
+ * (`owner`: whose credential, e.g. "blueprint"), never the key.
+ */
+export function loadCertificate(credential: CertificateCredential, owner: string): LoadedCertificate {
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(credential.certificatePem);
   } catch {
-    throw new UsageError("the blueprint certificate is not a PEM X.509 certificate");
+    throw new UsageError(`the ${owner} certificate is not a PEM X.509 certificate`);
   }
   let key: KeyObject;
   try {
-    key = createPrivateKey(credential.privateKeyPem);
+    key = createPrivateKey({ key: credential.privateKeyPem, passphrase: credential.passphrase });
   } catch {
-    throw new UsageError("the blueprint private key is not a PEM private key (PKCS#8 or PKCS#1, unencrypted)");
+    throw new UsageError(`the ${owner} private key cannot be read`, "give a PEM private key (PKCS#8 or PKCS#1); an encrypted one needs its passphrase");
   }
-  if (!cert.checkPrivateKey(key)) throw new UsageError("the blueprint private key does not match the certificate");
+  if (!cert.checkPrivateKey(key)) throw new UsageError(`the ${owner} private key does not belong to the certificate`);
   return { key, thumbprintS256: createHash("sha256").update(cert.raw).digest("base64url") };
 }
 

@@ -129,7 +129,7 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   if (explicit.length > 1) throw new UsageError(`more than one blueprint credential given (${explicit.join(", ")}); give exactly one`);
   if (certPath || keyPath) {
     if (!certPath || !keyPath) throw new UsageError("a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)");
-    return { kind: "certificate", certificate: loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }) };
+    return { kind: "certificate", certificate: loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }, "blueprint") };
   }
   if (secret) return { kind: "secret", secret };
   const imds = env.AGENT_USER_IMDS_ENDPOINT;

@@ -85,7 +85,7 @@ describe("the provisioner's certificate file", () => {
   it("reads an encrypted key with its password", () => {
     const encrypted = createPrivateKey(cert.privateKeyPem).export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "pw" }).toString();
     const path = write("encrypted.pem", `${cert.certificatePem}\n${encrypted}`);
-    expect(readPemBundle(credential(path, "pw")).thumbprintS256).toBeTruthy();
+    expect(readPemBundle(credential(path, "pw")).thumbprintS256).toBe(createHash("sha256").update(cert.certificate.raw).digest("base64url"));
     expect(() => readPemBundle(credential(path))).toThrow(/cannot be read.*ARM_CLIENT_CERTIFICATE_PASSWORD/);
   });
 
@@ -96,7 +96,7 @@ describe("the provisioner's certificate file", () => {
     [
       "a key of another certificate",
       () => write("mismatch.pem", `${cert.certificatePem}\n${generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" })}`),
-      /the private key does not belong to the certificate/,
+      /the provisioner private key does not belong to the certificate/,
     ],
     ["a missing file", () => join(dir, "absent.pem"), /cannot read ARM_CLIENT_CERTIFICATE_PATH .*ENOENT/],
   ])("refuses %s, saying what to do", (_what, path, message) => {

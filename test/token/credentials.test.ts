@@ -44,7 +44,7 @@ describe("certificate credential", () => {
       authorityUrl: ctx.out.authorityUrl,
       tenantId: ctx.out.tenantId,
       blueprintAppId: ctx.out.blueprintAppId!,
-      credential: { kind: "certificate", certificate: loadCertificate(cert) },
+      credential: { kind: "certificate", certificate: loadCertificate(cert, "blueprint") },
     };
     await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
     const hop1 = recorder.sent[0]!.form;
@@ -77,7 +77,7 @@ describe("certificate credential", () => {
 
   it("an assertion naming the uploaded certificate but signed by another key: AADSTS700027", async () => {
     const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
-    const thumbprint = loadCertificate(cert).thumbprintS256;
+    const thumbprint = loadCertificate(cert, "blueprint").thumbprintS256;
     const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
     const now = Math.floor(Date.now() / 1000);
     const forged = signJwt(

@@ -136,7 +136,7 @@ describe("rules the runner never breaks, sent raw", () => {
 
   it("a certificate assertion that expired: AADSTS700024, exit 3, hint names the clock", async () => {
     const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
-    const loaded = loadCertificate(cert);
+    const loaded = loadCertificate(cert, "blueprint");
     const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
     const err = await rejection(
       hop1({

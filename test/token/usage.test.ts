@@ -66,7 +66,7 @@ describe("missing inputs", () => {
     const a = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
     const b = blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false });
     expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile])).message).toMatch(/needs both --blueprint-cert and --blueprint-key/);
-    expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile, "--blueprint-key", b.keyFile])).message).toMatch(/private key does not match the certificate/);
+    expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile, "--blueprint-key", b.keyFile])).message).toMatch(/the blueprint private key does not belong to the certificate/);
   });
 
   it("an --outputs file that cannot be read, or is not an object", async () => {
