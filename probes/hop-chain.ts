@@ -137,19 +137,19 @@ export class HopChain {
   /** Mints the token for `key`, or joins the request already in flight for it, then caches it. */
   private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
     // Concurrent callers share one request; a fresh caller starts its own so it never gets an older grant's token.
-    const flightKey = fresh ? `${key}|fresh|${Math.random()}` : key;
-    let flight = this.inFlight.get(flightKey);
+    let flight = fresh ? undefined : this.inFlight.get(key);
     const joined = flight !== undefined;
+    const owns = !joined && !fresh;
     if (!flight) {
       flight = mint();
-      this.inFlight.set(flightKey, flight);
+      if (owns) this.inFlight.set(key, flight);
     }
     let token: CachedToken;
     try {
       token = await flight;
     } finally {
       // The caller that started the request awaited it first, so it resumes (and forgets it) before any joiner.
-      if (!joined) this.inFlight.delete(flightKey);
+      if (owns) this.inFlight.delete(key);
     }
     this.cache.set(key, token);
     hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
