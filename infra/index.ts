@@ -1,24 +1,15 @@
-import { AgentUserKit } from "./components/agent-user-kit";
-import { readConfig } from "./config";
-import { PROVIDER_VERSION } from "./version";
-
-// readConfig throws before any resource is registered, so a bad key fails preview, not `up` halfway.
-const kit = new AgentUserKit("agent-user-kit", { config: readConfig(), providerVersion: PROVIDER_VERSION });
-
-// The names `agent-user token --outputs` reads (issue 3, section 6).
-export const tenantId = kit.outputs.tenantId;
-export const authorityUrl = kit.outputs.authorityUrl;
-export const graphUrl = kit.outputs.graphUrl;
-export const resourceUrl = kit.outputs.resourceUrl;
-export const blueprintAppId = kit.outputs.blueprintAppId;
-export const blueprintObjectId = kit.outputs.blueprintObjectId;
-export const blueprintPrincipalId = kit.outputs.blueprintPrincipalId;
-/** A Pulumi secret; present only when credential is `secret`. */
-export const blueprintClientSecret = kit.outputs.blueprintClientSecret;
-/** Present only when credential is `managedIdentity`. */
-export const managedIdentityClientId = kit.outputs.managedIdentityClientId;
-export const agentIdentityId = kit.outputs.agentIdentityId;
-export const agentUserId = kit.outputs.agentUserId;
-export const agentUserPrincipalName = kit.outputs.agentUserPrincipalName;
-export const grantId = kit.outputs.grantId;
-export const grantScopes = kit.outputs.grantScopes;
+/**
+ * The Pulumi entry, `import … from "agent-user-kit/pulumi"`: components for any
+ * Pulumi program, and the dynamic resources for people who compose their own
+ * graph. The stack program of this repository (infra/stack.ts) is one user of it.
+ */
+export { AgentUserKit, AGENT_USER_KIT_TYPE } from "./components/agent-user-kit";
+export type { AgentUserKitArgs } from "./components/agent-user-kit";
+export { BlueprintComponent, BLUEPRINT_TYPE } from "./components/blueprint";
+export { AgentIdentityComponent, AGENT_IDENTITY_TYPE } from "./components/agent-identity";
+export { AgentUserComponent, AGENT_USER_TYPE } from "./components/agent-user";
+export { GrantComponent, GRANT_TYPE } from "./components/grant";
+export { Blueprint } from "./providers/blueprint";
+export { BlueprintPrincipal } from "./providers/blueprint-principal";
+export { AgentIdentity } from "./providers/agent-identity";
+export { AgentUser } from "./providers/agent-user";

@@ -7,7 +7,8 @@ import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type Shape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
 import { reportFailure } from "../report";
-import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveSettings } from "../settings";
+import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
+import { CONNECTION_HELP } from "../connection-help";
 
 const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim
 

@@ -1,9 +1,10 @@
 import { ExitCode } from "../../lib/errors";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
-import { HOP_STEPS, type AgentUserToken } from "../hop-chain";
+import { HOP_STEPS, type AgentUserToken } from "../../lib/hop-chain";
 import { reportFailure } from "../report";
-import { hopChainFor } from "../runner";
-import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveSettings } from "../settings";
+import { hopChainFor } from "../../lib/runner";
+import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
+import { CONNECTION_HELP } from "../connection-help";
 
 const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
 

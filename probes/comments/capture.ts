@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
-import type { HopChain } from "../hop-chain";
-import { hopChainFor } from "../runner";
-import type { ProbeSettings } from "../settings";
+import type { HopChain } from "../../lib/hop-chain";
+import { hopChainFor } from "../../lib/runner";
+import type { ProbeSettings } from "../../lib/settings";
 import { assertNewCaptureDir, CaptureDir } from "./capture-dir";
 import { Recorder, type IndexEntry, type Recorded } from "./recorder";
 import { diffShapes, hasDrift, ShapeRecorder, type Shape, type ShapeDiff } from "./shape";

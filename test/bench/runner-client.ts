@@ -1,5 +1,5 @@
 import { Agent } from "undici";
-import { HopChain } from "../../probes/hop-chain";
+import { HopChain } from "../../lib/hop-chain";
 import { AUTHORITY, emulatorConnector, type EmulatorTarget } from "./transport";
 import type { TokenClient } from "./workload";
 import type { AgentPair } from "./tenant";

@@ -5,8 +5,8 @@ import path from "node:path";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { ExitCode } from "../../lib/errors";
 import { captureSharedFile } from "../../probes/comments/capture";
-import { hopChainFor } from "../../probes/runner";
-import { resolveSettings } from "../../probes/settings";
+import { hopChainFor } from "../../lib/runner";
+import { resolveSettings } from "../../lib/settings";
 import { comment, readJson, readResponseFile, SHARE_URLS, startHarness, type Harness } from "./harness";
 
 let h: Harness;

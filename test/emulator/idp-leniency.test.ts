@@ -1,6 +1,6 @@
 import { parseFaultSpec } from "../../emulator/faults";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { HopChain } from "../../probes/hop-chain";
+import { HopChain } from "../../lib/hop-chain";
 
 describe("what the emulator accepts and refuses like Entra", () => {
   let emulator: Emulator;

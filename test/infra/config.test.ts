@@ -235,9 +235,9 @@ describe("Pulumi.yaml", () => {
     expect(Number(defaultOf("consistencyWindowSeconds"))).toBe(DEFAULT_CONSISTENCY_WINDOW_SECONDS);
   });
 
-  it("runs infra/index.ts with Node.js", () => {
+  it("runs infra/stack.ts with Node.js", () => {
     expect(project).toMatch(/^name: agent-user-kit$/m);
-    expect(project).toMatch(/^main: infra\/index\.ts$/m);
+    expect(project).toMatch(/^main: infra\/stack\.ts$/m);
     expect(project).toMatch(/^ {2}name: nodejs$/m);
   });
 });

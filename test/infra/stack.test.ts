@@ -17,7 +17,7 @@ const CONFIG: Record<string, string> = {
 
 type Program = Record<string, pulumi.Output<unknown> | undefined>;
 
-describe("infra/index.ts", () => {
+describe("infra/stack.ts", () => {
   const savedEnv = { ...process.env };
   let program: Program;
   let registrations: Registration[];
@@ -34,7 +34,7 @@ describe("infra/index.ts", () => {
     });
     ({ registrations } = await installMocks());
     pulumi.runtime.setAllConfig(CONFIG, ["azuread:clientSecret"]);
-    program = jest.requireActual("../../infra/index");
+    program = jest.requireActual("../../infra/stack");
     await valueOf(program.grantId!);
   });
 
@@ -66,7 +66,7 @@ describe("infra/index.ts", () => {
     let failure: unknown;
     jest.isolateModules(() => {
       try {
-        jest.requireActual("../../infra/index");
+        jest.requireActual("../../infra/stack");
       } catch (err) {
         failure = err;
       }

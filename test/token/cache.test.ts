@@ -3,7 +3,7 @@
  * and resource; concurrent callers share one in-flight request per hop.
  * Counted on the wire: the emulator's own request log.
  */
-import { HopChain, type AgentUserTokenRequest } from "../../probes/hop-chain";
+import { HopChain, type AgentUserTokenRequest } from "../../lib/hop-chain";
 import { addAgent, addGrant, addResource, tokenStatuses, useEmulator } from "./helpers";
 
 const MCP_AUDIENCE = "api://mcp-word-server";

@@ -4,7 +4,7 @@
  * that is not the one in the token's tid.
  */
 import { ClaimsError } from "../../lib/errors";
-import { HopChain } from "../../probes/hop-chain";
+import { HopChain } from "../../lib/hop-chain";
 import { JWT_SHAPE, NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs } from "./helpers";
 
 /** Another GUID the emulated tenant answers to (as if it were an alias), so every hop succeeds. */

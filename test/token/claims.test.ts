@@ -6,7 +6,7 @@
 import { createPublicKey } from "node:crypto";
 import { decodeJwt, verifyJwtSignature } from "../../lib/jwt";
 import { DEFAULT_SCOPES } from "../../emulator/seed";
-import { HopChain } from "../../probes/hop-chain";
+import { HopChain } from "../../lib/hop-chain";
 import {
   b64urlGuid,
   claimsOf,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { decodeJwt, signJwt } from "../../lib/jwt";
 import { requestToken, tokenEndpoint, TokenEndpointError } from "../../lib/token-client";
 import { loadCertificate } from "../../lib/client-assertion";
-import { HopChain, type HopChainConfig } from "../../probes/hop-chain";
+import { HopChain, type HopChainConfig } from "../../lib/hop-chain";
 import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, NO_ENV, onlyJson, recordingDispatcher, runCli, tokenStatuses, useEmulator, writeOutputs } from "./helpers";
 
 const ctx = useEmulator();

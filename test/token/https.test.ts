@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { NetworkError } from "../../lib/errors";
-import { HopChain, type HopChainConfig } from "../../probes/hop-chain";
+import { HopChain, type HopChainConfig } from "../../lib/hop-chain";
 import { claimsOf, runCli, onlyJson, recordingDispatcher, tokenStatuses, useEmulator, writeOutputs, NO_ENV } from "./helpers";
 
 const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "emulator-ca.pem") }));

@@ -4,7 +4,7 @@
  * bound (5 attempts, 30 s). Every count is the emulator's own request log.
  */
 import { DEFAULT_RETRY } from "../../lib/retry";
-import { HopChain } from "../../probes/hop-chain";
+import { HopChain } from "../../lib/hop-chain";
 import { NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs, type CliRun } from "./helpers";
 
 const ctx = useEmulator();

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requestToken, tokenEndpoint } from "../../lib/token-client";
 import { password } from "../../emulator/seed";
-import { HopChain, type AgentUserTokenRequest } from "../../probes/hop-chain";
+import { HopChain, type AgentUserTokenRequest } from "../../lib/hop-chain";
 import { addAgent, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, useEmulator, writeOutputs, type AgentFixture } from "./helpers";
 
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveSettings } from "../../probes/settings";
+import { resolveSettings } from "../../lib/settings";
 import { blueprintCertificate, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
 const ctx = useEmulator();

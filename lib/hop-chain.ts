@@ -1,10 +1,10 @@
-import { isReplicationAadsts } from "../lib/aadsts";
-import { JWT_BEARER } from "../lib/client-assertion";
-import { ClaimsError, type ClaimMismatch } from "../lib/errors";
-import type { HttpOptions } from "../lib/http";
-import { decodeJwtClaims, type JwtClaims } from "../lib/jwt";
-import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "../lib/retry";
-import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "../lib/token-client";
+import { isReplicationAadsts } from "./aadsts";
+import { JWT_BEARER } from "./client-assertion";
+import { ClaimsError, type ClaimMismatch } from "./errors";
+import type { HttpOptions } from "./http";
+import { decodeJwtClaims, type JwtClaims } from "./jwt";
+import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
+import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
 /**

@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "../lib/client-assertion";
-import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "../lib/errors";
-import { parseRetryAfter, send, type HttpOptions } from "../lib/http";
-import { assertSecureUrl } from "../lib/urls";
-import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "../lib/retry";
+import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
+import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
+import { parseRetryAfter, send, type HttpOptions } from "./http";
+import { assertSecureUrl } from "./urls";
+import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
 
 /** How the blueprint proves itself on hop 1. */
 export type BlueprintCredential =

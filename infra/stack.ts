@@ -1,0 +1,24 @@
+import { AgentUserKit } from "./components/agent-user-kit";
+import { readConfig } from "./config";
+import { PROVIDER_VERSION } from "./version";
+
+// readConfig throws before any resource is registered, so a bad key fails preview, not `up` halfway.
+const kit = new AgentUserKit("agent-user-kit", { config: readConfig(), providerVersion: PROVIDER_VERSION });
+
+// The names `agent-user token --outputs` reads (issue 3, section 6).
+export const tenantId = kit.outputs.tenantId;
+export const authorityUrl = kit.outputs.authorityUrl;
+export const graphUrl = kit.outputs.graphUrl;
+export const resourceUrl = kit.outputs.resourceUrl;
+export const blueprintAppId = kit.outputs.blueprintAppId;
+export const blueprintObjectId = kit.outputs.blueprintObjectId;
+export const blueprintPrincipalId = kit.outputs.blueprintPrincipalId;
+/** A Pulumi secret; present only when credential is `secret`. */
+export const blueprintClientSecret = kit.outputs.blueprintClientSecret;
+/** Present only when credential is `managedIdentity`. */
+export const managedIdentityClientId = kit.outputs.managedIdentityClientId;
+export const agentIdentityId = kit.outputs.agentIdentityId;
+export const agentUserId = kit.outputs.agentUserId;
+export const agentUserPrincipalName = kit.outputs.agentUserPrincipalName;
+export const grantId = kit.outputs.grantId;
+export const grantScopes = kit.outputs.grantScopes;
