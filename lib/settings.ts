@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
-import { PUBLIC_CLOUD, STACK_OUTPUT_KEYS, type StackOutputs } from "./stack-outputs";
+import { parseStackOutputs, PUBLIC_CLOUD, selectAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
 /**
@@ -15,6 +15,7 @@ import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credent
 /** Options shared by every command that mints a token. */
 export const CONNECTION_OPTIONS = {
   outputs: { type: "string" },
+  agent: { type: "string" },
   tenant: { type: "string" },
   authority: { type: "string" },
   "blueprint-app-id": { type: "string" },
@@ -48,7 +49,8 @@ export interface ProbeSettings {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function readOutputs(path: string, cwd: string): Partial<StackOutputs> {
+function readOutputs(path: string, agent: string | undefined, cwd: string): Partial<StackOutputs> {
+  const source = `--outputs ${path}`;
   let text: string;
   try {
     text = readFileSync(resolve(cwd, path), "utf8");
@@ -63,17 +65,7 @@ function readOutputs(path: string, cwd: string): Partial<StackOutputs> {
     const at = /at position \d+/.exec((err as Error).message)?.[0];
     throw new UsageError(`cannot read --outputs ${path}: not valid JSON${at ? ` (${at})` : ""}`, "write the file with `pulumi stack output --json --show-secrets`");
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`--outputs ${path} is not a JSON object of stack outputs`);
-  const out: Partial<Record<string, string>> = {};
-  for (const key of STACK_OUTPUT_KEYS) {
-    const value = (json as Record<string, unknown>)[key];
-    if (value === undefined || value === null) continue;
-    if (value === "[secret]") {
-      throw new UsageError(`--outputs ${path}: ${key} is "[secret]"`, "write the file with `pulumi stack output --json --show-secrets`");
-    }
-    out[key] = String(value);
-  }
-  return out as Partial<StackOutputs>;
+  return selectAgent(parseStackOutputs(json, source), agent, source);
 }
 
 function readText(what: string, path: string, cwd: string): string {
@@ -125,10 +117,11 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
 
 /** Resolves and validates every input; throws UsageError naming the first bad or missing one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
-  const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, cwd) : {};
+  if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
+  const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, flags.agent, cwd) : {};
   // An empty environment variable (CI's `VAR: ""`) counts as unset, as it does for the credential variables.
   const fromEnv = (name: string): string | undefined => env[name] || undefined;
-  const pick = (flag: keyof ConnectionFlags, envName: string, output: keyof StackOutputs, fallback?: string): string | undefined =>
+  const pick = (flag: keyof ConnectionFlags, envName: string, output: Exclude<keyof StackOutputs, "agents">, fallback?: string): string | undefined =>
     flags[flag] ?? fromEnv(envName) ?? outputs[output] ?? fallback;
   const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
     if (!value) throw new UsageError(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);

@@ -1,3 +1,5 @@
+import { UsageError } from "./errors";
+
 /**
  * The stack outputs of infra/, which are also what `agent-user token --outputs`
  * reads and what the emulator writes for its seeded tenant: one list of names.
@@ -19,7 +21,22 @@ export interface StackOutputs {
   agentUserPrincipalName?: string;
   grantId?: string;
   grantScopes?: string;
+  /** A fleet stack's agents by name; the top-level agent keys describe the first of them. */
+  agents?: Record<string, FleetAgentOutputs>;
 }
+
+/** One agent of a fleet stack: a value of the `agents` output. */
+export interface FleetAgentOutputs {
+  agentIdentityId: string;
+  agentUserId: string;
+  agentUserPrincipalName: string;
+  grantId?: string;
+  grantScopes?: string;
+}
+
+export const FLEET_AGENT_KEYS = ["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes"] as const satisfies ReadonlyArray<
+  keyof FleetAgentOutputs
+>;
 
 export const STACK_OUTPUT_KEYS = [
   "tenantId",
@@ -43,3 +60,74 @@ export const PUBLIC_CLOUD = {
   graphUrl: "https://graph.microsoft.com",
   resourceUrl: "https://graph.microsoft.com",
 } as const;
+
+const PULUMI_HINT = "write the file with `pulumi stack output --json --show-secrets`";
+
+function stringField(value: unknown, where: string, source: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === "[secret]") throw new UsageError(`${source}: ${where} is "[secret]"`, PULUMI_HINT);
+  // Never quote the value: it may be the blueprint secret.
+  if (typeof value !== "string") throw new UsageError(`${source}: ${where} is ${Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`}, not a string`, PULUMI_HINT);
+  return value;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Checks parsed stack outputs (the JSON of `pulumi stack output --json
+ * --show-secrets`, or the emulator's `--outputs` file) key by key. `source`
+ * names where they came from in errors, e.g. "--outputs outputs.json".
+ */
+export function parseStackOutputs(json: unknown, source: string): Partial<StackOutputs> {
+  if (!isRecord(json)) throw new UsageError(`${source} is not a JSON object of stack outputs`, PULUMI_HINT);
+  const out: Partial<Record<string, unknown>> = {};
+  for (const key of STACK_OUTPUT_KEYS) {
+    const value = stringField(json[key], key, source);
+    if (value !== undefined) out[key] = value;
+  }
+  if (json.agents !== undefined && json.agents !== null) {
+    if (!isRecord(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
+    const agents: Record<string, FleetAgentOutputs> = {};
+    for (const [name, entry] of Object.entries(json.agents)) {
+      if (!isRecord(entry)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
+      const agent: Partial<Record<string, string>> = {};
+      for (const key of FLEET_AGENT_KEYS) {
+        const value = stringField(entry[key], `agents.${name}.${key}`, source);
+        if (value !== undefined) agent[key] = value;
+      }
+      for (const key of ["agentIdentityId", "agentUserId", "agentUserPrincipalName"] as const) {
+        if (!agent[key]) throw new UsageError(`${source}: agents.${name}.${key} is missing`, PULUMI_HINT);
+      }
+      agents[name] = agent as unknown as FleetAgentOutputs;
+    }
+    out.agents = agents;
+  }
+  return out as Partial<StackOutputs>;
+}
+
+/** The agent names of a fleet's outputs, in the stack's order; empty for a one-agent stack. */
+export function agentNames(outputs: Partial<StackOutputs>): string[] {
+  return Object.keys(outputs.agents ?? {});
+}
+
+/**
+ * The outputs seen from one agent: its `agents` entry over the top-level keys.
+ * With several agents and no name, or an unknown name, a usage error lists the names.
+ */
+export function selectAgent(outputs: Partial<StackOutputs>, name: string | undefined, source: string): Partial<StackOutputs> {
+  const names = agentNames(outputs);
+  const { agents, ...base } = outputs;
+  if (name === undefined) {
+    if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${names.join(", ")}`);
+    return names.length === 1 ? { ...base, ...agents![names[0]!] } : base;
+  }
+  const agent = agents?.[name];
+  if (!agent) {
+    throw new UsageError(
+      `${source} has no agent named ${JSON.stringify(name)}`,
+      names.length > 0 ? `agents: ${names.join(", ")}` : "this stack has no agents map; leave --agent out",
+    );
+  }
+  // A fleet agent's grant fields are its own: never let the first agent's show through.
+  return { ...base, grantId: undefined, grantScopes: undefined, ...agent };
+}

@@ -3,6 +3,7 @@ import { PUBLIC_CLOUD } from "../lib/stack-outputs";
 /** The --help section for the connection flags every token-minting command takes (lib/settings.ts). */
 export const CONNECTION_HELP = `Connection (flags, else environment, else --outputs FILE):
   --outputs FILE                     JSON of \`pulumi stack output --json --show-secrets\`
+  --agent NAME                       the agent of a fleet's --outputs file (its "agents" map)
   --tenant ID                        AGENT_USER_TENANT_ID (GUID or verified domain)
   --authority URL                    AGENT_USER_AUTHORITY_URL (default ${PUBLIC_CLOUD.authorityUrl})
   --blueprint-app-id ID              AGENT_USER_BLUEPRINT_APP_ID
