@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
  * endpoint can play Entra's replication lag.
  */
 
-export const GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
+export { MICROSOFT_GRAPH_APP_ID as GRAPH_APP_ID } from "../lib/well-known";
 export const GRAPH_RESOURCE = "https://graph.microsoft.com";
 export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
 export const TOKEN_EXCHANGE_RESOURCE = "api://AzureADTokenExchange";

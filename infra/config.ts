@@ -9,7 +9,8 @@ import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 export const CONFIG_NAMESPACE = "agent-user-kit";
 
 /** Microsoft Graph's appId, the same in every tenant: the default resource of the grant. */
-export const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
+import { MICROSOFT_GRAPH_APP_ID } from "../lib/well-known";
+export { MICROSOFT_GRAPH_APP_ID };
 
 export const DEFAULT_GRAPH_URL = "https://graph.microsoft.com";
 export const DEFAULT_AUTHORITY_URL = "https://login.microsoftonline.com";

@@ -48,6 +48,12 @@ export interface AgentUserTokenRequest {
   resourceUrl: string;
   /** Bypass every cache, e.g. so newly granted scopes show up. */
   fresh?: boolean;
+  /**
+   * Mint a new final token although the cached one is still good (a
+   * proactive refresh): T1 and T2 still come from the cache, and concurrent
+   * renewals share one request.
+   */
+  renew?: boolean;
 }
 
 export interface HopRecord {
@@ -95,10 +101,10 @@ export class HopChain {
   /** A delegated token for the agent user, checked against what was asked for. */
   async agentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
     const hops: HopRecord[] = [];
-    const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
+    const { agentIdentityId, agentUser, resourceUrl, fresh = false, renew = false } = request;
     const finalKey = `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
     const final =
-      this.hit(finalKey, fresh, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
+      this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
     const claims = decodeJwtClaims(final.token) ?? {};
     const mismatches = checkAgentUserClaims(claims, { agentIdentityId, agentUser, tenantId: this.config.tenantId });

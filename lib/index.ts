@@ -3,13 +3,28 @@
  * get its own delegated token. It must never load `@pulumi/*` (an agent that
  * installs the package for its tokens does not install Pulumi).
  */
-export { HopChain, HOP_STEPS, EXPIRY_MARGIN_MS, checkAgentUserClaims } from "./hop-chain";
-export type { HopChainConfig, AgentUserTokenRequest, AgentUserToken, HopRecord, Hop, ExpectedIdentity } from "./hop-chain";
+export { AgentUserTokenProvider, AbortError, DEFAULT_REFRESH_WINDOW_MS } from "./token-provider";
+export type {
+  AgentUserTokenProviderOptions,
+  AgentUserTokenRequestOptions,
+  GetAgentUserTokenOptions,
+  AgentUserAccessToken,
+  AbortSignalLike,
+} from "./token-provider";
+export { AgentUserCredential, resourceOfScopes } from "./agent-user-credential";
+export type { AgentUserCredentialOptions } from "./agent-user-credential";
+export { HOP_STEPS, EXPIRY_MARGIN_MS } from "./hop-chain";
+export type { HopRecord, Hop } from "./hop-chain";
 export type { BlueprintCredential } from "./blueprint-credential";
+export { loadCertificate } from "./client-assertion";
+export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
 export { AgentUserError, UsageError, NetworkError, ClaimsError, ExitCode, exitCodeForStatus } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
-export { GraphError, GraphClient } from "./graph-client";
+export type { TokenErrorBody } from "./token-client";
+export { GraphError } from "./graph-client";
 export type { JwtClaims } from "./jwt";
-export { STACK_OUTPUT_KEYS, PUBLIC_CLOUD } from "./stack-outputs";
-export type { StackOutputs } from "./stack-outputs";
+export type { RetryPolicy, RetryHooks } from "./retry";
+export { STACK_OUTPUT_KEYS, PUBLIC_CLOUD, parseStackOutputs, selectAgent, agentNames } from "./stack-outputs";
+export type { StackOutputs, FleetAgentOutputs } from "./stack-outputs";
+export { MICROSOFT_GRAPH_APP_ID } from "./well-known";

@@ -115,10 +115,38 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   );
 }
 
+/** An agent identity id is a GUID. */
+export function checkAgentIdentityId(value: string): string {
+  if (!GUID.test(value)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** An agent user is named by its object id (sent as user_id) or its UPN (sent as username). */
+export function checkAgentUser(value: string): string {
+  if (!GUID.test(value) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
+    throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** Resolves and validates every input; throws UsageError naming the first bad or missing one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, flags.agent, cwd) : {};
+  return resolveConnection(flags, env, outputs, cwd, true);
+}
+
+/** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */
+export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentUser"> & { agentIdentityId?: string; agentUser?: string };
+
+/**
+ * The one resolution of flags, AGENT_USER_* environment variables and stack
+ * outputs (already parsed and narrowed to one agent), used by the CLI and by
+ * AgentUserTokenProvider.fromEnvironment / fromStackOutputs alike.
+ */
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: true): ProbeSettings;
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings;
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings {
   // An empty environment variable (CI's `VAR: ""`) counts as unset, as it does for the credential variables.
   const fromEnv = (name: string): string | undefined => env[name] || undefined;
   const pick = (flag: keyof ConnectionFlags, envName: string, output: Exclude<keyof StackOutputs, "agents">, fallback?: string): string | undefined =>
@@ -130,18 +158,13 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
 
   const tenantId = need(pick("tenant", "AGENT_USER_TENANT_ID", "tenantId"), "--tenant", "AGENT_USER_TENANT_ID", "tenantId");
   const blueprintAppId = need(pick("blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId"), "--blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId");
-  const agentIdentityId = need(pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId"), "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
-  const agentUser = need(
-    flags["agent-user"] ?? fromEnv("AGENT_USER_AGENT_USER_ID") ?? outputs.agentUserId ?? outputs.agentUserPrincipalName,
-    "--agent-user",
-    "AGENT_USER_AGENT_USER_ID",
-    "agentUserId",
-  );
+  const identityValue = pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
+  const userValue = flags["agent-user"] ?? fromEnv("AGENT_USER_AGENT_USER_ID") ?? outputs.agentUserId ?? outputs.agentUserPrincipalName;
+  const agentIdentityId = agentRequired ? need(identityValue, "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId") : identityValue;
+  const agentUser = agentRequired ? need(userValue, "--agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserId") : userValue;
   if (!GUID.test(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
-  if (!GUID.test(agentIdentityId)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(agentIdentityId)}`);
-  if (!GUID.test(agentUser) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(agentUser)) {
-    throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(agentUser)}`);
-  }
+  if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
+  if (agentUser !== undefined) checkAgentUser(agentUser);
   if (!GUID.test(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
   }

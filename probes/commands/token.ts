@@ -1,8 +1,8 @@
 import { ExitCode } from "../../lib/errors";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
-import { HOP_STEPS, type AgentUserToken } from "../../lib/hop-chain";
+import { HOP_STEPS } from "../../lib/hop-chain";
+import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
 import { reportFailure } from "../report";
-import { hopChainFor } from "../../lib/runner";
 import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
 import { CONNECTION_HELP } from "../connection-help";
 
@@ -20,7 +20,7 @@ ${CONNECTION_HELP}
 /** The claims a person checks first, in this order. */
 const SHOWN_CLAIMS = ["idtyp", "oid", "upn", "azp", "appid", "tid", "scp", "aud", "exp"] as const;
 
-export function shownClaims(token: AgentUserToken): Record<string, unknown> {
+export function shownClaims(token: AgentUserAccessToken): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of SHOWN_CLAIMS) if (token.claims[name] !== undefined) out[name] = token.claims[name];
   return out;
@@ -30,7 +30,7 @@ function minutes(seconds: number): string {
   return seconds >= 5400 ? `${(seconds / 3600).toFixed(1)} h` : `${Math.round(seconds / 60)} min`;
 }
 
-export function formatToken(token: AgentUserToken, showToken: boolean): string {
+export function formatToken(token: AgentUserAccessToken, showToken: boolean): string {
   const lines = token.hops.map(
     (h) => `${HOP_STEPS[h.hop].padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
   );
@@ -39,7 +39,7 @@ export function formatToken(token: AgentUserToken, showToken: boolean): string {
     const text = name === "exp" && typeof value === "number" ? `${value} (${new Date(value * 1000).toISOString()})` : String(value);
     lines.push(`  ${name.padEnd(6)} ${text}`);
   }
-  lines.push(`token: ${showToken ? token.accessToken : "[redacted; pass --show-token to print it]"}`);
+  lines.push(`token: ${showToken ? token.token : "[redacted; pass --show-token to print it]"}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -58,15 +58,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     }
     json = values.json ?? false;
     const settings = resolveSettings(values, io.env, io.cwd);
-    const token = await hopChainFor(settings).agentUserToken({
-      agentIdentityId: settings.agentIdentityId,
-      agentUser: settings.agentUser,
-      resourceUrl: settings.resourceUrl,
-    });
+    const token = await providerFor(settings).getToken();
     const showToken = values["show-token"] ?? false;
     if (json) {
       const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
-      io.stdout(`${JSON.stringify({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.accessToken } : {}) })}\n`);
+      io.stdout(`${JSON.stringify({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) })}\n`);
     } else {
       io.stdout(formatToken(token, showToken));
     }

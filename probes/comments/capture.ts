@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
-import type { HopChain } from "../../lib/hop-chain";
-import { hopChainFor } from "../../lib/runner";
+import { providerFor, type AgentUserTokenProvider } from "../../lib/token-provider";
 import type { ProbeSettings } from "../../lib/settings";
 import { assertNewCaptureDir, CaptureDir } from "./capture-dir";
 import { Recorder, type IndexEntry, type Recorded } from "./recorder";
@@ -29,8 +28,8 @@ export interface CaptureOptions {
   allReplies?: boolean;
   /** An earlier shape.json to compare with. */
   baseline?: Shape;
-  /** A hop chain to reuse; the agent user token is minted fresh all the same. */
-  chain?: HopChain;
+  /** A token provider to reuse; the agent user token is minted fresh all the same. */
+  provider?: AgentUserTokenProvider;
 }
 
 /** An answer that ended the walk; it is recorded in `file`. */
@@ -268,13 +267,13 @@ export async function captureSharedFile(settings: ProbeSettings, shareUrl: strin
   const link = validateShareUrl(shareUrl);
   const target = resolve(options.outDir);
   assertNewCaptureDir(target);
-  const chain = options.chain ?? hopChainFor(settings);
+  const provider = options.provider ?? providerFor(settings);
   // Fresh, bypassing every cache: a files scope granted minutes ago must be in this token.
-  const token = await chain.agentUserToken({ agentIdentityId: settings.agentIdentityId, agentUser: settings.agentUser, resourceUrl: settings.resourceUrl, fresh: true });
+  const token = await provider.getToken({ fresh: true });
   const startedAt = new Date().toISOString();
   const dir = await CaptureDir.create(target);
   try {
-    const recorder = new Recorder(settings.graphUrl, token.accessToken, { timeoutMs: settings.timeoutMs }, dir);
+    const recorder = new Recorder(settings.graphUrl, token.token, { timeoutMs: settings.timeoutMs }, dir);
     const walk = new Walk(recorder);
     const allReplies = options.allReplies ?? false;
     await walk.run(link, allReplies);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { ExitCode } from "../../lib/errors";
 import { captureSharedFile } from "../../probes/comments/capture";
-import { hopChainFor } from "../../lib/runner";
+import { providerFor } from "../../lib/token-provider";
 import { resolveSettings } from "../../lib/settings";
 import { comment, readJson, readResponseFile, SHARE_URLS, startHarness, type Harness } from "./harness";
 
@@ -82,14 +82,13 @@ describe("agent-user comments: findings", () => {
     const grant = h.emulator.store.grants.get(DEFAULT_IDS.grantId)!;
     grant.scope = "User.Read";
     const settings = resolveSettings({ outputs: h.outputs }, {}, h.cwd);
-    const chain = hopChainFor(settings);
-    const ask = { agentIdentityId: settings.agentIdentityId, agentUser: settings.agentUser, resourceUrl: settings.resourceUrl };
-    expect((await chain.agentUserToken(ask)).claims.scp).not.toContain("Files.Read.All");
+    const provider = providerFor(settings);
+    expect((await provider.getToken()).claims.scp).not.toContain("Files.Read.All");
 
     grant.scope = "User.Read Files.Read.All";
     // A cached token would still lack the scope; the capture must not use it.
-    expect((await chain.agentUserToken(ask)).hops.every((hop) => hop.cached)).toBe(true);
-    const report = await captureSharedFile(settings, SHARE_URLS.workbook, { outDir: path.join(h.cwd, "cap"), chain });
+    expect((await provider.getToken()).hops.every((hop) => hop.cached)).toBe(true);
+    const report = await captureSharedFile(settings, SHARE_URLS.workbook, { outDir: path.join(h.cwd, "cap"), provider });
 
     expect(report.exitCode).toBe(ExitCode.ok);
     expect(report.summary).toMatch(/^Captured "Quarterly plan.xlsx" \(drive b!emulatorDrive01, item 01EMULATORITEM0000000000000000001\): 3 comments on 2 pages, and 1 reply to the first comment\./);

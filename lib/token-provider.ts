@@ -1,0 +1,232 @@
+import type { BlueprintCredential } from "./blueprint-credential";
+import { AgentUserError, ExitCode, UsageError } from "./errors";
+import { EXPIRY_MARGIN_MS, HopChain, type HopRecord } from "./hop-chain";
+import type { Dispatcher } from "undici";
+import type { JwtClaims } from "./jwt";
+import type { RetryHooks, RetryPolicy } from "./retry";
+import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
+import { parseStackOutputs, PUBLIC_CLOUD, selectAgent } from "./stack-outputs";
+
+/** How an AgentUserTokenProvider reaches Entra, and the defaults of its requests. */
+export interface AgentUserTokenProviderOptions {
+  /** Tenant of the agent identity: its GUID or a verified domain. */
+  tenantId: string;
+  /** The blueprint's appId (hop 1's client_id). */
+  blueprintAppId: string;
+  /** How the blueprint proves itself in hop 1. */
+  credential: BlueprintCredential;
+  /** Identity provider base URL; default https://login.microsoftonline.com. */
+  authorityUrl?: string;
+  /** Default agent identity of getToken(). */
+  agentIdentityId?: string;
+  /** Default agent user of getToken(): object id (sent as user_id) or UPN (sent as username). */
+  agentUser?: string;
+  /** Default resource of getToken(), e.g. https://graph.microsoft.com (the default). */
+  resource?: string;
+  /** Per-request timeout in milliseconds; default 15,000. */
+  timeoutMs?: number;
+  /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001, 50034) right after provisioning; default 0. */
+  replicationWindowMs?: number;
+  /**
+   * How long before a cached token stops being served (5 minutes before its
+   * expiry) a background refresh may start; default 10 minutes. Each token's
+   * refresh moment is drawn at random inside this window, so tokens minted
+   * together are not all refreshed in the same second.
+   */
+  refreshWindowMs?: number;
+  /** Retry bounds of each token request; default 5 attempts within 30 s. */
+  retry?: RetryPolicy;
+  /** Observe retries (onRetry) or replace the clock and sleep in tests. */
+  hooks?: RetryHooks;
+  /** undici dispatcher (proxy, TLS settings); the global one by default. */
+  dispatcher?: Dispatcher;
+}
+
+/** What getToken() is asked for; every field defaults to the provider's own. */
+export interface AgentUserTokenRequestOptions {
+  resource?: string;
+  agentIdentityId?: string;
+  agentUser?: string;
+  /** Bypass every cache, e.g. so newly granted scopes show up. */
+  fresh?: boolean;
+}
+
+/** An AbortSignal, or the AbortSignalLike of @azure/abort-controller. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+export interface GetAgentUserTokenOptions {
+  /** Stops waiting for the token. A request other callers share goes on and fills the cache. */
+  abortSignal?: AbortSignalLike;
+}
+
+/** A checked agent user token. */
+export interface AgentUserAccessToken {
+  token: string;
+  expiresOn: Date;
+  /** When a caller holding this token should ask again: the token's refresh moment (see refreshWindowMs). */
+  refreshAfter: Date;
+  claims: JwtClaims;
+  hops: HopRecord[];
+}
+
+/** The caller's AbortSignal fired before the token arrived. */
+export class AbortError extends AgentUserError {
+  readonly exitCode = ExitCode.unreachable;
+  constructor(step: string) {
+    super(step, "the caller aborted the request");
+    this.name = "AbortError";
+  }
+}
+
+export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
+
+/** Per cached final token: when to refresh it, and the refresh under way. */
+interface RefreshState {
+  expiresAt: number;
+  refreshAt: number;
+  running?: Promise<unknown>;
+}
+
+const STEP = "agent user token";
+
+/**
+ * Delegated tokens for agent users, as an agent embeds it: three token
+ * requests (blueprint → agent identity → agent user), cached per agent
+ * identity and per agent user and resource, with concurrent callers sharing
+ * one request, and refreshed in the background before they expire.
+ */
+export class AgentUserTokenProvider {
+  private readonly chain: HopChain;
+  private readonly defaults: { agentIdentityId?: string; agentUser?: string; resource: string };
+  private readonly refreshWindowMs: number;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly refreshes = new Map<string, RefreshState>();
+
+  constructor(options: AgentUserTokenProviderOptions) {
+    this.now = options.hooks?.now ?? Date.now;
+    this.random = options.hooks?.random ?? Math.random;
+    this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
+    if (!(this.refreshWindowMs >= 0)) throw new UsageError(`refreshWindowMs must be 0 or more, got ${String(options.refreshWindowMs)}`);
+    this.defaults = {
+      agentIdentityId: options.agentIdentityId === undefined ? undefined : checkAgentIdentityId(options.agentIdentityId),
+      agentUser: options.agentUser === undefined ? undefined : checkAgentUser(options.agentUser),
+      resource: options.resource ?? PUBLIC_CLOUD.resourceUrl,
+    };
+    this.chain = new HopChain({
+      authorityUrl: (options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl).replace(/\/+$/, ""),
+      tenantId: options.tenantId,
+      blueprintAppId: options.blueprintAppId,
+      credential: options.credential,
+      http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher },
+      retry: options.retry,
+      replicationWindowMs: options.replicationWindowMs,
+      hooks: options.hooks,
+      now: options.hooks?.now,
+    });
+  }
+
+  /**
+   * A provider from the parsed JSON of `pulumi stack output --json
+   * --show-secrets`. `overrides.agent` picks one agent of a fleet's `agents`
+   * map; other overrides replace what the outputs say.
+   */
+  static fromStackOutputs(outputs: unknown, overrides: Partial<AgentUserTokenProviderOptions> & { agent?: string } = {}): AgentUserTokenProvider {
+    const { agent, ...rest } = overrides;
+    const source = "stack outputs";
+    const selected = selectAgent(parseStackOutputs(outputs, source), agent, source);
+    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, {}, selected, process.cwd(), false)), ...rest });
+  }
+
+  /** A provider from the AGENT_USER_* environment variables the `agent-user` command reads. */
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AgentUserTokenProviderOptions> = {}): AgentUserTokenProvider {
+    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, env, {}, process.cwd(), false)), ...overrides });
+  }
+
+  /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
+  async getToken(request: AgentUserTokenRequestOptions = {}, options: GetAgentUserTokenOptions = {}): Promise<AgentUserAccessToken> {
+    const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
+    const agentUser = request.agentUser ?? this.defaults.agentUser;
+    if (agentIdentityId === undefined) throw new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP);
+    if (agentUser === undefined) throw new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP);
+    const resourceUrl = request.resource ?? this.defaults.resource;
+    const signal = options.abortSignal;
+    if (signal?.aborted) throw new AbortError(STEP);
+    const chainRequest = { agentIdentityId, agentUser, resourceUrl, fresh: request.fresh };
+    const minted = await abortable(this.chain.agentUserToken(chainRequest), signal);
+    const key = `${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
+    const state = this.refreshState(key, minted.expiresAt);
+    if (!request.fresh && !state.running && this.now() >= state.refreshAt) {
+      // Serve the valid token now; the renewal fills the cache for the next caller.
+      state.running = this.chain.agentUserToken({ ...chainRequest, renew: true }).then(
+        (renewed) => this.refreshState(key, renewed.expiresAt),
+        // A failed refresh keeps the valid token; the next call after a short pause tries again.
+        () => {
+          state.running = undefined;
+          state.refreshAt = this.now() + Math.min(30_000, Math.max(0, (state.expiresAt - EXPIRY_MARGIN_MS - this.now()) / 4));
+        },
+      );
+    }
+    return { token: minted.accessToken, expiresOn: new Date(minted.expiresAt), refreshAfter: new Date(state.refreshAt), claims: minted.claims, hops: minted.hops };
+  }
+
+  /** Forgets every cached token. */
+  clear(): void {
+    this.chain.clear();
+    this.refreshes.clear();
+  }
+
+  /** The refresh moment of the token that expires at `expiresAt`, drawn once per token. */
+  private refreshState(key: string, expiresAt: number): RefreshState {
+    const known = this.refreshes.get(key);
+    if (known && known.expiresAt === expiresAt) return known;
+    const servedUntil = expiresAt - EXPIRY_MARGIN_MS;
+    // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
+    const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - this.now()) / 2));
+    const state: RefreshState = { expiresAt, refreshAt: servedUntil - this.random() * window };
+    this.refreshes.set(key, state);
+    return state;
+  }
+}
+
+/** The provider for settings the CLI resolved (flags, environment, --outputs). */
+export function providerFor(settings: ConnectionSettings): AgentUserTokenProvider {
+  return new AgentUserTokenProvider(optionsOf(settings));
+}
+
+function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderOptions {
+  return {
+    tenantId: settings.tenantId,
+    blueprintAppId: settings.blueprintAppId,
+    credential: settings.credential,
+    authorityUrl: settings.authorityUrl,
+    agentIdentityId: settings.agentIdentityId,
+    agentUser: settings.agentUser,
+    resource: settings.resourceUrl,
+    timeoutMs: settings.timeoutMs,
+    replicationWindowMs: settings.replicationWindowMs,
+  };
+}
+
+/** `work`, or an AbortError as soon as `signal` fires; the work itself goes on (others may share it). */
+function abortable<T>(work: Promise<T>, signal: AbortSignalLike | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError(STEP));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
