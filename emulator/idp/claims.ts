@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { JwtClaims } from "../../lib/jwt";
 import { GRAPH_APP_ID, GRAPH_RESOURCE, TOKEN_EXCHANGE_APP_ID, type ServicePrincipal, type User } from "../store";
 
@@ -14,15 +14,17 @@ export const LIFETIME_S = { exchange: 65 * 60, user: 69 * 60, app: 60 * 60 + 11 
 /** The facet values seen on agent tokens: 11 marks the agent identity, 13 the agent user. */
 export const FACETS = { agentIdentity: "3 11", agentUser: "3 13" } as const;
 
+/** When a token is valid, and its identity: every token Entra issues has its own `uti`, so two are never equal. */
 export interface TokenTimes {
   iat: number;
   nbf: number;
   exp: number;
+  uti: string;
 }
 
 export function times(nowMs: number, lifetimeS: number): TokenTimes {
   const iat = Math.floor(nowMs / 1000);
-  return { iat, nbf: iat, exp: iat + lifetimeS };
+  return { iat, nbf: iat, exp: iat + lifetimeS, uti: randomBytes(16).toString("base64url") };
 }
 
 export const v2Issuer = (origin: string, tenantId: string) => `${origin}/${tenantId}/v2.0`;

@@ -2,6 +2,7 @@
  * A fleet's --outputs file: the top-level keys describe the first agent, and
  * `agents` maps every agent's name to its ids. `--agent NAME` picks one.
  */
+import { SHARE_URLS } from "../../emulator/seed";
 import { addAgent, claimsOf, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
 const ctx = useEmulator();
@@ -61,5 +62,18 @@ describe("token --outputs FILE --agent NAME", () => {
     });
     const run = await runCli(["token", "--outputs", file, "--json"], NO_ENV);
     expect(run.code).toBe(0);
+  });
+});
+
+describe("comments --outputs FILE --agent NAME", () => {
+  it("captures as the named agent, and asks for --agent when the file has several", async () => {
+    const { file } = fleetFile();
+    const out = `${ctx.scratch.dir}/capture-${Date.now()}`;
+    const run = await runCli(["comments", SHARE_URLS.workbook, "--outputs", file, "--agent", "alpha", "--out", out], NO_ENV);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const ambiguous = await runCli(["comments", SHARE_URLS.workbook, "--outputs", file, "--out", `${out}-2`], NO_ENV);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/describes 2 agents; pick one with --agent NAME\nhint: agents: alpha, beta/);
   });
 });

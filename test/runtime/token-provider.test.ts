@@ -1,0 +1,158 @@
+/**
+ * AgentUserTokenProvider, the runtime entry's token source, over real HTTP
+ * against the emulator: defaults, caching, the background refresh, aborts.
+ */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { AbortError, AgentUserTokenProvider, UsageError } from "../../lib";
+import { EXPIRY_MARGIN_MS } from "../../lib/hop-chain";
+import { DEFAULT_IDS } from "../../emulator/seed";
+import { addAgent, tokenStatuses, useEmulator } from "../token/helpers";
+
+const ctx = useEmulator();
+
+/** A clock the test moves; the provider and its chain read it for every expiry decision. */
+function fakeClock(start = Date.now()) {
+  const clock = { now: start, hooks: { now: () => clock.now, random: () => 0.5 } };
+  return clock;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("AgentUserTokenProvider", () => {
+  it("fromStackOutputs: getToken() with no argument mints the one agent's token, then serves it from the cache", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const before = ctx.emulator.requests.length;
+    const first = await provider.getToken();
+    expect(first.claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId, tid: ctx.out.tenantId });
+    // expires_in is measured from the answer, exp from the emulator's clock: within a couple of seconds of each other.
+    expect(Math.abs(first.expiresOn.getTime() - (first.claims.exp as number) * 1000)).toBeLessThan(2000);
+    expect(first.expiresOn.getTime()).toBeGreaterThan(Date.now() + EXPIRY_MARGIN_MS);
+    expect(first.refreshAfter.getTime()).toBeLessThan(first.expiresOn.getTime() - EXPIRY_MARGIN_MS);
+    const second = await provider.getToken();
+    expect(second.token).toBe(first.token);
+    expect(second.hops.every((h) => h.cached)).toBe(true);
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+  });
+
+  it("fromEnvironment reads the AGENT_USER_* variables the CLI reads; a request may name another agent", async () => {
+    const other = addAgent(ctx.emulator);
+    ctx.emulator.store.grants.get(other.grantId!)!.effectiveAt = 0;
+    const env = {
+      AGENT_USER_TENANT_ID: ctx.out.tenantId,
+      AGENT_USER_AUTHORITY_URL: ctx.out.authorityUrl,
+      AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId,
+      AGENT_USER_BLUEPRINT_SECRET: ctx.out.blueprintClientSecret,
+      AGENT_USER_RESOURCE_URL: ctx.out.resourceUrl,
+    };
+    const provider = AgentUserTokenProvider.fromEnvironment(env);
+    await expect(provider.getToken()).rejects.toThrow(UsageError);
+    const token = await provider.getToken({ agentIdentityId: other.identity.id, agentUser: other.user.userPrincipalName });
+    expect(token.claims).toMatchObject({ idtyp: "user", upn: other.user.userPrincipalName });
+    expect(token.claims.azp ?? token.claims.appid).toBe(other.identity.id);
+  });
+
+  it("fromStackOutputs picks a fleet agent by name and lists the names when none is given", () => {
+    const outputs = {
+      ...ctx.emulator.outputs(),
+      agents: {
+        a: { agentIdentityId: DEFAULT_IDS.agentIdentityId, agentUserId: DEFAULT_IDS.agentUserId, agentUserPrincipalName: "a@contoso.onmicrosoft.com" },
+        b: { agentIdentityId: DEFAULT_IDS.agentIdentityId, agentUserId: DEFAULT_IDS.agentUserId, agentUserPrincipalName: "b@contoso.onmicrosoft.com" },
+      },
+    };
+    expect(() => AgentUserTokenProvider.fromStackOutputs(outputs)).toThrow(/2 agents; pick one/);
+    expect(AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "b" })).toBeInstanceOf(AgentUserTokenProvider);
+    expect(() => AgentUserTokenProvider.fromStackOutputs("[]")).toThrow(/not a JSON object of stack outputs/);
+  });
+
+  it("refreshes in the background inside the refresh window: the valid token is served meanwhile, and only hop 3 is sent", async () => {
+    const clock = fakeClock();
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: clock.hooks, refreshWindowMs: 10 * 60_000 });
+    const first = await provider.getToken();
+    // random() = 0.5: the refresh moment is half-way into the 10-minute window before the 5-minute margin.
+    expect(first.refreshAfter.getTime()).toBe(first.expiresOn.getTime() - EXPIRY_MARGIN_MS - 5 * 60_000);
+    clock.now = first.refreshAfter.getTime() + 1;
+    const before = ctx.emulator.requests.length;
+    const during = await provider.getToken();
+    expect(during.token).toBe(first.token);
+    await until(() => tokenStatuses(ctx.emulator, before).length === 1, "the background refresh");
+    expect(ctx.emulator.requests.slice(before).map((r) => r.path)).toEqual([`/${ctx.out.tenantId}/oauth2/v2.0/token`]);
+    await until(() => [...provider["refreshes"].values()].every((r) => !r.running), "the refresh to settle");
+    const after = await provider.getToken();
+    expect(after.token).not.toBe(first.token);
+    expect(after.hops.every((h) => h.cached)).toBe(true);
+  });
+
+  it("a failed refresh keeps the valid token, and a later call tries again", async () => {
+    const clock = fakeClock();
+    const other = addAgent(ctx.emulator);
+    const grant = ctx.emulator.store.grants.get(other.grantId!)!;
+    grant.effectiveAt = 0;
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), {
+      hooks: clock.hooks,
+      agentIdentityId: other.identity.id,
+      agentUser: other.user.id,
+    });
+    const first = await provider.getToken();
+    ctx.emulator.store.grants.delete(other.grantId!);
+    clock.now = first.refreshAfter.getTime() + 1;
+    let before = ctx.emulator.requests.length;
+    expect((await provider.getToken()).token).toBe(first.token);
+    await until(() => tokenStatuses(ctx.emulator, before).length === 1, "the failing refresh");
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([400]);
+    await new Promise((r) => setTimeout(r, 20));
+    // Still served: the token has minutes left.
+    expect((await provider.getToken()).token).toBe(first.token);
+    ctx.emulator.store.grants.set(other.grantId!, grant);
+    clock.now += 60_000;
+    before = ctx.emulator.requests.length;
+    expect((await provider.getToken()).token).toBe(first.token);
+    // T1 (65-minute lifetime) is past its own margin by now, so this refresh mints T1 and T2 again as well.
+    await until(() => tokenStatuses(ctx.emulator, before).length === 3, "the second refresh");
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+    await until(() => [...provider["refreshes"].values()].every((r) => !r.running), "the refresh to settle");
+    expect((await provider.getToken()).token).not.toBe(first.token);
+  });
+
+  it("spreads refresh moments of tokens minted together across the window", async () => {
+    const values = [0.1, 0.9];
+    const refreshAfter: number[] = [];
+    for (const v of values) {
+      const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: { random: () => v }, refreshWindowMs: 600_000 });
+      const t = await provider.getToken();
+      refreshAfter.push(t.expiresOn.getTime() - EXPIRY_MARGIN_MS - t.refreshAfter.getTime());
+    }
+    expect(refreshAfter).toEqual([60_000, 540_000]);
+  });
+
+  it("an aborted signal sends nothing; an abort while waiting rejects at once with AbortError", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const before = ctx.emulator.requests.length;
+    await expect(provider.getToken({}, { abortSignal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    expect(ctx.emulator.requests.length).toBe(before);
+    ctx.emulator.faults.set({ latencyMs: 800 });
+    try {
+      const controller = new AbortController();
+      const started = Date.now();
+      const pending = provider.getToken({ fresh: true }, { abortSignal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(pending).rejects.toMatchObject({ name: "AbortError", exitCode: 4 });
+      expect(Date.now() - started).toBeLessThan(600);
+      // The request itself goes on (another caller could share it); let it finish before the emulator closes.
+      await new Promise((r) => setTimeout(r, 3 * 800));
+    } finally {
+      ctx.emulator.faults.set({ latencyMs: 0 });
+    }
+  });
+});
+
+it("requiring the runtime entry loads no @pulumi package", () => {
+  const entry = resolve(__dirname, "../../dist/lib/index.js");
+  const script = `require(${JSON.stringify(entry)}); const loaded = Object.keys(require.cache).filter((p) => p.includes("@pulumi")); process.stdout.write(JSON.stringify(loaded));`;
+  const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  expect(run.status).toBe(0);
+  expect(JSON.parse(run.stdout)).toEqual([]);
+});
