@@ -46,11 +46,24 @@ export const CONFIG_KEYS = [
   "graphUrl",
   "authorityUrl",
   "consistencyWindowSeconds",
+  "agents",
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Configuration as Pulumi hands it over (lists arrive JSON-encoded), or as a test writes it. */
-export type RawConfig = Partial<Record<ConfigKey, string | readonly string[] | number>>;
+export type RawConfig = Partial<Record<ConfigKey, string | readonly string[] | number | readonly AgentSpec[]>>;
+
+/** One agent of a fleet: its identity, its agent user and their grant. */
+export interface AgentSpec {
+  /** The agent's name: its key in the `agents` stack output and in `--agent`, and part of its resources' names. */
+  name: string;
+  /** Display name of the agent identity; the agent's name by default. */
+  identityName?: string;
+  /** Mail nickname of the agent user and the part of its UPN before the @. */
+  userName: string;
+  /** Delegated scopes of its grant; the stack's `scopes` by default. */
+  scopes?: string[];
+}
 
 export const CREDENTIAL_MODES = ["secret", "managedIdentity", "certificate"] as const;
 export type CredentialMode = (typeof CREDENTIAL_MODES)[number];
@@ -62,17 +75,26 @@ export type CredentialConfig =
   | { mode: "managedIdentity"; newIdentity: { resourceGroupName: string; location: string } }
   | { mode: "certificate"; certificatePem: string; endDate: string };
 
+/** A validated agent. */
+export interface AgentConfig {
+  name: string;
+  identityName: string;
+  userName: string;
+  /** `userName@userDomain`. */
+  userPrincipalName: string;
+  scopes: string[];
+}
+
 /** Validated configuration: every value here has passed the checks below. */
 export interface KitConfig {
   userDomain: string;
   blueprintName: string;
-  agentIdentityName: string;
-  agentUserName: string;
-  /** `agentUserName@userDomain`. */
-  userPrincipalName: string;
   /** Lower-cased, unique object ids. */
   sponsors: string[];
-  scopes: string[];
+  /** One or more; the first is the one the top-level stack outputs describe. */
+  agents: AgentConfig[];
+  /** The agents came from the one-agent keys (agentIdentityName, agentUserName, scopes). */
+  shorthand: boolean;
   allowedScopes: string[];
   resourceAppId: string;
   credential: CredentialConfig;
@@ -86,14 +108,25 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** Where configuration came from, for the messages: the stack's keys, or a component's arguments. */
+export interface ConfigSource {
+  /** Put before each key, e.g. "agent-user-kit:" or 'AgentUserKit "kit": '. */
+  prefix: string;
+  hint: string;
+  /** Agents come only from `agents` (a component has no one-agent keys). */
+  agentsOnly?: boolean;
+}
+
+export const STACK_CONFIG: ConfigSource = {
+  prefix: `${CONFIG_NAMESPACE}:`,
+  hint: `fix with \`pulumi config set ${CONFIG_NAMESPACE}:<key> <value>\` (lists as JSON, e.g. '["id1","id2"]'); Pulumi.yaml describes every key`,
+};
+
 /** Configuration is invalid; raised before any resource is registered, so preview fails, not `up` halfway. */
 export class ConfigError extends UsageError {
   readonly problems: readonly ConfigProblem[];
-  constructor(problems: readonly ConfigProblem[]) {
-    super(
-      problems.map((p) => `${CONFIG_NAMESPACE}:${p.key} ${p.message}`).join("; "),
-      `fix with \`pulumi config set ${CONFIG_NAMESPACE}:<key> <value>\` (lists as JSON, e.g. '["id1","id2"]'); Pulumi.yaml describes every key`,
-    );
+  constructor(problems: readonly ConfigProblem[], source: ConfigSource = STACK_CONFIG) {
+    super(problems.map((p) => `${source.prefix}${p.key} ${p.message}`).join("; "), source.hint);
     this.problems = problems;
   }
 }
@@ -113,32 +146,30 @@ export function isGuid(value: string): boolean {
  * ConfigError that lists every problem (each naming its key). Pure: `now`
  * only dates the expiry checks.
  */
-export function validateConfig(raw: RawConfig, now: Date = new Date()): KitConfig {
+export function validateConfig(raw: RawConfig, now: Date = new Date(), source: ConfigSource = STACK_CONFIG): KitConfig {
   const problems: ConfigProblem[] = [];
   const fail = (key: ConfigKey, message: string) => void problems.push({ key, message });
 
   const userDomain = domain(raw, fail);
   const blueprintName = displayName(raw, "blueprintName", fail);
-  const agentIdentityName = displayName(raw, "agentIdentityName", fail);
-  const agentUserName = upnLocalPart(raw, fail);
   const sponsors = guidList(raw, "sponsors", fail);
   const allowedScopes = list(raw, "allowedScopes", fail) ?? [...ALLOWED_SCOPES];
   const scopes = scopeList(raw, allowedScopes, fail);
+  const fleet = source.agentsOnly === true || hasAgents(raw);
+  const agents = fleet ? agentList(raw, userDomain, scopes, allowedScopes, fail) : shorthandAgent(raw, userDomain, scopes, fail);
   const resourceAppId = guid(raw, "resourceAppId", fail) ?? MICROSOFT_GRAPH_APP_ID;
   const credential = credentialConfig(raw, now, fail);
   const graphUrl = url(raw, "graphUrl", DEFAULT_GRAPH_URL, fail);
   const authorityUrl = url(raw, "authorityUrl", DEFAULT_AUTHORITY_URL, fail);
   const consistencyWindowSeconds = integer(raw, "consistencyWindowSeconds", DEFAULT_CONSISTENCY_WINDOW_SECONDS, 0, MAX_CONSISTENCY_WINDOW_MS / 1000, fail);
 
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError(problems, source);
   return {
     userDomain: userDomain!,
     blueprintName: blueprintName!,
-    agentIdentityName: agentIdentityName!,
-    agentUserName: agentUserName!,
-    userPrincipalName: `${agentUserName}@${userDomain}`,
     sponsors: sponsors!,
-    scopes,
+    agents: agents!,
+    shorthand: !fleet,
     allowedScopes,
     resourceAppId,
     credential: credential!,
@@ -225,31 +256,110 @@ function domain(raw: RawConfig, fail: Fail): string | undefined {
 
 function displayName(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
   const value = required(raw, key, fail);
-  if (value === undefined) return undefined;
-  if (value.length > LIMITS.displayName) {
-    fail(key, `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`);
-    return undefined;
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
-    fail(key, "contains a control character");
-    return undefined;
-  }
-  return value;
+  const problem = value === undefined ? undefined : displayNameProblem(value);
+  if (problem) fail(key, problem);
+  return problem ? undefined : value;
 }
 
 function upnLocalPart(raw: RawConfig, fail: Fail): string | undefined {
   const value = required(raw, "agentUserName", fail);
-  if (value === undefined) return undefined;
+  const problem = value === undefined ? undefined : upnLocalProblem(value);
+  if (problem) fail("agentUserName", problem);
+  return problem ? undefined : value;
+}
+
+function upnLocalProblem(value: string): string | undefined {
   if (value.length > LIMITS.upnLocalPart) {
-    fail("agentUserName", `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`);
-    return undefined;
+    return `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`;
   }
   if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    fail("agentUserName", `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`);
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`;
+  }
+  return undefined;
+}
+
+function displayNameProblem(value: string): string | undefined {
+  if (value.length > LIMITS.displayName) return `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return "contains a control character";
+  return undefined;
+}
+
+/** The single-agent keys: one agent, whose resources keep their pre-fleet names. */
+function shorthandAgent(raw: RawConfig, userDomain: string | undefined, scopes: string[], fail: Fail): AgentConfig[] | undefined {
+  const identityName = displayName(raw, "agentIdentityName", fail);
+  const userName = upnLocalPart(raw, fail);
+  if (identityName === undefined || userName === undefined) return undefined;
+  return [{ name: userName, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes }];
+}
+
+/** Pulumi.yaml's default for `agents` is [], which means the one-agent shorthand. */
+function hasAgents(raw: RawConfig): boolean {
+  const value = raw.agents;
+  if (value === undefined) return false;
+  if (typeof value === "string") return !/^\s*(\[\s*\])?\s*$/.test(value);
+  return !(Array.isArray(value) && value.length === 0);
+}
+
+/** An agent's name names its resources and its `--agent`: letters, digits and dashes. */
+const AGENT_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})$/;
+
+/** The `agents` list: every agent checked, every problem naming the agent and its field. */
+function agentList(raw: RawConfig, userDomain: string | undefined, scopes: string[], allowed: readonly string[], fail: Fail): AgentConfig[] | undefined {
+  for (const key of ["agentIdentityName", "agentUserName"] as const) {
+    if (isSet(raw, key)) fail(key, "is the one-agent shorthand; with agents set, give each agent's names in agents instead");
+  }
+  let items: unknown = raw.agents;
+  if (typeof items === "string") {
+    try {
+      items = JSON.parse(items);
+    } catch {
+      fail("agents", "is not a valid JSON list of agents");
+      return undefined;
+    }
+  }
+  if (!Array.isArray(items) || items.length === 0) {
+    fail("agents", "must be a non-empty list of { name, identityName?, userName, scopes? }");
     return undefined;
   }
-  return value;
+  const agents: AgentConfig[] = [];
+  const seenNames = new Set<string>();
+  const seenUsers = new Set<string>();
+  items.forEach((item: unknown, index) => {
+    const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${JSON.stringify((item as AgentSpec).name)})` : ""}.${field} ${message}`);
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      fail("agents", `[${index}] must be an object { name, identityName?, userName, scopes? }`);
+      return;
+    }
+    const spec = item as Record<string, unknown>;
+    for (const key of Object.keys(spec)) if (!["name", "identityName", "userName", "scopes"].includes(key)) at(key, "is not an agent field (name, identityName, userName, scopes)");
+    const name = typeof spec.name === "string" ? spec.name.trim() : undefined;
+    if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${JSON.stringify(spec.name)})`);
+    else if (seenNames.has(name.toLowerCase())) at("name", "is used by another agent");
+    const identityName = spec.identityName === undefined ? name : typeof spec.identityName === "string" ? spec.identityName.trim() : undefined;
+    const identityProblem = identityName === undefined || identityName === "" ? "must be a non-empty string" : displayNameProblem(identityName);
+    if (spec.identityName !== undefined && identityProblem) at("identityName", identityProblem);
+    const userName = typeof spec.userName === "string" ? spec.userName.trim() : undefined;
+    const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalProblem(userName);
+    if (userProblem) at("userName", userProblem);
+    else if (seenUsers.has(userName!.toLowerCase())) at("userName", "is used by another agent (one agent user per agent identity)");
+    let agentScopes = scopes;
+    if (spec.scopes !== undefined) {
+      const list = Array.isArray(spec.scopes) && spec.scopes.every((v) => typeof v === "string") ? (spec.scopes as string[]).map((v) => v.trim()).filter(Boolean) : undefined;
+      if (!list || list.length === 0) at("scopes", "must be a non-empty list of scope names");
+      else {
+        const refused = list.filter((v) => !SCOPE.test(v) || !allowed.includes(v));
+        if (refused.length > 0) at("scopes", `holds ${refused.join(", ")}, not in the allow-list (${allowed.join(", ")})`);
+        agentScopes = [...new Set(list)];
+      }
+    }
+    if (name) seenNames.add(name.toLowerCase());
+    if (userName) seenUsers.add(userName.toLowerCase());
+    if (name && AGENT_NAME.test(name) && identityName && !identityProblem && userName && !userProblem) {
+      agents.push({ name, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes: agentScopes });
+    }
+  });
+  return agents.length === items.length ? agents : undefined;
 }
 
 function guid(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {

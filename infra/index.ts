@@ -1,15 +1,20 @@
 /**
  * The Pulumi entry, `import … from "agent-user-kit/pulumi"`: components for any
- * Pulumi program, and the dynamic resources for people who compose their own
- * graph. The stack program of this repository (infra/stack.ts) is one user of it.
+ * Pulumi program, and the dynamic resources (`dynamic`) for people who compose
+ * their own graph. The stack program of this repository (infra/stack.ts) is one
+ * user of it.
  */
 export { AgentUserKit, AGENT_USER_KIT_TYPE } from "./components/agent-user-kit";
-export type { AgentUserKitArgs } from "./components/agent-user-kit";
-export { BlueprintComponent, BLUEPRINT_TYPE } from "./components/blueprint";
-export { AgentIdentityComponent, AGENT_IDENTITY_TYPE } from "./components/agent-identity";
-export { AgentUserComponent, AGENT_USER_TYPE } from "./components/agent-user";
-export { GrantComponent, GRANT_TYPE } from "./components/grant";
-export { Blueprint } from "./providers/blueprint";
-export { BlueprintPrincipal } from "./providers/blueprint-principal";
-export { AgentIdentity } from "./providers/agent-identity";
-export { AgentUser } from "./providers/agent-user";
+export type { AgentUserKitArgs, AgentOutputs, StackOutputs } from "./components/agent-user-kit";
+export { AgentIdentityBlueprint, BLUEPRINT_TYPE } from "./components/blueprint";
+export type { AgentIdentityBlueprintArgs, BlueprintCredentialArgs } from "./components/blueprint";
+export { AgentIdentity, AGENT_IDENTITY_TYPE } from "./components/agent-identity";
+export type { AgentIdentityArgs } from "./components/agent-identity";
+export { AgentUser, AGENT_USER_TYPE } from "./components/agent-user";
+export type { AgentUserArgs } from "./components/agent-user";
+export { AgentUserGrant, GRANT_TYPE } from "./components/grant";
+export type { AgentUserGrantArgs } from "./components/grant";
+export type { ProvisioningSettings } from "./components/settings";
+export type { AgentSpec, CredentialMode } from "./config";
+export { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
+export * as dynamic from "./providers/resources";

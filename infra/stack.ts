@@ -1,11 +1,12 @@
 import { AgentUserKit } from "./components/agent-user-kit";
 import { readConfig } from "./config";
-import { PROVIDER_VERSION } from "./version";
+import { kitArgs } from "./stack-args";
 
 // readConfig throws before any resource is registered, so a bad key fails preview, not `up` halfway.
-const kit = new AgentUserKit("agent-user-kit", { config: readConfig(), providerVersion: PROVIDER_VERSION });
+const config = readConfig();
+const kit = new AgentUserKit("agent-user-kit", kitArgs(config));
 
-// The names `agent-user token --outputs` reads (issue 3, section 6).
+// The names `agent-user token --outputs` reads; the top-level agent keys describe the first agent.
 export const tenantId = kit.outputs.tenantId;
 export const authorityUrl = kit.outputs.authorityUrl;
 export const graphUrl = kit.outputs.graphUrl;
@@ -22,3 +23,5 @@ export const agentUserId = kit.outputs.agentUserId;
 export const agentUserPrincipalName = kit.outputs.agentUserPrincipalName;
 export const grantId = kit.outputs.grantId;
 export const grantScopes = kit.outputs.grantScopes;
+/** Every agent by name: { agentIdentityId, agentUserId, agentUserPrincipalName, grantId, grantScopes }. */
+export const agents = kit.outputs.agents;

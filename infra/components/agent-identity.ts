@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AgentIdentity } from "../providers/agent-identity";
+import { AgentIdentity as AgentIdentityResource } from "../providers/agent-identity";
 import type { ProvisioningSettings } from "./settings";
 
 export const AGENT_IDENTITY_TYPE = "agent-user-kit:index:AgentIdentity";
@@ -18,13 +18,13 @@ export interface AgentIdentityArgs {
 }
 
 /** An agent identity: the client of hops 2 and 3 and of the delegated permission grant. */
-export class AgentIdentityComponent extends pulumi.ComponentResource {
+export class AgentIdentity extends pulumi.ComponentResource {
   /** Object id (which is also its client id). */
   readonly identityId: pulumi.Output<string>;
 
   constructor(name: string, args: AgentIdentityArgs, opts?: pulumi.ComponentResourceOptions) {
     super(AGENT_IDENTITY_TYPE, name, {}, opts);
-    const identity = new AgentIdentity(
+    const identity = new AgentIdentityResource(
       `${name}-identity`,
       {
         ...args.settings,

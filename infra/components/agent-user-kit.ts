@@ -1,24 +1,69 @@
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
-import { MICROSOFT_GRAPH_APP_ID, type KitConfig } from "../config";
-import { AgentIdentityComponent } from "./agent-identity";
-import { AgentUserComponent } from "./agent-user";
-import { BlueprintComponent } from "./blueprint";
-import { GrantComponent } from "./grant";
+import { MICROSOFT_GRAPH_APP_ID, validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
+import { PROVIDER_VERSION } from "../version";
+import { AgentIdentity } from "./agent-identity";
+import { AgentUser } from "./agent-user";
+import { AgentIdentityBlueprint } from "./blueprint";
+import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
 
 export interface AgentUserKitArgs {
-  /** Validated configuration (see infra/config.ts); validation happens before this component exists. */
-  config: KitConfig;
-  /** The package version, carried by every dynamic resource. */
-  providerVersion: string;
+  /** Display name of the agent identity blueprint (at most 256 characters). */
+  blueprintName: pulumi.Input<string>;
+  /** Object ids of the users who sponsor the blueprint and every agent identity; at least one. */
+  sponsors: pulumi.Input<string[]>;
+  /** Verified domain of the tenant that every agent user's UPN ends with. */
+  userDomain: string;
+  /** The agents made from the blueprint: each gets its agent identity, agent user and grant. */
+  agents: AgentSpec[];
+  /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
+  scopes?: string[];
+  /** The scopes an agent may hold; infra/scope-policy.ts's ALLOWED_SCOPES by default. */
+  allowedScopes?: string[];
+  /** appId of the resource API the scopes belong to; Microsoft Graph's by default. */
+  resourceAppId?: string;
+  /** How the blueprint proves itself in hop 1: "secret" (default), "managedIdentity" or "certificate". */
+  credential?: CredentialMode;
+  /** secret mode: RFC 3339 expiry of the client secret; Entra chooses when absent. */
+  secretEndDate?: string;
+  /** managedIdentity mode: principal (object) id of an existing managed identity to trust. */
+  managedIdentityPrincipalId?: string;
+  /** managedIdentity mode without managedIdentityPrincipalId: resource group of the identity to create. */
+  resourceGroupName?: string;
+  /** managedIdentity mode without managedIdentityPrincipalId: Azure region of the identity to create. */
+  location?: string;
+  /** certificate mode: the public certificate (PEM, no private key) to upload. */
+  certificatePem?: string;
+  /** Microsoft Graph base URL; https://graph.microsoft.com by default (the emulator's for local work). */
+  graphUrl?: string;
+  /** Identity provider base URL; https://login.microsoftonline.com by default. */
+  authorityUrl?: string;
+  /** How long a create waits for the object it depends on to replicate, in seconds (default 120). */
+  consistencyWindowSeconds?: number;
+  /**
+   * Name the first agent's resources `{name}-identity`, `{name}-user` and
+   * `{name}-grant`, as one-agent stacks made before fleets did, so that they
+   * keep their URNs. Other agents are always `{name}-{agent}-identity` and so on.
+   */
+  singleAgentNames?: boolean;
+}
+
+/** What one agent's resources are called in `agents` of the outputs. */
+export interface AgentOutputs {
+  agentIdentityId: pulumi.Output<string>;
+  agentUserId: pulumi.Output<string>;
+  agentUserPrincipalName: pulumi.Output<string>;
+  grantId: pulumi.Output<string>;
+  grantScopes: pulumi.Output<string>;
 }
 
 /**
  * The values `agent-user token --outputs` reads, under the names it reads
- * them by. The two credential outputs exist only in their credential mode.
+ * them by: the top-level agent keys describe the first agent, and `agents`
+ * every agent by name. The two credential outputs exist only in their mode.
  */
 export interface StackOutputs {
   tenantId: pulumi.Output<string>;
@@ -35,78 +80,119 @@ export interface StackOutputs {
   agentUserPrincipalName: pulumi.Output<string>;
   grantId: pulumi.Output<string>;
   grantScopes: pulumi.Output<string>;
+  agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
 /**
- * Everything the hop chain needs, in order: blueprint and principal (with the
- * blueprint's credential), agent identity, agent user, and the grant. Each
- * step takes the previous step's ids as inputs, so Pulumi creates them in
- * that order and destroys them in reverse.
+ * One blueprint (with its principal and credential) and, for each agent, an
+ * agent identity, its agent user and their grant. Each step takes the
+ * previous step's ids as inputs, so Pulumi creates them in that order and
+ * destroys them in reverse. The arguments are checked before any resource is
+ * registered, so a mistake fails preview, naming the agent and the field.
  */
 export class AgentUserKit extends pulumi.ComponentResource {
   readonly outputs: StackOutputs;
 
   constructor(name: string, args: AgentUserKitArgs, opts?: pulumi.ComponentResourceOptions) {
+    const config = validateKitArgs(name, args);
     super(AGENT_USER_KIT_TYPE, name, {}, opts);
-    const config = args.config;
     const settings: ProvisioningSettings = {
       graphUrl: config.graphUrl,
       authorityUrl: config.authorityUrl,
       consistencyWindowMs: config.consistencyWindowMs,
-      providerVersion: args.providerVersion,
+      providerVersion: PROVIDER_VERSION,
     };
+    // Outputs (unknown at preview) are passed through unchecked; plain values were checked above.
+    const blueprintName = pulumi.Output.isInstance(args.blueprintName) ? args.blueprintName : config.blueprintName;
+    const sponsors = isPlainList(args.sponsors) ? config.sponsors : args.sponsors;
     const tenantId = azuread.getClientConfigOutput({ parent: this }).tenantId;
 
-    const blueprint = new BlueprintComponent(
+    const blueprint = new AgentIdentityBlueprint(
       `${name}-blueprint`,
-      { displayName: config.blueprintName, sponsors: config.sponsors, credential: config.credential, tenantId, settings },
+      { displayName: blueprintName, sponsors, credential: config.credential, tenantId, settings },
       { parent: this },
     );
-    const identity = new AgentIdentityComponent(
-      `${name}-identity`,
-      {
-        displayName: config.agentIdentityName,
-        blueprintAppId: blueprint.appId,
-        blueprintPrincipalId: blueprint.principalId,
-        sponsors: config.sponsors,
-        settings,
-      },
-      { parent: this },
-    );
-    const user = new AgentUserComponent(
-      `${name}-user`,
-      {
-        displayName: config.agentUserName,
-        mailNickname: config.agentUserName,
-        userPrincipalName: config.userPrincipalName,
-        identityParentId: identity.identityId,
-        settings,
-      },
-      { parent: this },
-    );
-    const grant = new GrantComponent(
-      `${name}-grant`,
-      { resourceAppId: config.resourceAppId, agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: config.scopes },
-      { parent: this },
-    );
+    const agents = config.agents.map((agent, index) => {
+      const prefix = index === 0 && args.singleAgentNames ? name : `${name}-${agent.name}`;
+      const identity = new AgentIdentity(
+        `${prefix}-identity`,
+        { displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors, settings },
+        { parent: this },
+      );
+      const user = new AgentUser(
+        `${prefix}-user`,
+        { displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId, settings },
+        { parent: this },
+      );
+      const grant = new AgentUserGrant(
+        `${prefix}-grant`,
+        { resourceAppId: config.resourceAppId, agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: agent.scopes },
+        { parent: this },
+      );
+      return { agent, grant, outputs: agentOutputs(identity, user, grant) };
+    });
+    const first = agents[0]!;
 
     this.outputs = {
       tenantId,
       authorityUrl: pulumi.output(config.authorityUrl),
       graphUrl: pulumi.output(config.graphUrl),
       // Graph's tokens are for the configured Graph URL (the emulator's locally); other APIs name their own.
-      resourceUrl: config.resourceAppId === MICROSOFT_GRAPH_APP_ID ? pulumi.output(config.graphUrl) : grant.resourceIdentifierUri,
+      resourceUrl: config.resourceAppId === MICROSOFT_GRAPH_APP_ID ? pulumi.output(config.graphUrl) : first.grant.resourceIdentifierUri,
       blueprintAppId: blueprint.appId,
       blueprintObjectId: blueprint.objectId,
       blueprintPrincipalId: blueprint.principalId,
       ...(blueprint.clientSecret ? { blueprintClientSecret: blueprint.clientSecret } : {}),
       ...(blueprint.managedIdentityClientId ? { managedIdentityClientId: blueprint.managedIdentityClientId } : {}),
-      agentIdentityId: identity.identityId,
-      agentUserId: user.userId,
-      agentUserPrincipalName: user.userPrincipalName,
-      grantId: grant.grantId,
-      grantScopes: grant.scopes,
+      ...first.outputs,
+      agents: pulumi.output(Object.fromEntries(agents.map((a) => [a.agent.name, a.outputs]))) as pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>,
     };
     this.registerOutputs({ ...this.outputs });
   }
+}
+
+function agentOutputs(identity: AgentIdentity, user: AgentUser, grant: AgentUserGrant): AgentOutputs {
+  return {
+    agentIdentityId: identity.identityId,
+    agentUserId: user.userId,
+    agentUserPrincipalName: user.userPrincipalName,
+    grantId: grant.grantId,
+    grantScopes: grant.scopes,
+  };
+}
+
+const isPlainList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+/**
+ * The arguments as the stack configuration's validator reads them, so the
+ * component and the stack program check the same rules. An Output stands in
+ * as a valid placeholder: it is unknown at preview, and Entra checks it.
+ */
+function validateKitArgs(name: string, args: AgentUserKitArgs): KitConfig {
+  const raw: RawConfig = {
+    blueprintName: typeof args.blueprintName === "string" ? args.blueprintName : "blueprint",
+    sponsors: isPlainList(args.sponsors) ? args.sponsors : ["00000000-0000-0000-0000-000000000001"],
+    userDomain: args.userDomain,
+    agents: args.agents,
+  };
+  const optional: Array<[keyof AgentUserKitArgs & keyof RawConfig, unknown]> = [
+    ["scopes", args.scopes],
+    ["allowedScopes", args.allowedScopes],
+    ["resourceAppId", args.resourceAppId],
+    ["credential", args.credential],
+    ["secretEndDate", args.secretEndDate],
+    ["managedIdentityPrincipalId", args.managedIdentityPrincipalId],
+    ["resourceGroupName", args.resourceGroupName],
+    ["location", args.location],
+    ["certificatePem", args.certificatePem],
+    ["graphUrl", args.graphUrl],
+    ["authorityUrl", args.authorityUrl],
+    ["consistencyWindowSeconds", args.consistencyWindowSeconds],
+  ];
+  for (const [key, value] of optional) if (value !== undefined) (raw as Record<string, unknown>)[key] = value;
+  return validateConfig(raw, new Date(), {
+    prefix: `AgentUserKit ${JSON.stringify(name)}: `,
+    hint: "fix the AgentUserKit arguments; README's \"Use it from code\" shows each one",
+    agentsOnly: true,
+  });
 }

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AgentUser } from "../providers/agent-user";
+import { AgentUser as AgentUserResource } from "../providers/agent-user";
 import type { ProvisioningSettings } from "./settings";
 
 export const AGENT_USER_TYPE = "agent-user-kit:index:AgentUser";
@@ -18,14 +18,14 @@ export interface AgentUserArgs {
 }
 
 /** The agent user: the user a hop-3 token acts as. */
-export class AgentUserComponent extends pulumi.ComponentResource {
+export class AgentUser extends pulumi.ComponentResource {
   /** Object id: `user_id` of hop 3 and principal of the grant. */
   readonly userId: pulumi.Output<string>;
   readonly userPrincipalName: pulumi.Output<string>;
 
   constructor(name: string, args: AgentUserArgs, opts?: pulumi.ComponentResourceOptions) {
     super(AGENT_USER_TYPE, name, {}, opts);
-    const user = new AgentUser(
+    const user = new AgentUserResource(
       `${name}-user`,
       {
         ...args.settings,

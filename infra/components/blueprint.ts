@@ -1,7 +1,6 @@
 import * as azuread from "@pulumi/azuread";
-import { UserAssignedIdentity } from "@pulumi/azure-native/managedidentity";
 import * as pulumi from "@pulumi/pulumi";
-import type { CredentialConfig } from "../config";
+import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import type { ProvisioningSettings } from "./settings";
@@ -11,13 +10,20 @@ export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
 /** The audience every hop-1 federated credential must accept (the token-exchange app's identifier). */
 export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
 
-export interface BlueprintArgs {
+/** How the blueprint proves itself in hop 1; `mode` decides which resources exist, so it is a plain value. */
+export type BlueprintCredentialArgs =
+  | { mode: "secret"; /** RFC 3339 expiry of the client secret; Entra chooses when absent. */ endDate?: pulumi.Input<string> }
+  | { mode: "managedIdentity"; /** Principal (object) id of an existing managed identity to trust. */ existingPrincipalId: pulumi.Input<string> }
+  | { mode: "managedIdentity"; /** Where to create a user-assigned managed identity (needs @pulumi/azure-native). */ newIdentity: { resourceGroupName: pulumi.Input<string>; location: pulumi.Input<string> } }
+  | { mode: "certificate"; /** The public certificate (PEM) to upload. */ certificatePem: pulumi.Input<string>; /** Its expiry (RFC 3339). */ endDate?: pulumi.Input<string> };
+
+export interface AgentIdentityBlueprintArgs {
   /** Display name of the blueprint application. */
   displayName: pulumi.Input<string>;
   /** Object ids of the users who sponsor the blueprint; at least one. */
   sponsors: pulumi.Input<string[]>;
   /** How the blueprint proves itself in hop 1: client secret, managed identity, or certificate. */
-  credential: CredentialConfig;
+  credential: BlueprintCredentialArgs;
   /** Tenant id: the federated credential's issuer is `{authorityUrl}/{tenantId}/v2.0`. */
   tenantId: pulumi.Input<string>;
   /** Graph endpoint, replication window and provider version for the Graph objects. */
@@ -28,7 +34,7 @@ export interface BlueprintArgs {
  * An agent identity blueprint with its principal (which Entra does not create
  * on its own) and the credential hop 1 uses.
  */
-export class BlueprintComponent extends pulumi.ComponentResource {
+export class AgentIdentityBlueprint extends pulumi.ComponentResource {
   /** appId: `client_id` of hop 1. */
   readonly appId: pulumi.Output<string>;
   readonly objectId: pulumi.Output<string>;
@@ -39,7 +45,7 @@ export class BlueprintComponent extends pulumi.ComponentResource {
   /** Client id of the managed identity whose token is hop 1's assertion; only in `managedIdentity` mode. */
   readonly managedIdentityClientId?: pulumi.Output<string>;
 
-  constructor(name: string, args: BlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: AgentIdentityBlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
     super(BLUEPRINT_TYPE, name, {}, opts);
     const blueprint = new Blueprint(
       `${name}-blueprint`,
@@ -78,7 +84,7 @@ export class BlueprintComponent extends pulumi.ComponentResource {
         // A managed identity's service principal has the identity's client id as its appId.
         this.managedIdentityClientId = azuread.getServicePrincipalOutput({ objectId: credential.existingPrincipalId }, { parent: this }).clientId;
       } else {
-        const identity = new UserAssignedIdentity(
+        const identity = new (userAssignedIdentityClass())(
           `${name}-identity`,
           { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location },
           { parent: this },
@@ -112,5 +118,24 @@ export class BlueprintComponent extends pulumi.ComponentResource {
       clientSecret: this.clientSecret,
       managedIdentityClientId: this.managedIdentityClientId,
     });
+  }
+}
+
+/**
+ * @pulumi/azure-native is an optional peer dependency, loaded only in the one
+ * mode that creates a managed identity: a consumer who never does need not
+ * install its 100+ MB.
+ */
+function userAssignedIdentityClass(): typeof import("@pulumi/azure-native/managedidentity").UserAssignedIdentity {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require("@pulumi/azure-native/managedidentity") as typeof import("@pulumi/azure-native/managedidentity")).UserAssignedIdentity;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw err;
+    throw new UsageError(
+      "creating a user-assigned managed identity needs the @pulumi/azure-native package, which is not installed",
+      "npm install @pulumi/azure-native, or name an existing identity with managedIdentityPrincipalId",
+      "AgentIdentityBlueprint",
+    );
   }
 }

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 export const GRANT_TYPE = "agent-user-kit:index:Grant";
 
-export interface GrantArgs {
+export interface AgentUserGrantArgs {
   /** appId of the resource API the scopes belong to (Microsoft Graph's by default). */
   resourceAppId: pulumi.Input<string>;
   /** Object id of the agent identity: the client the grant authorizes. */
@@ -18,7 +18,7 @@ export interface GrantArgs {
  * The delegated permission grant hop 3 needs: the agent identity may act as
  * the agent user on the resource API with these scopes.
  */
-export class GrantComponent extends pulumi.ComponentResource {
+export class AgentUserGrant extends pulumi.ComponentResource {
   readonly grantId: pulumi.Output<string>;
   /** The granted scopes as Graph stores them: one space-separated string. */
   readonly scopes: pulumi.Output<string>;
@@ -27,7 +27,7 @@ export class GrantComponent extends pulumi.ComponentResource {
   /** The resource's identifier URI (e.g. https://graph.microsoft.com), for `{resource}/.default`. */
   readonly resourceIdentifierUri: pulumi.Output<string>;
 
-  constructor(name: string, args: GrantArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: AgentUserGrantArgs, opts?: pulumi.ComponentResourceOptions) {
     super(GRANT_TYPE, name, {}, opts);
     // A lookup, never a managed resource: destroy must not touch the resource API's own principal.
     const resource = azuread.getServicePrincipalOutput({ clientId: args.resourceAppId }, { parent: this });

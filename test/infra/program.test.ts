@@ -8,6 +8,7 @@ import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
 import { GRANT_TYPE } from "../../infra/components/grant";
 import { MICROSOFT_GRAPH_APP_ID, validateConfig, type RawConfig } from "../../infra/config";
 import { PROVIDER_VERSION } from "../../infra/version";
+import { kitArgs } from "../../infra/stack-args";
 import { AZURE, DYNAMIC, IDS, installMocks, only, valueOf, type Lookup, type Registration } from "./program-harness";
 
 const SPONSOR = "5e000000-0000-0000-0000-000000000001";
@@ -20,7 +21,7 @@ const BASE: RawConfig = {
 };
 
 // The names `agent-user token --outputs` reads: the program must export exactly these.
-const ALL_OUTPUTS: ReadonlyArray<keyof StackOutputs> = STACK_OUTPUT_KEYS;
+const ALL_OUTPUTS: ReadonlyArray<keyof StackOutputs> = [...STACK_OUTPUT_KEYS, "agents"];
 
 interface Run {
   kit: AgentUserKit;
@@ -32,7 +33,7 @@ interface Run {
 /** Runs the top-level component under mocks until every output has resolved. */
 async function run(raw: RawConfig): Promise<Run> {
   const { registrations, lookups } = await installMocks();
-  const kit = new AgentUserKit("kit", { config: validateConfig({ ...BASE, ...raw }), providerVersion: PROVIDER_VERSION });
+  const kit = new AgentUserKit("kit", kitArgs(validateConfig({ ...BASE, ...raw })));
   const outputs: Record<string, unknown> = {};
   for (const [key, output] of Object.entries(kit.outputs)) outputs[key] = await valueOf(output as pulumi.Output<unknown>);
   return { kit, registrations, lookups, outputs };

@@ -45,7 +45,7 @@ describe("infra/stack.ts", () => {
   it("reads the stack configuration and exports the outputs under the names the token command reads", async () => {
     const exported = Object.keys(program).filter((key) => program[key] !== undefined);
     // Secret mode: every name the token command reads but the managed identity's.
-    expect(exported.sort()).toEqual(STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId").sort());
+    expect(exported.sort()).toEqual([...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"].sort());
     expect(await valueOf(program.graphUrl!)).toBe("http://127.0.0.1:8443");
     expect(await valueOf(program.agentUserPrincipalName!)).toBe("kit-agent@contoso.onmicrosoft.com");
     expect(await pulumi.isSecret(program.blueprintClientSecret!)).toBe(true);

@@ -1,0 +1,25 @@
+import type { AgentUserKitArgs } from "./components/agent-user-kit";
+import type { KitConfig } from "./config";
+
+/** The stack configuration as the component's arguments. */
+export function kitArgs(config: KitConfig): AgentUserKitArgs {
+  const credential = config.credential;
+  return {
+    blueprintName: config.blueprintName,
+    sponsors: config.sponsors,
+    userDomain: config.userDomain,
+    agents: config.agents.map(({ name, identityName, userName, scopes }) => ({ name, identityName, userName, scopes })),
+    allowedScopes: config.allowedScopes,
+    resourceAppId: config.resourceAppId,
+    credential: credential.mode,
+    ...(credential.mode === "secret" ? { secretEndDate: credential.endDate } : {}),
+    ...(credential.mode === "managedIdentity" && "existingPrincipalId" in credential ? { managedIdentityPrincipalId: credential.existingPrincipalId } : {}),
+    ...(credential.mode === "managedIdentity" && "newIdentity" in credential ? credential.newIdentity : {}),
+    ...(credential.mode === "certificate" ? { certificatePem: credential.certificatePem } : {}),
+    graphUrl: config.graphUrl,
+    authorityUrl: config.authorityUrl,
+    consistencyWindowSeconds: config.consistencyWindowMs / 1000,
+    // A stack configured with the one-agent keys keeps the resource names it had before fleets.
+    singleAgentNames: config.shorthand,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Many agents per blueprint: the stack's `agents` list, the one-agent
+ * shorthand that keeps existing stacks' URNs, and the fleet's outputs.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AgentUserKit } from "../../infra/components/agent-user-kit";
+import { AGENT_IDENTITY_TYPE } from "../../infra/components/agent-identity";
+import { AZURE, DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
+
+const BASE: Record<string, string> = {
+  "agent-user-kit:userDomain": "contoso.onmicrosoft.com",
+  "agent-user-kit:blueprintName": "Kit Blueprint",
+  "agent-user-kit:sponsors": '["5e000000-0000-0000-0000-000000000001"]',
+};
+const SHORTHAND = { ...BASE, "agent-user-kit:agentIdentityName": "Kit Agent", "agent-user-kit:agentUserName": "kit-agent" };
+const THREE_AGENTS = JSON.stringify([
+  { name: "research", userName: "research-agent" },
+  { name: "writer", identityName: "Writer agent", userName: "writer-agent", scopes: ["User.Read", "Files.Read.All"] },
+  { name: "triage", userName: "triage-agent" },
+]);
+
+type Program = Record<string, pulumi.Output<unknown>>;
+
+/** Runs infra/stack.ts under mocks with this stack configuration. */
+async function runStack(config: Record<string, string>): Promise<{ program: Program; registrations: Registration[] }> {
+  const { registrations } = await installMocks();
+  pulumi.runtime.setAllConfig(config);
+  let program: Program = {};
+  jest.isolateModules(() => {
+    program = jest.requireActual("../../infra/stack");
+  });
+  await valueOf(program.agents!);
+  return { program, registrations };
+}
+
+describe("existing one-agent stacks keep their URNs", () => {
+  // Recorded from the program as it was before fleets (commit 0827666), in each credential mode.
+  const before = JSON.parse(readFileSync(join(__dirname, "../fixtures/single-agent-urns.json"), "utf8")) as Record<string, string[]>;
+  const modes: Record<string, Record<string, string>> = {
+    secret: {},
+    managedIdentityNew: { "agent-user-kit:credential": "managedIdentity", "agent-user-kit:resourceGroupName": "rg", "agent-user-kit:location": "westeurope" },
+    managedIdentityExisting: { "agent-user-kit:credential": "managedIdentity", "agent-user-kit:managedIdentityPrincipalId": "c1000000-0000-0000-0000-000000000001" },
+  };
+  it.each(Object.keys(modes))("%s mode", async (mode) => {
+    const { registrations, program } = await runStack({ ...SHORTHAND, ...modes[mode] });
+    expect(registrations.map((r) => r.urn).sort()).toEqual(before[mode]);
+    expect(Object.keys(await valueOf(program.agents!) as object)).toEqual(["kit-agent"]);
+  });
+});
+
+describe("a stack with three agents", () => {
+  let program: Program;
+  let registrations: Registration[];
+  beforeAll(async () => {
+    ({ program, registrations } = await runStack({ ...BASE, "agent-user-kit:agents": THREE_AGENTS, "agent-user-kit:scopes": '["User.Read"]' }));
+  });
+
+  it("makes one blueprint and, per agent, an identity, an agent user and a grant, named after the agent", () => {
+    const count = (type: string) => registrations.filter((r) => r.type === type).length;
+    expect([count(DYNAMIC.blueprint), count(DYNAMIC.principal), count(AZURE.password)]).toEqual([1, 1, 1]);
+    expect([count(DYNAMIC.identity), count(DYNAMIC.user), count(AZURE.grant)]).toEqual([3, 3, 3]);
+    const identities = registrations.filter((r) => r.type === AGENT_IDENTITY_TYPE).map((r) => r.name);
+    expect(identities.sort()).toEqual(["agent-user-kit-research-identity", "agent-user-kit-triage-identity", "agent-user-kit-writer-identity"]);
+    const users = Object.fromEntries(registrations.filter((r) => r.type === DYNAMIC.user).map((r) => [r.name, r.inputs.userPrincipalName]));
+    expect(users).toEqual({
+      "agent-user-kit-research-user-user": "research-agent@contoso.onmicrosoft.com",
+      "agent-user-kit-writer-user-user": "writer-agent@contoso.onmicrosoft.com",
+      "agent-user-kit-triage-user-user": "triage-agent@contoso.onmicrosoft.com",
+    });
+    const identityNames = registrations.filter((r) => r.type === DYNAMIC.identity).map((r) => r.inputs.displayName);
+    expect(identityNames.sort()).toEqual(["Writer agent", "research", "triage"]);
+    // Registration order follows the ids' resolution; compare by name.
+    const grants = Object.fromEntries(registrations.filter((r) => r.type === AZURE.grant).map((r) => [r.name, r.inputs.claimValues]));
+    expect(grants).toEqual({
+      "agent-user-kit-research-grant-grant": ["User.Read"],
+      "agent-user-kit-writer-grant-grant": ["User.Read", "Files.Read.All"],
+      "agent-user-kit-triage-grant-grant": ["User.Read"],
+    });
+  });
+
+  it("exports the agents map, and the top-level keys for the first agent", async () => {
+    const agents = (await valueOf(program.agents!)) as Record<string, Record<string, string>>;
+    expect(Object.keys(agents)).toEqual(["research", "writer", "triage"]);
+    expect(Object.keys(agents.writer!).sort()).toEqual(["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes"]);
+    expect(agents.writer).toMatchObject({ agentUserPrincipalName: "writer-agent@contoso.onmicrosoft.com", grantScopes: "User.Read Files.Read.All" });
+    expect(await valueOf(program.agentUserPrincipalName!)).toBe("research-agent@contoso.onmicrosoft.com");
+    expect(await valueOf(program.grantScopes!)).toBe(agents.research!.grantScopes);
+  });
+});
+
+describe("the agents list is checked before any resource is registered", () => {
+  async function failure(config: Record<string, string>): Promise<string> {
+    const { registrations } = await installMocks();
+    pulumi.runtime.setAllConfig(config);
+    let error: unknown;
+    jest.isolateModules(() => {
+      try {
+        jest.requireActual("../../infra/stack");
+      } catch (err) {
+        error = err;
+      }
+    });
+    expect(registrations).toEqual([]);
+    expect(error).toMatchObject({ name: "ConfigError" });
+    return (error as Error).message;
+  }
+
+  it("names the agent and the field of every problem at once", async () => {
+    const agents = JSON.stringify([
+      { name: "research", userName: "bad name" },
+      { name: "research", userName: "other", scopes: ["Mail.Send"] },
+      { userName: "x", colour: "blue" },
+    ]);
+    const message = await failure({ ...BASE, "agent-user-kit:agents": agents });
+    expect(message).toContain('agent-user-kit:agents [0] ("research").userName may hold only');
+    expect(message).toContain('agent-user-kit:agents [1] ("research").name is used by another agent');
+    expect(message).toContain('agent-user-kit:agents [1] ("research").scopes holds Mail.Send, not in the allow-list');
+    expect(message).toContain("agent-user-kit:agents [2].colour is not an agent field");
+    expect(message).toContain("agent-user-kit:agents [2].name is required");
+  });
+
+  it("refuses the one-agent keys beside agents", async () => {
+    const message = await failure({ ...SHORTHAND, "agent-user-kit:agents": THREE_AGENTS });
+    expect(message).toContain("agent-user-kit:agentIdentityName is the one-agent shorthand");
+  });
+});
+
+describe("AgentUserKit from any Pulumi program", () => {
+  it("takes Pulumi inputs, and names the component in its errors", async () => {
+    const { registrations } = await installMocks();
+    const kit = new AgentUserKit("team", {
+      blueprintName: pulumi.output("Team blueprint"),
+      sponsors: pulumi.output(["5e000000-0000-0000-0000-000000000001"]),
+      userDomain: "contoso.onmicrosoft.com",
+      agents: [{ name: "a", userName: "agent-a" }],
+    });
+    await valueOf(kit.outputs.agents);
+    expect(registrations.find((r) => r.type === DYNAMIC.blueprint)?.inputs.displayName).toBe("Team blueprint");
+    expect(() => new AgentUserKit("bad", { blueprintName: "b", sponsors: ["nope"], userDomain: "contoso.onmicrosoft.com", agents: [] })).toThrow(
+      /AgentUserKit "bad": sponsors must hold user object ids .*; AgentUserKit "bad": agents must be a non-empty list/,
+    );
+  });
+});
