@@ -1,7 +1,7 @@
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID, validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
-import { PROVIDER_VERSION } from "../version";
+import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentity } from "./agent-identity";
 import { AgentUser } from "./agent-user";
 import { AgentIdentityBlueprint } from "./blueprint";
@@ -100,7 +100,8 @@ export class AgentUserKit extends pulumi.ComponentResource {
       graphUrl: config.graphUrl,
       authorityUrl: config.authorityUrl,
       consistencyWindowMs: config.consistencyWindowMs,
-      providerVersion: PROVIDER_VERSION,
+      // The package version: a new version updates each resource's serialized provider in state, so deletes and refreshes run it.
+      providerVersion: PACKAGE_VERSION,
     };
     // Outputs (unknown at preview) are passed through unchecked; plain values were checked above.
     const blueprintName = pulumi.Output.isInstance(args.blueprintName) ? args.blueprintName : config.blueprintName;

@@ -55,7 +55,8 @@ async function findByName(session: GraphSession, inputs: AgentIdentityInputs): P
 }
 
 export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentityInputs, AgentIdentityOutputs> = {
-  configure: configureProvisioner,
+  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
+  configure: (request) => configureProvisioner(request),
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({

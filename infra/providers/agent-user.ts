@@ -61,7 +61,8 @@ async function findByUpn(session: GraphSession, inputs: AgentUserInputs): Promis
 }
 
 export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs, AgentUserOutputs> = {
-  configure: configureProvisioner,
+  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
+  configure: (request) => configureProvisioner(request),
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({

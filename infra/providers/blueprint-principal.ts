@@ -34,7 +34,8 @@ async function findByAppId(session: GraphSession, appId: string): Promise<GraphP
 }
 
 export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<BlueprintPrincipalInputs, BlueprintPrincipalOutputs> = {
-  configure: configureProvisioner,
+  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
+  configure: (request) => configureProvisioner(request),
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({ appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") }));

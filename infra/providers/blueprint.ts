@@ -52,7 +52,8 @@ async function findByTag(session: GraphSession, tag: string): Promise<GraphBluep
 }
 
 export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs, BlueprintOutputs> = {
-  configure: configureProvisioner,
+  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
+  configure: (request) => configureProvisioner(request),
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({

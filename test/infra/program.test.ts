@@ -7,7 +7,7 @@ import { AGENT_USER_TYPE } from "../../infra/components/agent-user";
 import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
 import { GRANT_TYPE } from "../../infra/components/grant";
 import { MICROSOFT_GRAPH_APP_ID, validateConfig, type RawConfig } from "../../infra/config";
-import { PROVIDER_VERSION } from "../../infra/version";
+import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../lib/version";
 import { kitArgs } from "../../infra/stack-args";
 import { AZURE, DYNAMIC, IDS, installMocks, only, valueOf, type Lookup, type Registration } from "./program-harness";
 

@@ -20,7 +20,7 @@ import {
 } from "../../../infra/providers/blueprint-principal";
 import type { GraphResourceInputs } from "../../../infra/providers/inputs";
 import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
-import { PROVIDER_VERSION } from "../../../infra/version";
+import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../../lib/version";
 
 export { DEFAULT_IDS };
 
