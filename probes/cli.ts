@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ExitCode } from "../lib/errors";
+import { PACKAGE_VERSION } from "../lib/version";
 import { processIo, type CliIo, type Command } from "./cli-io";
 
 const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
@@ -11,7 +12,8 @@ Usage:
                                         capture a shared file's comments and replies verbatim
   agent-user emulator [options]         run the local tenant emulator until interrupted
 
-Run "agent-user <command> --help" for a command's options.
+Run "agent-user <command> --help" for a command's options and examples;
+"agent-user --version" prints the version.
 
 Exit codes:
   0 success                              4 unreachable, timed out, or 5xx after retries
@@ -36,6 +38,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout(`${PACKAGE_VERSION}\n`);
+    return ExitCode.ok;
   }
   const load = COMMANDS[name];
   if (!load) {

@@ -43,6 +43,11 @@ Exit codes:
   7 the comments endpoint answered 404 itemNotFound for this item
 
 ${CONNECTION_HELP}
+
+Examples:
+  agent-user comments "https://contoso.sharepoint.com/:x:/s/agents/EQuarterlyPlanShareLink" --outputs outputs.json
+  agent-user comments "$SHARE_URL" --outputs outputs.json --all-replies --out captures/plan
+  agent-user comments "$SHARE_URL" --outputs outputs.json --baseline captures/plan/shape.json --json
 `;
 
 function readBaseline(path: string, cwd: string): Shape {

@@ -20,6 +20,11 @@ Usage: agent-user emulator [options]
                       trust it with NODE_EXTRA_CA_CERTS=FILE
 
 Runs until SIGINT or SIGTERM, then exits 0.
+
+Examples:
+  agent-user emulator --outputs outputs.json
+  agent-user emulator --port 8400 --faults latency=50,429=2,retry-after=1
+  agent-user emulator --tenant tenant.json --faults lose=1,method=POST,on=graph
 `;
 
 function port(name: string, value: string | undefined): number | undefined {

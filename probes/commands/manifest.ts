@@ -4,7 +4,9 @@ import type { Command } from "../cli-io";
 import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME, ManifestError, WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest";
 import { failureJson, reportFailure, type FailureJson } from "../report";
 
-const USAGE = `Usage: agent-user manifest [PATH] [options]
+const USAGE = `agent-user manifest: check that tool servers are registered in ToolingManifest.json
+
+Usage: agent-user manifest [PATH] [options]
 
 Checks that tool servers are registered in the Agent 365 tooling manifest and
 prints each one's url, permission model (V1 shared audience or V2 own
@@ -24,6 +26,11 @@ Options:
   -h, --help         show this help
 
 Exit codes: 0 every required server is registered, 1 one or more are not, 2 bad input.
+
+Examples:
+  agent-user manifest
+  agent-user manifest .a365/ToolingManifest.json --require mcp_MailTools --json
+  AGENT_USER_TOOLING_DIR=config agent-user manifest --require mcp_CalendarTools
 `;
 
 interface ManifestArgs {

@@ -14,7 +14,20 @@ Output:
   --json                one JSON object on stdout
   --show-token          include the access token (otherwise it is redacted)
 
+Exit codes:
+  0 token minted and its claims checked
+  2 bad input or configuration (nothing was sent)
+  3 the identity provider rejected a hop (the AADSTS code is shown)
+  4 unreachable, timed out, or still 429/5xx after retries
+  5 a token was minted but its claims are wrong
+
 ${CONNECTION_HELP}
+
+Examples:
+  pulumi stack output --json --show-secrets > outputs.json
+  agent-user token --outputs outputs.json
+  agent-user token --outputs outputs.json --agent research --json --replication-window 120
+  AGENT_USER_TENANT_ID=contoso.onmicrosoft.com AGENT_USER_BLUEPRINT_APP_ID=… agent-user token --agent-identity … --agent-user agent@contoso.onmicrosoft.com
 `;
 
 /** The claims a person checks first, in this order. */

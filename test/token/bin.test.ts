@@ -38,6 +38,21 @@ it("agent-user --help exits 0", async () => {
   expect(run.stderr).toBe("");
 });
 
+it("agent-user --version prints the package version", async () => {
+  const run = await agentUser(["--version"]);
+  expect(run).toEqual({ code: 0, stdout: `${(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version}\n`, stderr: "" });
+});
+
+it.each(["token", "manifest", "comments", "emulator"])("agent-user %s --help has a title line and ends with two or three examples of itself", async (command) => {
+  const run = await agentUser([command, "--help"]);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(new RegExp(`^agent-user ${command}: `));
+  const examples = run.stdout.split("\nExamples:\n")[1]!.trimEnd().split("\n");
+  expect(examples.length).toBeGreaterThanOrEqual(2);
+  expect(examples.length).toBeLessThanOrEqual(4);
+  expect(examples.filter((line) => line.includes(`agent-user ${command}`)).length).toBeGreaterThanOrEqual(2);
+});
+
 it("agent-user token --outputs FILE --json mints the token: exit 0, one JSON object on stdout", async () => {
   const out = ctx.emulator.outputs();
   const before = ctx.emulator.requests.length;
