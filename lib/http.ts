@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { request } from "./undici-request";
 import { NetworkError } from "./errors";
 
 /** One HTTP exchange, always with a timeout. */

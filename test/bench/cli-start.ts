@@ -1,61 +1,142 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { join } from "node:path";
 import { median } from "./stats";
 
 /** The package root (dist/test/bench/../../..), where `node_modules` and `dist` are. */
 export const PACKAGE_ROOT = join(__dirname, "..", "..", "..");
 const CLI = join(PACKAGE_ROOT, "dist", "probes", "cli.js");
+const ENTRY = join(PACKAGE_ROOT, "dist", "lib", "index.js");
+/** Prints the process's peak RSS (MiB) on stderr as it exits: loaded with -r, in untimed runs only. */
+const RSS_AT_EXIT = join(__dirname, "rss-at-exit.js");
 
-function run(args: string[]): { ms: number; stdout: string } {
+function run(args: string[]): { ms: number; stdout: string; stderr: string } {
   const started = performance.now();
   const r = spawnSync(process.execPath, args, { cwd: PACKAGE_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   const ms = performance.now() - started;
   if (r.status !== 0) throw new Error(`bench: node ${args.join(" ")} exited ${r.status}: ${r.stderr.slice(0, 300)}`);
-  return { ms, stdout: r.stdout };
+  return { ms, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Peak RSS of a whole run of `args`, MiB; asynchronous, since the token run talks to a server in this process. */
+function peakRss(args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ["-r", RSS_AT_EXIT, ...args], { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("exit", () => {
+      const mb = Number(/rss-mb=([\d.]+)/.exec(stderr)?.[1]);
+      if (Number.isFinite(mb)) done(mb);
+      else fail(new Error(`bench: no peak RSS from node ${args.join(" ")}`));
+    });
+  });
+}
+
+async function medianOf3(measure: () => Promise<number>): Promise<number> {
+  return median([await measure(), await measure(), await measure()]);
 }
 
 /** `require(module)` timed inside a fresh node process, ms. */
 const IMPORT_TIMER = (module: string) =>
   `const t=performance.now();require(${JSON.stringify(module)});process.stdout.write(String(performance.now()-t))`;
 
+/**
+ * A loopback "identity provider" that notes when the first bytes of a token
+ * request arrive, then answers invalid_client so the command exits at once.
+ */
+async function firstRequestServer(): Promise<{ server: Server; port: number; next: () => Promise<number> }> {
+  let waiting: ((at: number) => void) | undefined;
+  const server = createServer((socket) => {
+    socket.once("data", () => {
+      waiting?.(performance.now());
+      waiting = undefined;
+      const body = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: bench", error_codes: [7000215] });
+      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  const port = (server.address() as AddressInfo).port;
+  return { server, port, next: () => new Promise((arrived) => (waiting = arrived)) };
+}
+
+const TOKEN_ARGS = (port: number) => [
+  CLI,
+  "token",
+  "--tenant",
+  "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
+  "--authority",
+  `http://127.0.0.1:${port}`,
+  "--blueprint-app-id",
+  "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+  "--agent-identity",
+  "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
+  "--agent-user",
+  "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d",
+];
+
+/** Spawn of `agent-user token` to the arrival of its first request, ms. */
+async function tokenToFirstRequest(port: number, arrival: () => Promise<number>): Promise<number> {
+  const arrived = arrival();
+  const started = performance.now();
+  const child = spawn(process.execPath, TOKEN_ARGS(port), { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "bench-secret" }, stdio: "ignore" });
+  const exited = new Promise((done) => child.on("exit", done));
+  const at = await arrived;
+  await exited;
+  return at - started;
+}
+
 export interface StartupFigures {
-  cliStartMs: number;
   nodeStartMs: number;
-  peerImportMs: number;
-  runnerImportMs: number;
   nodeRssMb: number;
+  entryStartMs: number;
+  entryRssMb: number;
+  tokenFirstRequestMs: number;
+  tokenRssMb: number;
+  cliStartMs: number;
+  peerImportMs: number;
   samples: number;
 }
 
 /**
- * Wall time of spawning `node dist/probes/cli.js --help` and `node -e ""`
- * (spawn to exit, interleaved, median), and the time `require()` of the
- * peer's package and of the runner's module take in a fresh process (median).
+ * Whole-process wall times, interleaved, median of `samples`: bare
+ * `node -e 0`, a process that requires the runtime entry, `agent-user token`
+ * from spawn to its first request, `agent-user --help`; and the time
+ * `require()` of the peer's package takes in a fresh process. Peak RSS of
+ * each comes from separate, untimed runs.
  */
-export function startupFigures(samples: number, peerModule: string): StartupFigures {
-  const cli: number[] = [];
-  const node: number[] = [];
-  const peer: number[] = [];
-  const runner: number[] = [];
-  const rss: number[] = [];
-  // One untimed round warms the OS file cache for every file involved.
-  run(["-e", ""]);
-  run([CLI, "--help"]);
-  run(["-e", IMPORT_TIMER(peerModule)]);
-  run(["-e", IMPORT_TIMER("./dist/probes/hop-chain.js")]);
-  for (let i = 0; i < samples; i++) {
-    node.push(run(["-e", ""]).ms);
-    cli.push(run([CLI, "--help"]).ms);
-    peer.push(Number(run(["-e", IMPORT_TIMER(peerModule)]).stdout));
-    runner.push(Number(run(["-e", IMPORT_TIMER("./dist/probes/hop-chain.js")]).stdout));
-    rss.push(Number(run(["-e", "process.stdout.write(String(process.resourceUsage().maxRSS/1024))"]).stdout));
+export async function startupFigures(samples: number, peerModule: string): Promise<StartupFigures> {
+  const { server, port, next } = await firstRequestServer();
+  try {
+    const node: number[] = [];
+    const entry: number[] = [];
+    const token: number[] = [];
+    const cli: number[] = [];
+    const peer: number[] = [];
+    // One untimed round warms the OS file cache for every file involved.
+    run(["-e", "0"]);
+    run(["-e", `require(${JSON.stringify(ENTRY)})`]);
+    await tokenToFirstRequest(port, next);
+    run([CLI, "--help"]);
+    run(["-e", IMPORT_TIMER(peerModule)]);
+    for (let i = 0; i < samples; i++) {
+      node.push(run(["-e", "0"]).ms);
+      entry.push(run(["-e", `require(${JSON.stringify(ENTRY)})`]).ms);
+      token.push(await tokenToFirstRequest(port, next));
+      cli.push(run([CLI, "--help"]).ms);
+      peer.push(Number(run(["-e", IMPORT_TIMER(peerModule)]).stdout));
+    }
+    return {
+      nodeStartMs: median(node),
+      nodeRssMb: await medianOf3(() => peakRss(["-e", "0"])),
+      entryStartMs: median(entry),
+      entryRssMb: await medianOf3(() => peakRss(["-e", `require(${JSON.stringify(ENTRY)})`])),
+      tokenFirstRequestMs: median(token),
+      tokenRssMb: await medianOf3(() => peakRss(TOKEN_ARGS(port), { AGENT_USER_BLUEPRINT_SECRET: "bench-secret" })),
+      cliStartMs: median(cli),
+      peerImportMs: median(peer),
+      samples,
+    };
+  } finally {
+    server.close();
   }
-  return {
-    cliStartMs: median(cli),
-    nodeStartMs: median(node),
-    peerImportMs: median(peer),
-    runnerImportMs: median(runner),
-    nodeRssMb: median(rss),
-    samples,
-  };
 }

@@ -8,6 +8,7 @@ import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
 import { Floor } from "./floor";
 import { PEER_MODULE, PeerClient } from "./peer";
 import type { ChildInput, ChildOutput } from "./rss-child";
+import { ProviderClient } from "./provider-client";
 import { RunnerClient, type BlueprintSecret } from "./runner-client";
 import { median, quantile, ratio, round, sample, type Timing } from "./stats";
 import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./tenant";
@@ -39,7 +40,7 @@ type Who = "floor" | "runner" | "peer";
 interface Figures {
   cold: Record<Who, Timing[]>;
   warm: Record<Who, Timing[]>;
-  hit: Record<"runner" | "peer", number[]>;
+  hit: Record<"runner" | "provider" | "peer", number[]>;
   tps: Record<"runner" | "peer", number[]>;
   rss: Record<"runner" | "peer", ChildOutput>;
   requests: Record<string, string>;
@@ -134,6 +135,7 @@ async function measure(): Promise<Figures> {
   const target = { httpsPort: Number(new URL(emulator.httpsUrl).port), caPem: emulator.caPem };
   const floor = new Floor(target, blueprint);
   const runner = new RunnerClient(target, blueprint);
+  const provider = new ProviderClient(target, blueprint);
   const peer = await PeerClient.create(target, blueprint);
   const { main, fleet } = tenant;
   try {
@@ -172,11 +174,11 @@ async function measure(): Promise<Figures> {
     });
 
     progress(`hit: ${HIT_BATCHES} batches of ${HIT_CALLS} calls each`);
-    const hit = { runner: [] as number[], peer: [] as number[] };
-    await hitUs(runner, main, GRAPH, 1000);
-    await hitUs(peer, main, GRAPH, 1000);
+    const hit = { runner: [] as number[], provider: [] as number[], peer: [] as number[] };
+    const hitters = { ...byName, provider };
+    for (const c of Object.values(hitters)) await hitUs(c, main, GRAPH, 1000);
     for (let i = 0; i < HIT_BATCHES; i++) {
-      for (const w of order(["runner", "peer"] as const, i)) hit[w].push(await hitUs(byName[w], main, GRAPH, HIT_CALLS));
+      for (const w of order(["runner", "provider", "peer"] as const, i)) hit[w].push(await hitUs(hitters[w], main, GRAPH, HIT_CALLS));
     }
 
     progress(`throughput: ${FLEET} agents at concurrency ${CONCURRENCY}, ${TPS_ROUNDS} rounds each`);
@@ -189,7 +191,7 @@ async function measure(): Promise<Figures> {
     });
 
     const load: [number, number] = [loadBefore, loadavg()[0]!];
-    await Promise.all([floor.close(), runner.close(), peer.close()]);
+    await Promise.all([floor.close(), runner.close(), provider.close(), peer.close()]);
     progress("peak RSS: one child process per client, same workload");
     const plan: WorkloadPlan = { main, fleet, first: GRAPH, second: MCP_RESOURCE, ...CHILD_PLAN };
     const input: ChildInput = { target, blueprint, plan };
@@ -197,7 +199,7 @@ async function measure(): Promise<Figures> {
     await emulator.close();
 
     progress(`start-up: ${CLI_SAMPLES} spawns each`);
-    const startup = startupFigures(CLI_SAMPLES, PEER_MODULE);
+    const startup = await startupFigures(CLI_SAMPLES, PEER_MODULE);
     return { cold, warm, hit, tps, rss, requests, startup, load };
   } finally {
     await emulator.close().catch(() => undefined);
@@ -210,6 +212,7 @@ interface Summary {
   cold_ms: number;
   warm_ms: number;
   hit_us: number;
+  provider_hit_us: number;
   tps: number;
   rss_mb: number;
   peer_cold_ms: number;
@@ -219,7 +222,13 @@ interface Summary {
   peer_rss_mb: number;
   cli_start_ms: number;
   node_start_ms: number;
+  node_rss_mb: number;
+  entry_start_ms: number;
+  entry_rss_mb: number;
+  token_first_request_ms: number;
+  token_rss_mb: number;
   peer_import_ms: number;
+  node_version: string;
 }
 
 /** Median wall time, ms: the figure the table and the JSON line report. */
@@ -234,6 +243,7 @@ function summarize(f: Figures): Summary {
     cold_ms: round(wall(f.cold.runner), 3),
     warm_ms: round(wall(f.warm.runner), 3),
     hit_us: round(median(f.hit.runner), 3),
+    provider_hit_us: round(median(f.hit.provider), 3),
     tps: round(median(f.tps.runner), 1),
     rss_mb: round(f.rss.runner.peakRssMb, 1),
     peer_cold_ms: round(wall(f.cold.peer), 3),
@@ -243,7 +253,13 @@ function summarize(f: Figures): Summary {
     peer_rss_mb: round(f.rss.peer.peakRssMb, 1),
     cli_start_ms: round(f.startup.cliStartMs, 1),
     node_start_ms: round(f.startup.nodeStartMs, 1),
+    node_rss_mb: round(f.startup.nodeRssMb, 1),
+    entry_start_ms: round(f.startup.entryStartMs, 1),
+    entry_rss_mb: round(f.startup.entryRssMb, 1),
+    token_first_request_ms: round(f.startup.tokenFirstRequestMs, 1),
+    token_rss_mb: round(f.startup.tokenRssMb, 1),
     peer_import_ms: round(f.startup.peerImportMs, 1),
+    node_version: process.version,
   };
 }
 
@@ -274,6 +290,15 @@ function table(f: Figures, s: Summary): string {
     latencyRow("warm: T1/T2 cached, 2nd resource, 1 request (ms, median)", s.floor_warm_ms, s.warm_ms, s.peer_warm_ms),
     ["hit: final token cached, no request (µs per call, median)", "–", s.hit_us.toFixed(2), s.peer_hit_us.toFixed(2), "–", x(ratio(s.peer_hit_us, s.hit_us)), `ahead of peer: ${ok(s.hit_us < s.peer_hit_us)}`],
     [
+      "hit through AgentUserTokenProvider (µs per call, median; ratio to the runner's hit)",
+      "–",
+      s.provider_hit_us.toFixed(2),
+      "–",
+      x(ratio(s.provider_hit_us, s.hit_us)),
+      "–",
+      `≤ 1.2× runner hit: ${ok(s.provider_hit_us <= 1.2 * s.hit_us)}`,
+    ],
+    [
       `throughput: ${FLEET} agents, concurrency ${CONCURRENCY}, cold caches (tokens/s, median)`,
       "–",
       s.tps.toFixed(0),
@@ -285,12 +310,25 @@ function table(f: Figures, s: Summary): string {
     ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
   ];
   const startup: string[][] = [
-    ["start-up (ms, median of " + f.startup.samples + " fresh processes)", "value", "ratio", "target"],
-    ["---", "---:", "---:", "---"],
-    ['`node -e ""` (spawn to exit)', s.node_start_ms.toFixed(1), "1.00×", ""],
-    ["`node dist/probes/cli.js --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
-    [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", ""],
-    ['`require("./dist/probes/hop-chain.js")`, the runner (in process)', f.startup.runnerImportMs.toFixed(1), "", ""],
+    [`start-up (ms, median of ${f.startup.samples} fresh processes, ${process.version})`, "value", "ratio", "peak RSS (MiB)", "target"],
+    ["---", "---:", "---:", "---:", "---"],
+    ["`node -e 0` (spawn to exit)", s.node_start_ms.toFixed(1), "1.00×", s.node_rss_mb.toFixed(1), ""],
+    [
+      '`node -e \'require("agent-user-kit")\'`, the runtime entry (spawn to exit)',
+      s.entry_start_ms.toFixed(1),
+      x(ratio(s.entry_start_ms, s.node_start_ms)),
+      s.entry_rss_mb.toFixed(1),
+      `≤ 1.5× bare node: ${ok(s.entry_start_ms <= 1.5 * s.node_start_ms)}`,
+    ],
+    [
+      "`agent-user token`, spawn to its first request",
+      s.token_first_request_ms.toFixed(1),
+      x(ratio(s.token_first_request_ms, s.node_start_ms)),
+      s.token_rss_mb.toFixed(1),
+      `≤ 1.5× bare node: ${ok(s.token_first_request_ms <= 1.5 * s.node_start_ms)}`,
+    ],
+    ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
+    [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
   ];
   const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
   const detail = [
@@ -300,6 +338,7 @@ function table(f: Figures, s: Summary): string {
     `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
     `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
     `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
+    `Node ${process.version}, for every figure above`,
   ];
   return `${md(rows)}\n\n${md(startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
 }

@@ -1,0 +1,4 @@
+/** Loaded with `node -r`: reports the process's peak RSS as it exits, for the start-up figures. */
+process.on("exit", () => {
+  process.stderr.write(`rss-mb=${(process.resourceUsage().maxRSS / 1024).toFixed(1)}\n`);
+});
