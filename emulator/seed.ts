@@ -276,6 +276,29 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
   return seed;
 }
 
+/**
+ * The default tenant with `count` agents under its blueprint: the seeded
+ * research agent, then agent-2 … agent-N, each with its agent user and a
+ * Graph grant, as `pulumi up` of a fleet stack leaves them.
+ */
+export function fleetTenant(count: number, ids = DEFAULT_IDS): TenantSeed {
+  const seed = defaultTenant(ids);
+  for (let n = 2; n <= count; n++) {
+    const agent = agentEntries({
+      identityId: randomUUID(),
+      userId: randomUUID(),
+      displayName: `Agent ${n}`,
+      userPrincipalName: `agent-${n}@${ids.domain}`,
+      blueprintAppId: ids.blueprintAppId,
+      sponsors: [ids.sponsorId],
+    });
+    seed.servicePrincipals.push(agent.identity);
+    seed.users.push(agent.user);
+    seed.grants.push({ id: randomUUID(), clientId: agent.identity.id, consentType: "Principal", principalId: agent.user.id, resourceId: ids.graphPrincipalId, scope: DEFAULT_SCOPES });
+  }
+  return seed;
+}
+
 /** Per collection of a tenant file: the string fields every entry needs, and the list fields that default to []. */
 const ENTRY_FIELDS = {
   applications: { strings: ["id", "appId", "kind", "displayName"], lists: ["sponsors", "owners", "passwordCredentials", "keyCredentials", "federatedIdentityCredentials"] },

@@ -3,14 +3,14 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
-import { PUBLIC_CLOUD, type StackOutputs } from "../lib/stack-outputs";
+import { PUBLIC_CLOUD, type FleetAgentOutputs, type StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { Faults, type FaultConfig } from "./faults";
 import { graphErrorResponse } from "./graph/envelope";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
 import { ROUTES } from "./routes";
-import { defaultTenant } from "./seed";
+import { fleetTenant } from "./seed";
 import { SigningKey } from "./signing-key";
 import { GRAPH_APP_ID, TenantStore, type TenantSeed } from "./store";
 
@@ -25,6 +25,8 @@ export interface EmulatorOptions {
   replicationLagMs?: number;
   /** Where to write the HTTPS certificate (PEM) for NODE_EXTRA_CA_CERTS. */
   caFile?: string;
+  /** Seed the default tenant with this many agents under its blueprint (`--agents N`); 1 by default. */
+  agents?: number;
 }
 
 /** One request as the emulator saw it, for tests and benchmarks that count round trips. */
@@ -118,7 +120,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the emulated tenant on loopback, over HTTP and HTTPS. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const store = new TenantStore(options.tenant ?? defaultTenant());
+  const store = new TenantStore(options.tenant ?? fleetTenant(options.agents ?? 1));
+  // A tenant seeded with several agents describes a fleet; agents added later (tests) do not change its outputs' shape.
+  const fleet = tenantOutputs(store, "", true).agents !== undefined;
   store.replicationLagMs = options.replicationLagMs ?? 0;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);
@@ -209,7 +213,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults,
     key,
     requests,
-    outputs: (scheme = "http") => tenantOutputs(store, scheme === "http" ? httpUrl : httpsUrl),
+    outputs: (scheme = "http") => tenantOutputs(store, scheme === "http" ? httpUrl : httpsUrl, fleet),
     close: async () => {
       for (const server of [http, https]) server.closeAllConnections();
       await Promise.all([http, https].map((s) => new Promise((r) => s.close(r))));
@@ -217,16 +221,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 }
 
-/** The stack outputs `pulumi up` would print for this tenant's first blueprint. */
-export function tenantOutputs(store: TenantStore, baseUrl: string): StackOutputs {
+/**
+ * The stack outputs `pulumi up` would print for this tenant's first blueprint:
+ * the top-level agent keys for its first agent and, when it has several, the
+ * `agents` map (each agent named by its agent user's mail nickname).
+ */
+export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolean): StackOutputs {
   const outputs: StackOutputs = { tenantId: store.tenantId, authorityUrl: baseUrl, graphUrl: baseUrl, resourceUrl: PUBLIC_CLOUD.resourceUrl };
   const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
   if (!blueprint) return outputs;
   const principal = store.servicePrincipalByAppId(blueprint.appId);
-  const identity = [...store.servicePrincipals.values()].find((s) => s.kind === "agentIdentity" && s.agentIdentityBlueprintId === blueprint.appId);
-  const user = identity && [...store.users.values()].find((u) => u.identityParentId === identity.id);
   const graph = store.servicePrincipalByAppId(GRAPH_APP_ID);
-  const grant = identity && user && [...store.grants.values()].find((g) => g.clientId === identity.id && g.principalId === user.id && g.resourceId === graph?.id);
+  const agents: Array<{ name: string } & FleetAgentOutputs> = [];
+  for (const identity of store.servicePrincipals.values()) {
+    if (identity.kind !== "agentIdentity" || identity.agentIdentityBlueprintId !== blueprint.appId) continue;
+    const user = [...store.users.values()].find((u) => u.identityParentId === identity.id);
+    if (!user) continue;
+    const grant = [...store.grants.values()].find((g) => g.clientId === identity.id && g.principalId === user.id && g.resourceId === graph?.id);
+    agents.push({ name: user.mailNickname, agentIdentityId: identity.id, agentUserId: user.id, agentUserPrincipalName: user.userPrincipalName, grantId: grant?.id, grantScopes: grant?.scope });
+  }
+  const first = agents[0];
   return {
     ...outputs,
     blueprintAppId: blueprint.appId,
@@ -234,10 +248,11 @@ export function tenantOutputs(store: TenantStore, baseUrl: string): StackOutputs
     blueprintPrincipalId: principal?.id,
     blueprintClientSecret: blueprint.passwordCredentials[0]?.secretText,
     managedIdentityClientId: store.managedIdentities[0]?.clientId,
-    agentIdentityId: identity?.id,
-    agentUserId: user?.id,
-    agentUserPrincipalName: user?.userPrincipalName,
-    grantId: grant?.id,
-    grantScopes: grant?.scope,
+    agentIdentityId: first?.agentIdentityId,
+    agentUserId: first?.agentUserId,
+    agentUserPrincipalName: first?.agentUserPrincipalName,
+    grantId: first?.grantId,
+    grantScopes: first?.grantScopes,
+    ...(fleet && agents.length > 1 ? { agents: Object.fromEntries(agents.map(({ name, ...agent }) => [name, agent])) } : {}),
   };
 }

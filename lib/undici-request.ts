@@ -13,9 +13,6 @@ export const UNDICI_FILES = ["undici/lib/dispatcher/dispatcher", "undici/lib/api
 type RequestOptions = Omit<Dispatcher.RequestOptions, "origin" | "path"> & { dispatcher?: Dispatcher };
 type Request = (url: string, options: RequestOptions) => Promise<Dispatcher.ResponseData>;
 
-/** Loaded at the first request, not at import: an agent that imports the package but mints later starts faster. */
-let loaded: Request | undefined;
-
 function load(): Request {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const dispatcher = require(UNDICI_FILES[0]) as { prototype: object };
@@ -31,7 +28,13 @@ function load(): Request {
   };
 }
 
-/** undici's `request(url, options)`, as `import { request } from "undici"` gives it. */
+/**
+ * undici's `request(url, options)`, as `import { request } from "undici"`
+ * gives it. Loaded at the first request, not at import, so an agent that
+ * imports the package but mints later starts faster; kept on globalThis, as
+ * Pulumi's closure serializer must not meet it in a module variable.
+ */
 export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
-  return (loaded ??= load())(url, options);
+  const slot = globalThis as unknown as Record<symbol, Request | undefined>;
+  return (slot[Symbol.for("agent-user-kit.undici-request")] ??= load())(url, options);
 }

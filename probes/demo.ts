@@ -22,19 +22,28 @@ interface Step {
 }
 
 async function demo(io: CliIo): Promise<number> {
-  const emulator = await startEmulator();
+  // A three-agent stack: one blueprint, three agent identities, each with its agent user and grant.
+  const emulator = await startEmulator({ agents: 3 });
   const dir = mkdtempSync(join(tmpdir(), "agent-user-demo-"));
+  // The capture is the user's to read afterwards: under the temp directory, never in the repository.
+  const capture = join(mkdtempSync(join(tmpdir(), "agent-user-demo-capture-")), "workbook");
   try {
     // The stack outputs hold the blueprint secret: a private file, removed at the end.
     const outputs = join(dir, "outputs.json");
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+    const [first, , third] = Object.keys(emulator.outputs().agents ?? {});
     const steps: Step[] = [
-      { title: "token: three hops to an agent user token", argv: ["token", "--outputs", outputs], shown: "token --outputs outputs.json" },
+      { title: "token: three hops to an agent user token", argv: ["token", "--outputs", outputs, "--agent", first!], shown: `token --outputs outputs.json --agent ${first}` },
       { title: "manifest: is the Word tool server registered?", argv: ["manifest", SAMPLE_MANIFEST], shown: "manifest probes/samples/ToolingManifest.json" },
       {
         title: "comments: raw JSON of a shared file's comments and replies",
-        argv: ["comments", SHARE_URLS.workbook, "--outputs", outputs],
-        shown: `comments ${SHARE_URLS.workbook} --outputs outputs.json`,
+        argv: ["comments", SHARE_URLS.workbook, "--outputs", outputs, "--agent", first!, "--out", capture],
+        shown: `comments ${SHARE_URLS.workbook} --outputs outputs.json --agent ${first} --out ${capture}`,
+      },
+      {
+        title: "token --agent: another agent of the same three-agent stack",
+        argv: ["token", "--outputs", outputs, "--agent", third!],
+        shown: `token --outputs outputs.json --agent ${third}`,
       },
     ];
     io.stdout(`agent-user-kit demo against the local emulator: tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n`);
@@ -47,6 +56,7 @@ async function demo(io: CliIo): Promise<number> {
     for (const { step, code } of results) io.stdout(`  ${code === 0 ? "ok  " : `FAIL (exit ${code})`}  ${step.title}\n`);
     const calls = (surface: string) => emulator.requests.filter((r) => r.surface === surface).length;
     io.stdout(`  ${calls("token")} token requests and ${calls("graph")} Graph requests were served by the emulator\n`);
+    io.stdout(`  the comment capture is in ${capture}\n`);
     return results.find((r) => r.code !== 0)?.code ?? 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -23,10 +23,16 @@ describe("npm start (the demo on the embedded emulator)", () => {
     expect(run.stdout).toMatch(/ok {4}token: three hops to an agent user token/);
     expect(run.stdout).toMatch(/ok {4}manifest: is the Word tool server registered\?/);
     expect(run.stdout).toMatch(/ok {4}comments: raw JSON of a shared file's comments and replies/);
+    expect(run.stdout).toMatch(/ok {4}token --agent: another agent of the same three-agent stack/);
+    expect(run.stdout).toContain("== agent-user token --outputs outputs.json --agent agent-3\n");
+    expect(run.stdout).toContain("upn    agent-3@contoso.onmicrosoft.com");
     expect(run.stdout).toContain("idtyp  user");
     expect(run.stdout).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
-    const captures = readdirSync(join(cwd, "captures"));
-    expect(captures).toHaveLength(1);
-    expect(existsSync(join(cwd, "captures", captures[0]!, "capture.json"))).toBe(true);
+    // Nothing in the directory it ran from; the capture is under the temp directory, where it says.
+    expect(readdirSync(cwd)).toEqual([]);
+    const capture = /the comment capture is in (\S+)\n/.exec(run.stdout)?.[1];
+    expect(capture?.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(join(capture!, "capture.json"))).toBe(true);
+    rmSync(join(capture!, ".."), { recursive: true, force: true });
   });
 });

@@ -14,6 +14,8 @@ Usage: agent-user emulator [options]
   --port N            HTTP port (default: a free one)
   --https-port N      HTTPS port (default: a free one)
   --tenant FILE       seed the tenant from this JSON (default: the built-in tenant)
+  --agents N          seed the built-in tenant with N agents under its blueprint, each with its
+                      agent user and grant; --outputs then has the fleet's "agents" map (default 1)
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
   --ca-file FILE      where to write the HTTPS certificate (default .emulator/ca.pem);
@@ -31,6 +33,15 @@ function port(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${name} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** At most this many agents: each is three store entries, and a fleet bench uses 1,000. */
+const MAX_AGENTS = 10_000;
+
+function agentCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_AGENTS) throw new UsageError(`--agents must be a whole number from 1 to ${MAX_AGENTS}, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -55,6 +66,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         port: { type: "string" },
         "https-port": { type: "string" },
         tenant: { type: "string" },
+        agents: { type: "string" },
         faults: { type: "string" },
         outputs: { type: "string" },
         "ca-file": { type: "string" },
@@ -67,12 +79,15 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       io.stdout(HELP);
       return ExitCode.ok;
     }
+    const agents = values.agents === undefined ? undefined : agentCount(values.agents);
+    if (agents !== undefined && values.tenant) throw new UsageError("--agents seeds the built-in tenant; a --tenant file lists its own agents", "give one of --agents and --tenant");
     const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {} };
     const caFile = resolve(io.cwd, values["ca-file"] ?? ".emulator/ca.pem");
     const emulator = await startEmulator({
       port: port("--port", values.port),
       httpsPort: port("--https-port", values["https-port"]),
       tenant: values.tenant ? loadTenantFile(resolve(io.cwd, values.tenant)) : undefined,
+      agents,
       faults: parsed.faults,
       replicationLagMs: parsed.lagMs,
       caFile,

@@ -3,6 +3,7 @@
  * `agents` maps every agent's name to its ids. `--agent NAME` picks one.
  */
 import { SHARE_URLS } from "../../emulator/seed";
+import { startEmulator } from "../../emulator/server";
 import { addAgent, claimsOf, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "./helpers";
 
 const ctx = useEmulator();
@@ -75,5 +76,31 @@ describe("comments --outputs FILE --agent NAME", () => {
     const ambiguous = await runCli(["comments", SHARE_URLS.workbook, "--outputs", file, "--out", `${out}-2`], NO_ENV);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/describes 2 agents; pick one with --agent NAME\nhint: agents: alpha, beta/);
+  });
+});
+
+describe("emulator --agents N", () => {
+  it("seeds N agents under the blueprint; its outputs are fleet-shaped, and every agent mints", async () => {
+    const fleet = await startEmulator({ agents: 3 });
+    try {
+      const out = fleet.outputs();
+      expect(Object.keys(out.agents ?? {})).toEqual(["research-agent", "agent-2", "agent-3"]);
+      expect(out.agentUserId).toBe(out.agents!["research-agent"]!.agentUserId);
+      const file = writeOutputs(ctx.scratch.dir, out);
+      for (const name of Object.keys(out.agents!)) {
+        const run = await runCli(["token", "--outputs", file, "--agent", name, "--json"], NO_ENV);
+        expect(onlyJson(run)).toMatchObject({ ok: true, claims: { oid: out.agents![name]!.agentUserId } });
+      }
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it("is refused beside --tenant, and outside 1 to 10,000", async () => {
+    for (const argv of [["--agents", "0"], ["--agents", "2.5"], ["--agents", "3", "--tenant", "t.json"]]) {
+      const run = await runCli(["emulator", ...argv], NO_ENV);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--agents/);
+    }
   });
 });

@@ -78,7 +78,7 @@ describe("local walk: provision, mint, destroy", () => {
       ...created,
     };
     // The emulator, asked which objects make up this tenant's agent, names the same ones.
-    expect(tenantOutputs(store, t.emulator.httpUrl)).toMatchObject(created);
+    expect(tenantOutputs(store, t.emulator.httpUrl, false)).toMatchObject(created);
 
     // The smoke step: agent-user token --outputs outputs.json.
     const file = join(dir, "outputs.json");
