@@ -195,7 +195,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
     });
   const httpPort = await listen(http, options.port ?? 0);
-  const httpsPort = await listen(https, options.httpsPort ?? 0);
+  // A busy HTTPS port must not leave the HTTP listener open behind the error.
+  const httpsPort = await listen(https, options.httpsPort ?? 0).catch(async (err: unknown) => {
+    await new Promise((closed) => http.close(closed));
+    throw err;
+  });
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   const httpsUrl = `https://127.0.0.1:${httpsPort}`;
   origins.push(httpUrl, `http://localhost:${httpPort}`, httpsUrl, `https://localhost:${httpsPort}`);

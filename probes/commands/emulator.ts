@@ -1,8 +1,10 @@
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { fstatSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
+import { writeSecretFile } from "../../lib/secret-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
-import { loadTenantFile } from "../../emulator/seed";
+import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { startEmulator } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { reportFailure } from "../report";
@@ -13,20 +15,27 @@ Usage: agent-user emulator [options]
 
   --port N            HTTP port (default: a free one)
   --https-port N      HTTPS port (default: a free one)
-  --tenant FILE       seed the tenant from this JSON (default: the built-in tenant)
+  --tenant-file FILE  seed the tenant from this JSON (default: the built-in tenant);
+                      --tenant FILE still works for one release, with a warning
   --agents N          seed the built-in tenant with N agents under its blueprint, each with its
                       agent user and grant; --outputs then has the fleet's "agents" map (default 1)
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
-  --ca-file FILE      where to write the HTTPS certificate (default .emulator/ca.pem);
+  --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
+                      --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
 
-Runs until SIGINT or SIGTERM, then exits 0.
+It blocks: it serves until SIGINT or SIGTERM, or until the process that started it goes
+away (its parent exits, or its standard input is a pipe that closes), then exits 0.
+In a script, start it in the background and wait for the --outputs file:
+  agent-user emulator --outputs outputs.json & pid=$!
+  while [ ! -s outputs.json ]; do sleep 0.2; done
+  ...; kill $pid
 
 Examples:
   agent-user emulator --outputs outputs.json
   agent-user emulator --port 8400 --faults latency=50,429=2,retry-after=1
-  agent-user emulator --tenant tenant.json --faults lose=1,method=POST,on=graph
+  agent-user emulator --tenant-file tenant.json --faults lose=1,method=POST,on=graph
 `;
 
 function port(name: string, value: string | undefined): number | undefined {
@@ -45,16 +54,34 @@ function agentCount(value: string): number {
   return n;
 }
 
-/** Resolves when the process is asked to stop. */
-export function untilSignal(): Promise<string> {
+/**
+ * Resolves when the process is asked to stop, or when what started it goes
+ * away: `npx agent-user emulator &` killed in CI ends npm's shell, and the
+ * emulator must not outlive it with its ports open.
+ */
+export function untilStopped(): Promise<string> {
   return new Promise((done) => {
-    const stop = (signal: string) => {
+    const parent = process.ppid;
+    const watch = setInterval(() => process.ppid !== parent && stop("parent exited"), 500);
+    const stdinIsPipe = (() => {
+      try {
+        const stdin = fstatSync(0);
+        // A shell pipe is a FIFO; a pipe from Node's child_process is a socket. A terminal or /dev/null is neither.
+        return stdin.isFIFO() || stdin.isSocket();
+      } catch {
+        return false;
+      }
+    })();
+    const stop = (why: string) => {
+      clearInterval(watch);
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
-      done(signal);
+      if (stdinIsPipe) process.stdin.pause();
+      done(why);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    if (stdinIsPipe) process.stdin.on("end", () => stop("standard input closed")).resume();
   });
 }
 
@@ -65,6 +92,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       options: {
         port: { type: "string" },
         "https-port": { type: "string" },
+        "tenant-file": { type: "string" },
         tenant: { type: "string" },
         agents: { type: "string" },
         faults: { type: "string" },
@@ -79,22 +107,47 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       io.stdout(HELP);
       return ExitCode.ok;
     }
+    if (values.tenant !== undefined) {
+      if (values["tenant-file"] !== undefined) throw new UsageError("--tenant is the old spelling of --tenant-file; give only --tenant-file");
+      // --tenant is a tenant id everywhere else; for one release the emulator still takes it as a file.
+      io.stderr("agent-user emulator: --tenant FILE is deprecated, use --tenant-file FILE (--tenant goes in the next release)\n");
+    }
+    const tenantFile = values["tenant-file"] ?? values.tenant;
     const agents = values.agents === undefined ? undefined : agentCount(values.agents);
-    if (agents !== undefined && values.tenant) throw new UsageError("--agents seeds the built-in tenant; a --tenant file lists its own agents", "give one of --agents and --tenant");
+    if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
     const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {} };
-    const caFile = resolve(io.cwd, values["ca-file"] ?? ".emulator/ca.pem");
+    const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
+    const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
+    const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
+    // Never into the directory the user happens to stand in: beside the outputs, or a fresh temp directory.
+    const caFile =
+      values["ca-file"] !== undefined
+        ? resolve(io.cwd, values["ca-file"])
+        : outputsFile
+          ? join(dirname(outputsFile), "emulator-ca.pem")
+          : join(mkdtempSync(join(tmpdir(), "agent-user-emulator-")), "ca.pem");
     const emulator = await startEmulator({
-      port: port("--port", values.port),
-      httpsPort: port("--https-port", values["https-port"]),
-      tenant: values.tenant ? loadTenantFile(resolve(io.cwd, values.tenant)) : undefined,
+      ...listen,
+      tenant,
       agents,
       faults: parsed.faults,
       replicationLagMs: parsed.lagMs,
       caFile,
+    }).catch((err: unknown) => {
+      const e = err as NodeJS.ErrnoException & { port?: number };
+      if (e.code !== "EADDRINUSE") throw err;
+      const flag = e.port !== undefined && e.port === listen.httpsPort ? "--https-port" : "--port";
+      throw new UsageError(`port ${e.port ?? "?"} is in use; choose another ${flag}, or omit it for a free one`);
     });
+    // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
+    const stopped = untilStopped();
     const outputs = emulator.outputs();
-    if (values.outputs) {
-      writeFileSync(resolve(io.cwd, values.outputs), `${JSON.stringify(outputs, null, 2)}\n`, { mode: 0o600 });
+    try {
+      // The outputs hold the blueprint secret, and are the ready signal of a background start: written last, whole.
+      if (outputsFile) writeSecretFile(outputsFile, `${JSON.stringify(outputs, null, 2)}\n`, "--outputs");
+    } catch (err) {
+      await emulator.close();
+      throw err;
     }
     io.stdout(
       [
@@ -104,11 +157,13 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         `  token endpoint: ${emulator.httpUrl}/${outputs.tenantId}/oauth2/v2.0/token`,
         `  graph:          ${emulator.httpUrl}/v1.0/`,
         ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
+        "  shared files, for agent-user comments:",
+        ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
         "press Ctrl+C to stop",
         "",
       ].join("\n"),
     );
-    const signal = await untilSignal();
+    const signal = await stopped;
     await emulator.close();
     io.stdout(`emulator stopped (${signal})\n`);
     return ExitCode.ok;
