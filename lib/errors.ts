@@ -20,8 +20,8 @@ export abstract class AgentUserError extends Error {
   abstract readonly exitCode: ExitCode;
   /** The step that failed, e.g. "hop 3 (agent user token)" or "Graph POST /v1.0/users/...". */
   readonly step: string;
-  /** What to do about it. */
-  readonly hint?: string;
+  /** What to do about it; a caller that knows more (a replication window already spent) may sharpen it. */
+  hint?: string;
 
   constructor(step: string, message: string, hint?: string) {
     super(`${step}: ${message}`);
@@ -68,6 +68,9 @@ function isTlsTrustFailure(code: string): boolean {
 }
 
 function networkHint(code: string): string {
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    return "the server's certificate names another host than the URL's; use a host name the certificate lists (the local emulator's lists localhost and 127.0.0.1)";
+  }
   if (isTlsTrustFailure(code)) {
     return "the server's TLS certificate is not trusted; for the local emulator, set NODE_EXTRA_CA_CERTS to its CA file";
   }

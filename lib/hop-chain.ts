@@ -167,7 +167,16 @@ export class HopChain {
     if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions));
     const notReplicated = (err: unknown) => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
-    return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry: policy, classify, hooks: this.config.hooks }));
+    try {
+      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry: policy, classify, hooks: this.config.hooks }));
+    } catch (err) {
+      // The window was given and spent: telling the user to pass it again would send them in a circle.
+      if (notReplicated(err)) {
+        (err as TokenEndpointError).hint =
+          `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`;
+      }
+      throw err;
+    }
   }
 
   private minted(result: TokenResult): CachedToken {

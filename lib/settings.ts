@@ -27,12 +27,14 @@ export const CONNECTION_OPTIONS = {
   "agent-identity": { type: "string" },
   "agent-user": { type: "string" },
   resource: { type: "string" },
-  graph: { type: "string" },
   timeout: { type: "string" },
   "replication-window": { type: "string" },
 } as const;
 
-export type ConnectionFlags = { [K in keyof typeof CONNECTION_OPTIONS]?: string };
+/** Only for commands that read Graph (comments): minting a token reads none. */
+export const GRAPH_OPTIONS = { graph: { type: "string" } } as const;
+
+export type ConnectionFlags = { [K in keyof typeof CONNECTION_OPTIONS | keyof typeof GRAPH_OPTIONS]?: string };
 
 export interface ProbeSettings {
   tenantId: string;
@@ -45,6 +47,8 @@ export interface ProbeSettings {
   agentUser: string;
   timeoutMs: number;
   replicationWindowMs: number;
+  /** Where each input came from (flag, environment variable, --outputs key, default), never a value. */
+  sources: Record<string, string>;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,7 +59,8 @@ function readOutputs(path: string, agent: string | undefined, cwd: string): Part
   try {
     text = readFileSync(resolve(cwd, path), "utf8");
   } catch (err) {
-    throw new UsageError(`cannot read --outputs ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new UsageError(`cannot read --outputs ${path}: ${code}`, code === "ENOENT" ? `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\`` : undefined);
   }
   let json: unknown;
   try {
@@ -88,7 +93,8 @@ function seconds(name: string, value: string | undefined, fallback: number, allo
   return n * 1000;
 }
 
-function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string): BlueprintCredential {
+/** The blueprint credential, and where it came from (never its value). */
+function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string): { credential: BlueprintCredential; source: string } {
   const certPath = flags["blueprint-cert"] ?? env.AGENT_USER_BLUEPRINT_CERT;
   const keyPath = flags["blueprint-key"] ?? env.AGENT_USER_BLUEPRINT_KEY;
   const secretFile = flags["blueprint-secret-file"];
@@ -101,15 +107,19 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   if (explicit.length > 1) throw new UsageError(`more than one blueprint credential given (${explicit.join(", ")}); give exactly one`);
   if (certPath || keyPath) {
     if (!certPath || !keyPath) throw new UsageError("a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)");
-    return { kind: "certificate", certificate: loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }, "blueprint") };
+    const certificate = loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }, "blueprint");
+    return { credential: { kind: "certificate", certificate }, source: `certificate from ${flags["blueprint-cert"] ? "--blueprint-cert/--blueprint-key" : "AGENT_USER_BLUEPRINT_CERT/AGENT_USER_BLUEPRINT_KEY"}` };
   }
-  if (secret) return { kind: "secret", secret };
+  if (secret) return { credential: { kind: "secret", secret }, source: `client secret from ${secretFile !== undefined ? "--blueprint-secret-file" : "AGENT_USER_BLUEPRINT_SECRET"}` };
   const imds = env.AGENT_USER_IMDS_ENDPOINT;
   if (miClientId || miTokenFile) {
-    return { kind: "managedIdentity", clientId: miClientId, tokenFile: miTokenFile && resolve(cwd, miTokenFile), imdsEndpoint: imds && checkImdsEndpoint(imds) };
+    const credential: BlueprintCredential = { kind: "managedIdentity", clientId: miClientId, tokenFile: miTokenFile && resolve(cwd, miTokenFile), imdsEndpoint: imds && checkImdsEndpoint(imds) };
+    return { credential, source: `managed identity from ${miTokenFile ? "its token file" : "IMDS"} (${flags["managed-identity-client-id"] || flags["managed-identity-token-file"] ? "flag" : "environment"})` };
   }
-  if (outputs.blueprintClientSecret) return { kind: "secret", secret: outputs.blueprintClientSecret };
-  if (outputs.managedIdentityClientId) return { kind: "managedIdentity", clientId: outputs.managedIdentityClientId, imdsEndpoint: imds && checkImdsEndpoint(imds) };
+  if (outputs.blueprintClientSecret) return { credential: { kind: "secret", secret: outputs.blueprintClientSecret }, source: 'client secret from --outputs ("blueprintClientSecret")' };
+  if (outputs.managedIdentityClientId) {
+    return { credential: { kind: "managedIdentity", clientId: outputs.managedIdentityClientId, imdsEndpoint: imds && checkImdsEndpoint(imds) }, source: 'managed identity from --outputs ("managedIdentityClientId")' };
+  }
   throw new UsageError(
     "no blueprint credential: set AGENT_USER_BLUEPRINT_SECRET, or --blueprint-cert and --blueprint-key, or --managed-identity-client-id, or give --outputs with blueprintClientSecret",
   );
@@ -129,7 +139,26 @@ export function checkAgentUser(value: string): string {
   return value;
 }
 
-/** Resolves and validates every input; throws UsageError naming the first bad or missing one. */
+/** What a first run without --outputs is pointed at. */
+const OUTPUTS_HINT =
+  "after `pulumi up`, `pulumi stack output --json --show-secrets > outputs.json` writes every one of these; pass --outputs outputs.json (or try it on the emulator: `agent-user emulator --outputs outputs.json`)";
+
+function hasCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>): boolean {
+  return [
+    flags["blueprint-secret-file"],
+    flags["blueprint-cert"],
+    flags["managed-identity-client-id"],
+    flags["managed-identity-token-file"],
+    env.AGENT_USER_BLUEPRINT_SECRET,
+    env.AGENT_USER_BLUEPRINT_CERT,
+    env.AGENT_USER_MANAGED_IDENTITY_CLIENT_ID,
+    env.AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE,
+    outputs.blueprintClientSecret,
+    outputs.managedIdentityClientId,
+  ].some(Boolean);
+}
+
+/** Resolves and validates every input; throws UsageError naming every missing one, or the first bad one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, flags.agent, cwd) : {};
@@ -149,19 +178,31 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings {
   // An empty environment variable (CI's `VAR: ""`) counts as unset, as it does for the credential variables.
   const fromEnv = (name: string): string | undefined => env[name] || undefined;
-  const pick = (flag: keyof ConnectionFlags, envName: string, output: Exclude<keyof StackOutputs, "agents">, fallback?: string): string | undefined =>
-    flags[flag] ?? fromEnv(envName) ?? outputs[output] ?? fallback;
-  const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
-    if (!value) throw new UsageError(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);
+  // Where each input came from, for --verbose: the flag, the variable, the outputs key, or the default.
+  const sources: Record<string, string> = {};
+  const pick = (flag: keyof ConnectionFlags, envName: string, output: Exclude<keyof StackOutputs, "agents">, fallback?: string): string | undefined => {
+    const [value, source] =
+      flags[flag] !== undefined ? [flags[flag], `--${flag}`] : fromEnv(envName) ? [fromEnv(envName), envName] : outputs[output] ? [outputs[output], `--outputs ("${output}")`] : [fallback, "default"];
+    if (value !== undefined) sources[output] = source;
     return value;
+  };
+  // Every missing input is named at once: a first run should not be a game of one error at a time.
+  const missing: string[] = [];
+  const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
+    if (!value) missing.push(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);
+    return value ?? "";
   };
 
   const tenantId = need(pick("tenant", "AGENT_USER_TENANT_ID", "tenantId"), "--tenant", "AGENT_USER_TENANT_ID", "tenantId");
   const blueprintAppId = need(pick("blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId"), "--blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId");
   const identityValue = pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
-  const userValue = flags["agent-user"] ?? fromEnv("AGENT_USER_AGENT_USER_ID") ?? outputs.agentUserId ?? outputs.agentUserPrincipalName;
+  const userValue = pick("agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserId") ?? pick("agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserPrincipalName");
   const agentIdentityId = agentRequired ? need(identityValue, "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId") : identityValue;
   const agentUser = agentRequired ? need(userValue, "--agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserId") : userValue;
+  if (missing.length > 0) {
+    if (!hasCredential(flags, env, outputs)) missing.push("missing a blueprint credential (AGENT_USER_BLUEPRINT_SECRET, --blueprint-cert and --blueprint-key, or --managed-identity-client-id)");
+    throw new UsageError(missing.join("; "), flags.outputs === undefined ? OUTPUTS_HINT : undefined);
+  }
   if (!GUID.test(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
   if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
   if (agentUser !== undefined) checkAgentUser(agentUser);
@@ -172,16 +213,19 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
   const authorityUrl = assertSecureUrl("the authority URL", pick("authority", "AGENT_USER_AUTHORITY_URL", "authorityUrl", PUBLIC_CLOUD.authorityUrl)!).toString();
   const graphUrl = assertSecureUrl("the Graph URL", pick("graph", "AGENT_USER_GRAPH_URL", "graphUrl", PUBLIC_CLOUD.graphUrl)!).toString();
+  const { credential, source } = pickCredential(flags, env, outputs, cwd);
+  sources.credential = source;
   return {
     tenantId,
     authorityUrl: authorityUrl.replace(/\/+$/, ""),
     graphUrl: graphUrl.replace(/\/+$/, ""),
     resourceUrl: resource,
     blueprintAppId,
-    credential: pickCredential(flags, env, outputs, cwd),
+    credential,
     agentIdentityId,
     agentUser,
     timeoutMs: seconds("--timeout", flags.timeout, 15, false),
     replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
+    sources,
   };
 }

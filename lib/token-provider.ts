@@ -194,8 +194,8 @@ export class AgentUserTokenProvider {
 }
 
 /** The provider for settings the CLI resolved (flags, environment, --outputs). */
-export function providerFor(settings: ConnectionSettings): AgentUserTokenProvider {
-  return new AgentUserTokenProvider(optionsOf(settings));
+export function providerFor(settings: ConnectionSettings, hooks?: RetryHooks): AgentUserTokenProvider {
+  return new AgentUserTokenProvider({ ...optionsOf(settings), hooks });
 }
 
 function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderOptions {

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../lib/errors";
+import { didYouMean } from "./did-you-mean";
 
 /** What a command may touch, so tests can run commands in-process over real HTTP. */
 export interface CliIo {
@@ -7,6 +8,8 @@ export interface CliIo {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Whether stderr is a terminal, where progress lines are shown without --verbose. */
+  stderrIsTTY?: boolean;
 }
 
 /** A subcommand: parses its own arguments and returns its exit code. */
@@ -18,6 +21,7 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    stderrIsTTY: process.stderr.isTTY === true,
   };
 }
 
@@ -29,6 +33,14 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
   try {
     return parseArgs(config);
   } catch (err) {
-    throw new UsageError((err as Error).message, `see "agent-user ${command} --help"`);
+    const e = err as Error & { code?: string };
+    const help = `see "agent-user ${command} --help"`;
+    const unknown = /Unknown option '([^']+)'/.exec(e.message)?.[1];
+    if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+      const flags = Object.keys(config.options ?? {}).map((name) => `--${name}`);
+      const guess = didYouMean(unknown.replace(/=.*$/, ""), flags);
+      throw new UsageError(`unknown flag ${unknown} for agent-user ${command}${guess ? `; did you mean ${guess}?` : ""}`, help, "usage");
+    }
+    throw new UsageError(e.message, help, "usage");
   }
 }

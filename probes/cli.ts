@@ -2,6 +2,7 @@
 import { ExitCode } from "../lib/errors";
 import { PACKAGE_VERSION } from "../lib/version";
 import { processIo, type CliIo, type Command } from "./cli-io";
+import { didYouMean } from "./did-you-mean";
 
 const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
 
@@ -12,7 +13,7 @@ Usage:
                                         capture a shared file's comments and replies verbatim
   agent-user emulator [options]         run the local tenant emulator until interrupted
 
-Run "agent-user <command> --help" for a command's options and examples;
+Run "agent-user <command> --help" (or "agent-user help <command>") for a command's options and examples;
 "agent-user --version" prints the version.
 
 Exit codes:
@@ -35,9 +36,14 @@ const COMMANDS: Record<string, () => Command> = {
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    io.stderr(USAGE);
+    return ExitCode.usage;
+  }
+  if (name === "help" && rest[0] !== undefined && COMMANDS[rest[0]]) return COMMANDS[rest[0]]!()(["--help"], io);
+  if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
-    return name === undefined ? ExitCode.usage : ExitCode.ok;
+    return ExitCode.ok;
   }
   if (name === "--version" || name === "-v") {
     io.stdout(`${PACKAGE_VERSION}\n`);
@@ -45,7 +51,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const load = COMMANDS[name];
   if (!load) {
-    io.stderr(`agent-user: unknown command "${name}"\n\n${USAGE}`);
+    const guess = didYouMean(name, Object.keys(COMMANDS));
+    io.stderr(`agent-user: unknown command "${name}"${guess ? `; did you mean "${guess}"?` : ""}\n\n${USAGE}`);
     return ExitCode.usage;
   }
   return load()(rest, io);

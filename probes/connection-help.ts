@@ -1,7 +1,8 @@
 import { PUBLIC_CLOUD } from "../lib/stack-outputs";
 
 /** The --help section for the connection flags every token-minting command takes (lib/settings.ts). */
-export const CONNECTION_HELP = `Connection (flags, else environment, else --outputs FILE):
+/** `graph`: whether the command reads Graph (comments) and so takes --graph. */
+export const connectionHelp = (graph: boolean): string => `Connection (flags, else environment, else --outputs FILE):
   --outputs FILE                     JSON of \`pulumi stack output --json --show-secrets\`
   --agent NAME                       the agent of a fleet's --outputs file (its "agents" map)
   --tenant ID                        AGENT_USER_TENANT_ID (GUID or verified domain)
@@ -16,8 +17,7 @@ export const CONNECTION_HELP = `Connection (flags, else environment, else --outp
   --agent-identity ID                AGENT_USER_AGENT_IDENTITY_ID
   --agent-user ID|UPN                AGENT_USER_AGENT_USER_ID (object id or UPN)
   --resource URL                     AGENT_USER_RESOURCE_URL (default ${PUBLIC_CLOUD.resourceUrl})
-  --graph URL                        AGENT_USER_GRAPH_URL (default ${PUBLIC_CLOUD.graphUrl})
-  --timeout SECONDS                  per-request timeout (default 15)
+${graph ? `  --graph URL                        AGENT_USER_GRAPH_URL (default ${PUBLIC_CLOUD.graphUrl})\n` : ""}  --timeout SECONDS                  per-request timeout (default 15)
   --replication-window SECONDS       keep retrying AADSTS700016/65001/50034 this long after a fresh
                                      \`pulumi up\` (default 0: fail at once)
   http:// URLs are accepted only for loopback hosts.`;

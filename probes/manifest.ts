@@ -573,8 +573,14 @@ export function inspectManifest(options: InspectOptions): ManifestReport {
     servers: entries.map(serverReport),
     required,
     missing,
-    warnings: caseWarnings(location),
+    warnings: [...caseWarnings(location), ...missing.flatMap((name) => caseTwins(name, entries))],
   };
+}
+
+/** A required name that a registered server carries in another case: Microsoft's SDK compares names exactly. */
+function caseTwins(name: string, entries: ReadonlyArray<{ name: string; uniqueName?: string | null }>): string[] {
+  const twins = entries.flatMap((e) => [e.name, e.uniqueName ?? undefined]).filter((n): n is string => n !== undefined && n !== name && n.toLowerCase() === name.toLowerCase());
+  return [...new Set(twins)].map((twin) => `${name} is required; found ${twin}, which differs only in case (names are compared exactly)`);
 }
 
 function describePermission(server: ServerReport): string {

@@ -7,8 +7,9 @@ import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type Shape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
 import { reportFailure } from "../report";
-import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
-import { CONNECTION_HELP } from "../connection-help";
+import { CONNECTION_OPTIONS, GRAPH_OPTIONS, resolveSettings } from "../../lib/settings";
+import { connectionHelp } from "../connection-help";
+import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 
 const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim
 
@@ -17,11 +18,12 @@ Usage: agent-user comments <share_url> [options]
   <share_url>           the file's sharing link (absolute, https)
 
 Capture:
-  --out DIR             where to write the capture (default captures/<UTC timestamp>);
+  --out DIR             where to write the capture (default captures/<UTC time>-<random>);
                         it must not exist, and appears only once the capture is complete
   --all-replies         fetch the replies of every comment (default: of the first only)
   --baseline FILE       compare the fields seen with an earlier capture's shape.json
   --json                one JSON object on stdout
+  --verbose             say where each input came from, and every wait, on stderr
 
 The capture holds each answer as its own file (status, request-id, client-request-id,
 Date, and the body as received), capture.json (every request: URL, status, duration)
@@ -42,7 +44,7 @@ Exit codes:
   6 shape drift against the baseline, or an answer without the fields the walk needs
   7 the comments endpoint answered 404 itemNotFound for this item
 
-${CONNECTION_HELP}
+${connectionHelp(true)}
 
 Examples:
   agent-user comments "https://contoso.sharepoint.com/:x:/s/agents/EQuarterlyPlanShareLink" --outputs outputs.json
@@ -83,6 +85,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       args: argv,
       options: {
         ...CONNECTION_OPTIONS,
+        ...GRAPH_OPTIONS,
+        ...VERBOSE_OPTION,
         out: { type: "string" },
         "all-replies": { type: "boolean" },
         baseline: { type: "string" },
@@ -102,7 +106,10 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const shareUrl = validateShareUrl(positionals[0]);
     const baseline = values.baseline === undefined ? undefined : readBaseline(values.baseline, io.cwd);
     const settings = resolveSettings(values, io.env, io.cwd);
+    const verbose = values.verbose ?? false;
+    if (verbose && !json) reportSources(io, settings);
     const report = await captureSharedFile(settings, shareUrl, {
+      hooks: progressHooks(io, { verbose, json }),
       outDir: resolve(io.cwd, values.out ?? defaultCaptureDir()),
       allReplies: values["all-replies"] ?? false,
       baseline,

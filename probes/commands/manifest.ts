@@ -1,6 +1,5 @@
-import { parseArgs } from "node:util";
 import { ExitCode, UsageError } from "../../lib/errors";
-import type { Command } from "../cli-io";
+import { parseCommandArgs, type Command } from "../cli-io";
 import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME, ManifestError, WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest";
 import { failureJson, reportFailure, type FailureJson } from "../report";
 
@@ -47,26 +46,17 @@ function nonEmpty(name: string, value: string | undefined): string | undefined {
 }
 
 function parseManifestArgs(argv: string[]): ManifestArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        "tooling-dir": { type: "string" },
-        require: { type: "string", multiple: true },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
-      throw new UsageError((err as Error).message, `run "agent-user manifest --help"`);
-    }
-    throw err;
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandArgs("manifest", {
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      "tooling-dir": { type: "string" },
+      require: { type: "string", multiple: true },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
   if (positionals.length > 1) {
     throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(" ")}`);
   }

@@ -4,7 +4,8 @@ import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
 import { reportFailure } from "../report";
 import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
-import { CONNECTION_HELP } from "../connection-help";
+import { connectionHelp } from "../connection-help";
+import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 
 const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
 
@@ -13,6 +14,8 @@ Usage: agent-user token [options]
 Output:
   --json                one JSON object on stdout
   --show-token          include the access token (otherwise it is redacted)
+  --verbose             say where each input came from, and every wait (429, 503,
+                        replication lag) on stderr; waits are shown on a terminal anyway
 
 Exit codes:
   0 token minted and its claims checked
@@ -21,7 +24,7 @@ Exit codes:
   4 unreachable, timed out, or still 429/5xx after retries
   5 a token was minted but its claims are wrong
 
-${CONNECTION_HELP}
+${connectionHelp(false)}
 
 Examples:
   pulumi stack output --json --show-secrets > outputs.json
@@ -61,7 +64,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
   try {
     const { values } = parseCommandArgs("token", {
       args: argv,
-      options: { ...CONNECTION_OPTIONS, json: { type: "boolean" }, "show-token": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { ...CONNECTION_OPTIONS, ...VERBOSE_OPTION, json: { type: "boolean" }, "show-token": { type: "boolean" }, help: { type: "boolean", short: "h" } },
       strict: true,
       allowPositionals: false,
     });
@@ -71,7 +74,9 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     }
     json = values.json ?? false;
     const settings = resolveSettings(values, io.env, io.cwd);
-    const token = await providerFor(settings).getToken();
+    const verbose = values.verbose ?? false;
+    if (verbose && !json) reportSources(io, settings);
+    const token = await providerFor(settings, progressHooks(io, { verbose, json })).getToken();
     const showToken = values["show-token"] ?? false;
     if (json) {
       const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));

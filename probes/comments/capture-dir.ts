@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { lstatSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { UsageError } from "../../lib/errors";
@@ -21,14 +22,40 @@ async function fsStep<T>(what: string, op: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The default output directory: captures/<UTC timestamp>, e.g. captures/20261122T020132Z. */
+/**
+ * The default output directory: captures/<UTC time to the millisecond>-<random>,
+ * e.g. captures/20261122T020132.123Z-3f9a1c, so runs in the same second (a loop,
+ * or parallel jobs) never meet.
+ */
 export function defaultCaptureDir(now: Date = new Date()): string {
-  return join("captures", now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z"));
+  return join("captures", `${now.toISOString().replace(/[-:]/g, "")}-${randomBytes(3).toString("hex")}`);
 }
 
-/** Refuses an existing target before anything is sent: a capture is never written over another. */
+/**
+ * Refuses, before anything is sent, a target that exists (even as a dangling
+ * link: a capture is never written over another, nor through a link), or
+ * whose nearest existing parent is not a directory.
+ */
 export function assertNewCaptureDir(target: string): void {
-  if (existsSync(target)) throw new UsageError(`${target} already exists; a capture never overwrites another`, "give a new --out DIR, or leave --out out for captures/<UTC timestamp>", STEP);
+  if (lstatOrUndefined(target)) {
+    throw new UsageError(`--out ${target} already exists; a capture never overwrites another, nor writes through a link`, "give a new --out DIR, or leave --out out for a fresh captures/<time>", STEP);
+  }
+  for (let dir = dirname(target); ; dir = dirname(dir)) {
+    const stat = lstatOrUndefined(dir);
+    if (stat) {
+      if (!statSync(dir).isDirectory()) throw new UsageError(`--out ${target}: ${dir} is not a directory`, HINT, STEP);
+      return;
+    }
+    if (dirname(dir) === dir) return;
+  }
+}
+
+function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 export class CaptureDir {
@@ -50,7 +77,16 @@ export class CaptureDir {
   }
 
   async commit(): Promise<void> {
-    await fsStep(`move the finished capture to ${this.target}`, () => rename(this.temp, this.target));
+    try {
+      await rename(this.temp, this.target);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOTEMPTY" && code !== "EEXIST") throw new UsageError(`cannot move the finished capture to ${this.target}: ${code ?? (err as Error).message}`, HINT, STEP);
+      // Another run took the same --out while this one worked: say exactly that, and keep what Graph answered.
+      const kept = `${this.target}-${randomBytes(3).toString("hex")}`;
+      await fsStep(`keep the finished capture at ${kept}`, () => rename(this.temp, kept));
+      throw new UsageError(`--out ${this.target} was created by another run while this one captured; this capture is kept, complete, in ${kept}`, "give each run its own --out DIR", STEP);
+    }
   }
 
   async discard(): Promise<void> {

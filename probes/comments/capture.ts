@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
+import type { RetryHooks } from "../../lib/retry";
 import { providerFor, type AgentUserTokenProvider } from "../../lib/token-provider";
 import type { ProbeSettings } from "../../lib/settings";
 import { assertNewCaptureDir, CaptureDir } from "./capture-dir";
@@ -30,6 +31,8 @@ export interface CaptureOptions {
   baseline?: Shape;
   /** A token provider to reuse; the agent user token is minted fresh all the same. */
   provider?: AgentUserTokenProvider;
+  /** Told of each retry's wait (progress on a terminal, or with --verbose). */
+  hooks?: RetryHooks;
 }
 
 /** An answer that ended the walk; it is recorded in `file`. */
@@ -87,6 +90,18 @@ function hintFor(status: number, step: string): string {
   if (status === 404 && step === STEP.driveItem) return "check the sharing link, and that it is shared with the agent user or with the whole organization";
   if (status === 429 || status >= 500) return "Graph kept throttling or failing after retries; run again later";
   return "the answer is recorded verbatim in the capture; compare it with Graph's documentation for this call";
+}
+
+/** The files scopes a capture needs (either one does), and what a 403 says when the token has neither. */
+const FILES_SCOPES = ["Files.Read.All", "Sites.Read.All"];
+
+function missingScopeHint(scopes: readonly string[]): string {
+  const has = FILES_SCOPES.filter((s) => scopes.includes(s));
+  if (has.length > 0) return `the token carries ${has.join(" and ")}, so the agent user itself lacks access to this file: share it with the agent user`;
+  return (
+    `the agent user token's scp is "${scopes.join(" ")}", without Files.Read.All or Sites.Read.All: ` +
+    "grant Files.Read.All or Sites.Read.All (delegated) to the agent identity for the agent user (with this package's stack: `pulumi config set --path 'agent-user-kit:scopes[4]' Files.Read.All` and `pulumi up`), then run again (each run mints a fresh token)"
+  );
 }
 
 /** A Graph error answer, in Graph's own codes; a 404 itemNotFound from the comments endpoint is its own finding. */
@@ -267,7 +282,7 @@ export async function captureSharedFile(settings: ProbeSettings, shareUrl: strin
   const link = validateShareUrl(shareUrl);
   const target = resolve(options.outDir);
   assertNewCaptureDir(target);
-  const provider = options.provider ?? providerFor(settings);
+  const provider = options.provider ?? providerFor(settings, options.hooks);
   // Fresh, bypassing every cache: a files scope granted minutes ago must be in this token.
   const token = await provider.getToken({ fresh: true });
   const startedAt = new Date().toISOString();
@@ -280,7 +295,9 @@ export async function captureSharedFile(settings: ProbeSettings, shareUrl: strin
     const shape = walk.shape.shape();
     const drift = options.baseline && diffShapes(options.baseline, shape);
     const exitCode = walk.problem?.exitCode ?? (drift && hasDrift(drift) ? ExitCode.shapeDrift : ExitCode.ok);
-    const { item, comments, commentPages, repliedComments, replies, problem } = walk;
+    const { item, comments, commentPages, repliedComments, replies } = walk;
+    const scopes = typeof token.claims.scp === "string" ? token.claims.scp.split(" ") : [];
+    const problem = walk.problem?.status === 403 ? { ...walk.problem, hint: missingScopeHint(scopes) } : walk.problem;
     const base = { exitCode, dir: target, item, comments, commentPages, repliedComments, replies, requests: recorder.entries(), shape, drift, problem };
     const report: CaptureReport = { ...base, summary: summarize(base, allReplies) };
     const index = {
@@ -290,7 +307,7 @@ export async function captureSharedFile(settings: ProbeSettings, shareUrl: strin
       startedAt,
       finishedAt: new Date().toISOString(),
       // The scopes the token carried explain a 403; the token itself is never written.
-      tokenScopes: typeof token.claims.scp === "string" ? token.claims.scp.split(" ") : [],
+      tokenScopes: scopes,
       exitCode,
       summary: report.summary,
       item: item ?? null,

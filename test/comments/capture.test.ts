@@ -152,7 +152,7 @@ describe("agent-user comments: capture", () => {
 
     expect(code).toBe(ExitCode.ok);
     const captures = await readdir(path.join(h.cwd, "captures"));
-    expect(captures).toEqual([expect.stringMatching(/^\d{8}T\d{6}Z$/)]);
+    expect(captures).toEqual([expect.stringMatching(/^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{6}$/)]);
     expect((await stat(path.join(h.cwd, "captures"))).mode & 0o777).toBe(0o700);
     expect(await readdir(path.join(h.cwd, "captures", captures[0]!))).toContain("capture.json");
   });

@@ -136,7 +136,7 @@ describe("plain http is refused except on loopback", () => {
     ["the flag", ["--authority", "http://example.com"], NO_ENV, {}],
     ["the environment", [], { AGENT_USER_AUTHORITY_URL: "http://login.example.com:8080" }, {}],
     ["--outputs", [], NO_ENV, { authorityUrl: "http://10.0.0.5" }],
-    ["the Graph URL", ["--graph", "http://graph.example.com"], NO_ENV, {}],
+    ["the Graph URL", [], { AGENT_USER_GRAPH_URL: "http://graph.example.com" }, {}],
   ])("an http:// authority from %s: exit 2", async (_from, argv, env, patch) => {
     const { message } = await usageError(["--outputs", file(patch), ...argv], env);
     expect(message).toMatch(/must use https \(plain http is accepted only for loopback hosts/);
