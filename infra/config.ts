@@ -187,7 +187,8 @@ export function readConfig(): KitConfig {
     const value = config.get(key);
     if (value !== undefined) raw[key] = value;
   }
-  return validateConfig(raw);
+  // The stack file is where a placeholder would have come from: name it.
+  return validateConfig(raw, new Date(), { ...STACK_CONFIG, hint: `in Pulumi.${pulumi.getStack()}.yaml: ${STACK_CONFIG.hint}` });
 }
 
 type Fail = (key: ConfigKey, message: string) => void;
@@ -362,9 +363,16 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
   return agents.length === items.length ? agents : undefined;
 }
 
+const PLACEHOLDER = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+const placeholder = (value: string) => `is the placeholder ${value} of the example stack file, never a real id; set yours`;
+
 function guid(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
   const value = text(raw, key, fail);
   if (value === undefined) return undefined;
+  if (PLACEHOLDER.test(value)) {
+    fail(key, placeholder(value));
+    return undefined;
+  }
   if (!isGuid(value)) {
     fail(key, `must be an object id or app id (a GUID), got ${JSON.stringify(value)}`);
     return undefined;
@@ -380,6 +388,11 @@ function guidList(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | undefi
   }
   if (values.length === 0) {
     fail(key, "needs at least one user object id (Entra refuses a blueprint or agent identity with no sponsor)");
+    return undefined;
+  }
+  const dummy = values.find((value) => PLACEHOLDER.test(value));
+  if (dummy) {
+    fail(key, placeholder(dummy));
     return undefined;
   }
   const bad = values.filter((value) => !isGuid(value));

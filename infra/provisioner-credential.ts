@@ -57,6 +57,9 @@ function credentialError(message: string, fix?: string): Error {
   return error;
 }
 
+/** The all-zero GUID of example files: no tenant, application or user has it. */
+export const isPlaceholderGuid = (value: string): boolean => /^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(value.trim());
+
 /** Configuration wins over the environment, as in the azuread provider. */
 export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv): ProvisionerSettings {
   const settings: ProvisionerSettings = {};
@@ -79,6 +82,18 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
       `the provisioner application is not configured: set ${missing.map((m) => PROVISIONER_SOURCES[m].join(" or ")).join(", and ")}`,
       `give the provisioner's tenant and client id, plus one credential (ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH); ${NO_CLI}`,
     );
+  }
+  for (const name of ["tenantId", "clientId"] as const) {
+    const { value, source } = settings[name]!;
+    if (isPlaceholderGuid(value)) {
+      const inStack = source.startsWith("azuread:");
+      throw credentialError(
+        `${source} is the placeholder ${value}${inStack ? " in the stack configuration (Pulumi.<stack>.yaml)" : ""}; it is never used`,
+        inStack
+          ? `remove it (\`pulumi config rm ${source}\`) so that ${PROVISIONER_SOURCES[name][1]} applies, or set the provisioner's real ${name === "tenantId" ? "tenant" : "client"} id`
+          : `set ${source} to the provisioner's real ${name === "tenantId" ? "tenant" : "client"} id`,
+      );
+    }
   }
   const base = { tenantId: settings.tenantId!.value, clientId: settings.clientId!.value };
   if (settings.clientCertificatePath) {

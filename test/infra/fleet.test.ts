@@ -121,6 +121,22 @@ describe("the agents list is checked before any resource is registered", () => {
     expect(message).toContain("agent-user-kit:agents [2].name is required");
   });
 
+  it("refuses the example stack file's all-zero placeholder, naming the key and the stack file", async () => {
+    const { registrations } = await installMocks();
+    pulumi.runtime.setAllConfig({ ...SHORTHAND, "agent-user-kit:sponsors": '["00000000-0000-0000-0000-000000000000"]' });
+    let error: { message?: string; hint?: string } = {};
+    jest.isolateModules(() => {
+      try {
+        jest.requireActual("../../infra/stack");
+      } catch (err) {
+        error = err as typeof error;
+      }
+    });
+    expect(registrations).toEqual([]);
+    expect(error.message).toContain("agent-user-kit:sponsors is the placeholder 00000000-0000-0000-0000-000000000000 of the example stack file");
+    expect(error.hint).toMatch(/^in Pulumi\.test\.yaml: /);
+  });
+
   it("refuses the one-agent keys beside agents", async () => {
     const message = await failure({ ...SHORTHAND, "agent-user-kit:agents": THREE_AGENTS });
     expect(message).toContain("agent-user-kit:agentIdentityName is the one-agent shorthand");
