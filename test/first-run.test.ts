@@ -161,3 +161,15 @@ describe("comments runs in the same second", () => {
     expect(ctx.emulator.requests.length).toBe(before);
   });
 });
+
+describe("progress on a terminal", () => {
+  it("is shown on a terminal without --verbose, and not when stderr is not one", async () => {
+    const { progressHooks } = await import("../probes/progress");
+    const lines: string[] = [];
+    const io = { stdout: () => undefined, stderr: (t: string) => void lines.push(t), env: {}, cwd: ctx.scratch.dir };
+    progressHooks({ ...io, stderrIsTTY: true }, { verbose: false, json: false })!.onRetry!(new Error("hop 2 (agent identity token): AADSTS90055"), 1, 2500);
+    expect(lines).toEqual(["waiting 2.5 s before attempt 2: hop 2 (agent identity token): AADSTS90055\n"]);
+    expect(progressHooks({ ...io, stderrIsTTY: false }, { verbose: false, json: false })).toBeUndefined();
+    expect(progressHooks({ ...io, stderrIsTTY: true }, { verbose: true, json: true })).toBeUndefined();
+  });
+});

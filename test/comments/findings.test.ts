@@ -73,6 +73,8 @@ describe("agent-user comments: findings", () => {
     expect(code).toBe(ExitCode.rejected);
     expect(stderr).toContain("Graph GET /v1.0/shares/{shareId}/driveItem: accessDenied (HTTP 403)");
     expect(stderr).toContain("grant Files.Read.All");
+    // The hint names what the token carried, from its scp claim.
+    expect(stderr).toMatch(/the agent user token's scp is "User.Read[^"]*", without Files.Read.All or Sites.Read.All/);
     const answer = await readResponseFile(path.join(h.cwd, "cap", "01-drive-item.http"));
     expect(answer.status).toBe(403);
     expect(h.graphRequests().filter((r) => r.path.includes("/comments"))).toHaveLength(0);
