@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { enableCompileCache } from "node:module";
 import { ExitCode } from "../lib/errors";
 import { PACKAGE_VERSION } from "../lib/version";
 import { processIo, type CliIo, type Command } from "./cli-io";
@@ -58,7 +59,22 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return load()(rest, io);
 }
 
+/** The oldest Node.js the kit supports (package.json engines): the maintained LTS lines are 22 and 24. */
+const MIN_NODE = [22, 0] as const;
+
+/** A clear line, not a stack trace, for anyone on an older Node.js. */
+function nodeTooOld(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1]);
+}
+
 if (require.main === module) {
+  if (nodeTooOld(process.versions.node)) {
+    process.stderr.write(`agent-user: Node.js ${MIN_NODE.join(".")} or later is required (22 and 24 are the supported LTS lines); this is ${process.version}\n`);
+    process.exit(ExitCode.usage);
+  }
+  // Node 22.1+: compiled code is cached on disk, so later starts skip parsing (npm run bench measures it).
+  enableCompileCache?.();
   main(process.argv.slice(2), processIo()).then(
     (code) => process.exit(code),
     (err: unknown) => {
