@@ -22,6 +22,10 @@ export interface FaultConfig {
   target: FaultTarget;
   /** Only requests with this method take the counted faults above; any method when absent. */
   method?: string;
+  /** Token endpoint rate limit: requests per second per tenant (burst the same); none when absent. */
+  idpRate?: number;
+  /** Graph rate limit: requests per second per calling application (token appid/azp); none when absent. */
+  graphRate?: number;
 }
 
 export type FaultAction = { kind: "none" } | { kind: "throttle" | "unavailable"; retryAfterS: number } | { kind: "drop" } | { kind: "lose" };
@@ -48,7 +52,9 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
                    endpoint and to Graph reads of directory objects by id, and new or
                    changed grants do not reach the token endpoint (e.g. lag=5 or lag=500ms)
   on=token|graph|all   which surface the request faults apply to (default all)
-  method=POST      only requests with this method take 429, 503, drop and lose (default any)`;
+  method=POST      only requests with this method take 429, 503, drop and lose (default any)
+  idp-rate=N       token endpoint: N requests/s per tenant (burst N), then 429 with Retry-After
+  graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests`;
 
 function duration(key: string, value: string, unit: "ms" | "s"): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
@@ -93,6 +99,13 @@ export function parseFaultSpec(spec: string): ParsedFaults {
         if (!METHODS.includes(value.toUpperCase())) throw new UsageError(`--faults: method=${value} must be one of ${METHODS.join(", ")}`);
         out.faults.method = value.toUpperCase();
         break;
+      case "idp-rate":
+      case "graph-rate": {
+        const n = count(key, value);
+        if (n === 0) throw new UsageError(`--faults: ${key}=0 would refuse every request; give at least 1`);
+        out.faults[key === "idp-rate" ? "idpRate" : "graphRate"] = n;
+        break;
+      }
       case "lag":
         out.lagMs = duration(key, value, "s");
         break;
@@ -117,6 +130,11 @@ export class Faults {
 
   reset(): void {
     this.config = { ...NO_FAULTS };
+  }
+
+  /** The configuration in force (read by the rate limits). */
+  current(): Readonly<FaultConfig> {
+    return this.config;
   }
 
   latencyFor(surface: "token" | "graph" | "other"): number {

@@ -6,6 +6,8 @@ import { dirname } from "node:path";
 import { PUBLIC_CLOUD, type FleetAgentOutputs, type StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { Faults, type FaultConfig } from "./faults";
+import { RateLimiter } from "./rate-limit";
+import { decodeJwtClaims } from "../lib/jwt";
 import { graphErrorResponse } from "./graph/envelope";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
@@ -131,6 +133,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const requests: RequestRecord[] = [];
   const origins: string[] = [];
   const ctx: EmulatorContext = { store, key, faults, origins };
+  // Built lazily from the fault config, so faults set after start (reset, set) apply.
+  const limiters = new Map<string, RateLimiter>();
+  const limiter = (name: string, rate: number | undefined): RateLimiter | undefined => {
+    if (rate === undefined) return undefined;
+    const id = `${name}:${rate}`;
+    if (!limiters.has(id)) limiters.set(id, new RateLimiter(rate));
+    return limiters.get(id);
+  };
+  /** The `idp-rate`/`graph-rate` answer: per tenant for the token endpoint, per calling app (appid/azp) for Graph. */
+  const rateLimited = (surface: Surface, params: Record<string, string>, req: IncomingMessage): EmulatorResponse | undefined => {
+    const config = faults.current();
+    const rl = surface === "token" ? limiter("idp", config.idpRate) : surface === "graph" ? limiter("graph", config.graphRate) : undefined;
+    if (!rl) return undefined;
+    let key = params.tenant ?? "imds";
+    if (surface === "graph") {
+      const claims = decodeJwtClaims((req.headers.authorization ?? "").replace(/^Bearer\s+/i, ""));
+      key = String(claims?.azp ?? claims?.appid ?? "anonymous");
+    }
+    const decision = rl.take(key.toLowerCase());
+    return decision.ok ? undefined : faultResponse(surface, "throttle", decision.retryAfterS, req);
+  };
 
   const handle = (scheme: "http" | "https") => async (req: IncomingMessage, res: ServerResponse) => {
     const origin = `${scheme}://${req.headers.host ?? "127.0.0.1"}`;
@@ -165,8 +188,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return;
     }
     let response: EmulatorResponse;
+    const limited = fault.kind === "none" ? rateLimited(surface, match.params, req) : undefined;
     if (fault.kind === "throttle" || fault.kind === "unavailable") {
       response = faultResponse(surface, fault.kind, fault.retryAfterS, req);
+    } else if (limited) {
+      response = limited;
     } else {
       try {
         response = await match.route.handler({ method, url, headers: req.headers, body, params: match.params, origin }, ctx);

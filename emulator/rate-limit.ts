@@ -1,0 +1,43 @@
+/**
+ * Per-key token buckets for the emulator's `idp-rate` and `graph-rate` faults:
+ * N requests per second per key (tenant for the token endpoint, calling
+ * application for Graph), with a burst of N.
+ */
+
+/** Milliseconds since an arbitrary origin; injected so tests run on a fake clock. */
+export type Clock = () => number;
+
+export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  /** `perSecond` requests per second per key, burst `perSecond`. */
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: Clock = () => performance.now(),
+  ) {
+    if (!(perSecond > 0)) throw new RangeError(`rate must be positive, got ${perSecond}`);
+  }
+
+  /** Takes one request's token for `key`, or says how long (whole seconds, at least 1) to wait. */
+  take(key: string): RateDecision {
+    const now = this.clock();
+    const b = this.buckets.get(key) ?? { tokens: this.perSecond, at: now };
+    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return { ok: true };
+    }
+    // Retry-After carries whole seconds: round the time to the next token up.
+    const waitS = (1 - b.tokens) / this.perSecond;
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil(waitS)) };
+  }
+}
