@@ -4,6 +4,8 @@ import { ClaimsError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
+import { PUBLIC_CLOUD } from "./stack-outputs";
+import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
@@ -107,7 +109,17 @@ export class HopChain {
       this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
     const claims = decodeJwtClaims(final.token) ?? {};
-    const mismatches = checkAgentUserClaims(claims, { agentIdentityId, agentUser, tenantId: this.config.tenantId });
+    // A tenant named by its domain is checked against the tid Entra put in T1.
+    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.get(`1|${agentIdentityId}`);
+    const tidOfT1 = t1 && decodeJwtClaims(t1.token)?.tid;
+    const mismatches = checkAgentUserClaims(claims, {
+      agentIdentityId,
+      agentUser,
+      tenantId: this.config.tenantId,
+      resourceUrl,
+      tidOfT1: typeof tidOfT1 === "string" ? tidOfT1 : undefined,
+      now: this.now(),
+    });
     if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches);
     return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
   }
@@ -210,7 +222,14 @@ export class HopChain {
 export interface ExpectedIdentity {
   agentIdentityId: string;
   agentUser: string;
+  /** A GUID, or a verified domain: then `tidOfT1` stands in for it. */
   tenantId: string;
+  /** The resource asked for: `aud` must be it, or (for an appId-named resource) its GUID. */
+  resourceUrl?: string;
+  /** The `tid` of the T1 the chain used, which a domain-named tenant is checked against. */
+  tidOfT1?: string;
+  /** Now, in ms, for the `exp` check. */
+  now?: number;
 }
 
 /** What must hold of an agent user token; an empty list means it is the token that was asked for. */
@@ -225,6 +244,29 @@ export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdenti
   if (isGuid(expected.agentUser)) expect("oid", expected.agentUser, claims.oid);
   else expect("upn", expected.agentUser, claims.upn);
   expect(claims.azp !== undefined ? "azp" : "appid", expected.agentIdentityId, claims.azp ?? claims.appid);
-  if (isGuid(expected.tenantId)) expect("tid", expected.tenantId, claims.tid);
+  const tenant = isGuid(expected.tenantId) ? expected.tenantId : expected.tidOfT1;
+  if (tenant !== undefined) expect("tid", tenant, claims.tid);
+  if (expected.resourceUrl !== undefined && !audienceMatches(claims.aud, expected.resourceUrl)) {
+    mismatches.push({ claim: "aud", expected: expected.resourceUrl, actual: typeof claims.aud === "string" ? claims.aud : undefined });
+  }
+  if (expected.now !== undefined && !(typeof claims.exp === "number" && claims.exp * 1000 > expected.now)) {
+    mismatches.push({ claim: "exp", expected: "a time after now", actual: typeof claims.exp === "number" ? new Date(claims.exp * 1000).toISOString() : undefined });
+  }
   return mismatches;
+}
+
+/**
+ * Entra names the audience by the resource's URL or by its appId. Graph's
+ * appId is known, so a Graph token must name Graph either way; another API's
+ * appId is not known here, so its token may carry any appId (a GUID) but no
+ * other API's URL.
+ */
+function audienceMatches(aud: unknown, resourceUrl: string): boolean {
+  if (typeof aud !== "string") return false;
+  const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
+  const want = norm(resourceUrl);
+  const got = norm(aud);
+  if (got === want || `api://${got}` === want) return true;
+  const graph = want === norm(PUBLIC_CLOUD.resourceUrl) || want === MICROSOFT_GRAPH_APP_ID;
+  return graph ? got === MICROSOFT_GRAPH_APP_ID : isGuid(got);
 }
