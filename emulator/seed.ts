@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { UsageError } from "../lib/errors";
+import { badSegment } from "../lib/path-segment";
 import {
   GRAPH_APP_ID,
   GRAPH_RESOURCE,
@@ -316,6 +317,9 @@ function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unk
     for (const field of strings) {
       if (typeof record[field] !== "string") throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be a string`);
     }
+    // Ids become URL path segments of the emulator's Graph: "..", "/" and the like are bad input.
+    const badId = typeof record.id === "string" ? badSegment(record.id) : undefined;
+    if (badId) throw new UsageError(`tenant file ${path}: ${key}[${i}].id ${badId}`);
     for (const field of lists) {
       if (record[field] === undefined) record[field] = [];
       else if (!Array.isArray(record[field])) throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be an array`);

@@ -5,6 +5,7 @@ import type { HttpOptions } from "./http";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { PUBLIC_CLOUD } from "./stack-outputs";
+import { isLoopbackHost } from "./urls";
 import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
@@ -255,6 +256,14 @@ export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdenti
   return mismatches;
 }
 
+function isLoopbackUrl(value: string): boolean {
+  try {
+    return isLoopbackHost(new URL(value).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Entra names the audience by the resource's URL or by its appId. Graph's
  * appId is known, so a Graph token must name Graph either way; another API's
@@ -267,6 +276,9 @@ function audienceMatches(aud: unknown, resourceUrl: string): boolean {
   const want = norm(resourceUrl);
   const got = norm(aud);
   if (got === want || `api://${got}` === want) return true;
+  // The local emulator serves Graph at its own loopback origin, and a token asked for it is Graph's.
+  const emulatedGraph = isLoopbackUrl(want) && (got === norm(PUBLIC_CLOUD.resourceUrl) || got === MICROSOFT_GRAPH_APP_ID);
+  if (emulatedGraph) return true;
   const graph = want === norm(PUBLIC_CLOUD.resourceUrl) || want === MICROSOFT_GRAPH_APP_ID;
   return graph ? got === MICROSOFT_GRAPH_APP_ID : isGuid(got);
 }

@@ -4,7 +4,11 @@
  * Microsoft's API reference writes them; agent users put it before the key.
  */
 
-const id = (value: string) => encodeURIComponent(value);
+import { UsageError } from "../../lib/errors";
+import { pathSegment } from "../../lib/path-segment";
+
+/** An object id from state or inputs, as one path segment; ".", ".." or a "/" is bad input, never a path. */
+const id = (value: string) => pathSegment(value, (reason) => new UsageError(`the object id ${reason}`, "check the resource's state (pulumi refresh) or its inputs", "Graph object id"));
 
 export const BLUEPRINTS = "/v1.0/applications/microsoft.graph.agentIdentityBlueprint";
 export const blueprintPath = (objectId: string) => `/v1.0/applications/${id(objectId)}/microsoft.graph.agentIdentityBlueprint`;

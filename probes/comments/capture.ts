@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
+import { badSegment } from "../../lib/path-segment";
 import type { RetryHooks } from "../../lib/retry";
 import { providerFor, type AgentUserTokenProvider } from "../../lib/token-provider";
 import type { ProbeSettings } from "../../lib/settings";
@@ -193,6 +194,9 @@ class Walk {
       return void (this.problem = shapeProblem(STEP.driveItem, rec, "the body has no \"id\" and \"parentReference.driveId\""));
     }
     this.item = { driveId, itemId: item.id, ...(typeof item.name === "string" ? { name: item.name } : {}) };
+    // Ids from an answer go into the next URL: one that is a path step ("..") or holds "/" would aim the token elsewhere.
+    const badId = [["parentReference.driveId", driveId] as const, ["id", item.id] as const].map(([field, value]) => [field, badSegment(value)] as const).find(([, why]) => why);
+    if (badId) return void (this.problem = shapeProblem(STEP.driveItem, rec, `its "${badId[0]}" ${badId[1]}; it is not an id, so nothing more was asked`));
 
     const itemPath = `/beta/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(item.id)}`;
     const comments = await this.collect("comment", STEP.comments, "comments", "02-comments", `${itemPath}/comments`);
@@ -206,6 +210,8 @@ class Walk {
       const id = isObject(value) ? value.id : undefined;
       const n = i + 1;
       if (typeof id !== "string") return { items: [], pages: 0, problem: shapeProblem(STEP.comments, page, `comment ${n} has no string "id" to ask for its replies`) };
+      const bad = badSegment(id);
+      if (bad) return { items: [], pages: 0, problem: shapeProblem(STEP.comments, page, `comment ${n}'s "id" ${bad}; its replies were not asked for`) };
       return this.collect("reply", `${STEP.replies} (comment ${n})`, `replies of comment ${n} (${id})`, `03-replies-comment-${pad(n)}`, `${itemPath}/comments/${encodeURIComponent(id)}/replies`);
     });
     this.repliedComments = results.length;
