@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
-import { parseRetryAfter, send, type HttpOptions } from "./http";
+import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { assertSecureUrl } from "./urls";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
 
@@ -57,7 +57,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   const url = new URL("/metadata/identity/oauth2/token", base);
   url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: TOKEN_EXCHANGE_AUDIENCE, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
   return withRetry(async () => {
-    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, http);
+    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds });
     let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
     try {
       body = JSON.parse(res.body) ?? {};

@@ -1,5 +1,5 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
-import { parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
+import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { redactJwts } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 
@@ -194,7 +194,7 @@ export class GraphClient {
           ...call.headers,
         };
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-        const res = await send(step, { method, url, headers, body }, this.options);
+        const res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
         if (res.status >= 400) throw new GraphError(step, res);
         return res;
       },

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { Dispatcher } from "undici";
 import { request } from "./undici-request";
-import { NetworkError } from "./errors";
+import { AgentUserError, ExitCode, NetworkError } from "./errors";
 
 /** One HTTP exchange, always with a timeout. */
 export interface HttpRequest {
@@ -30,6 +30,23 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** undici dispatcher; the global one (keep-alive pool) when absent. */
   dispatcher?: Dispatcher;
+  /** The largest body read, in bytes; BODY_LIMITS.tokenEndpoint when absent. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * How much of an answer is read, per service, in one place. A token or IMDS
+ * answer is a few KiB; a Graph page can be large. Past the limit the answer is
+ * a final error: an endless body never grows the process, and is not retried.
+ */
+export const BODY_LIMITS = { tokenEndpoint: 1 << 20, imds: 1 << 20, graph: 32 << 20 } as const;
+
+/** The answer was larger than the step may read: malformed or hostile, and final. */
+export class ResponseTooLargeError extends AgentUserError {
+  readonly exitCode = ExitCode.rejected;
+  constructor(step: string, limit: number) {
+    super(step, `the answer is larger than ${limit} bytes, the most this step reads`, "the service (or a proxy in front of it) sent far more than this call ever needs; check the URL and any proxy");
+  }
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -50,11 +67,32 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
       signal: deadlineSignal(timeoutMs, started),
       dispatcher: options.dispatcher,
     });
-    const body = await res.body.text();
+    const body = await readCapped(step, res, options.maxBodyBytes ?? BODY_LIMITS.tokenEndpoint);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), body, ms: performance.now() - started };
   } catch (err) {
+    if (err instanceof ResponseTooLargeError) throw err;
     throw toNetworkError(step, err, timeoutMs);
   }
+}
+
+/** The body as text, read no further than `limit` bytes; the request's deadline covers this read too. */
+async function readCapped(step: string, res: Dispatcher.ResponseData, limit: number): Promise<string> {
+  const declared = Number(res.headers["content-length"]);
+  if (declared > limit) {
+    res.body.destroy();
+    throw new ResponseTooLargeError(step, limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      res.body.destroy();
+      throw new ResponseTooLargeError(step, limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
 }
 
 /** The shared deadline signal of the current window, per timeout value. */
