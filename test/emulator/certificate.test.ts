@@ -3,6 +3,7 @@
  * certificates for the blueprint's certificate credential), checked by
  * Node's X.509 parser and by a TLS handshake's rules.
  */
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { checkServerIdentity } from "node:tls";
 import { selfSignedCertificate } from "../../emulator/certificate";
 
@@ -26,5 +27,7 @@ it("is a valid self-signed certificate with a positive serial, its validity and 
 it("a client certificate has no subjectAltName", () => {
   const { certificate, privateKeyPem } = selfSignedCertificate({ commonName: "blueprint" });
   expect(certificate.subjectAltName).toBeUndefined();
-  expect(privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  // The key that signs with the certificate's public key: a pair.
+  expect(createPrivateKey(privateKeyPem).type).toBe("private");
+  expect(createPublicKey(privateKeyPem).export({ type: "spki", format: "der" })).toEqual(certificate.publicKey.export({ type: "spki", format: "der" }));
 });
