@@ -29,6 +29,12 @@ export interface EmulatorOptions {
   caFile?: string;
   /** Seed the default tenant with this many agents under its blueprint (`--agents N`); 1 by default. */
   agents?: number;
+  /**
+   * Host names it answers to besides 127.0.0.1 and localhost on its own ports,
+   * e.g. login.microsoftonline.com when a benchmark routes a client that
+   * hard-codes it here. Any other Host is refused with 400.
+   */
+  extraHosts?: string[];
 }
 
 /** One request as the emulator saw it, for tests and benchmarks that count round trips. */
@@ -156,7 +162,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   const handle = (scheme: "http" | "https") => async (req: IncomingMessage, res: ServerResponse) => {
-    const origin = `${scheme}://${req.headers.host ?? "127.0.0.1"}`;
+    // Only its own loopback names and ports: a page that rebinds a DNS name to 127.0.0.1 sends its own Host,
+    // and a Host is reflected into issuers and @odata.context, so a foreign or malformed one is refused, never echoed.
+    const origin = `${scheme}://${req.headers.host ?? ""}`;
+    if (!origins.includes(origin) && !(options.extraHosts ?? []).includes(String(req.headers.host))) {
+      requests.push({ method: req.method ?? "GET", path: "(foreign Host)", surface: "other", status: 400 });
+      req.resume();
+      return write(res, { status: 400, body: { error: "invalid_request", error_description: "[emulator] the Host header does not name this emulator (127.0.0.1 or localhost, on its own port)" } });
+    }
     const url = new URL(req.url ?? "/", origin);
     const method = req.method ?? "GET";
     let body: string | undefined;

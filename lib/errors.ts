@@ -83,6 +83,14 @@ function networkHint(code: string): string {
   return "the connection failed; retry, and check proxies and TLS trust (NODE_EXTRA_CA_CERTS)";
 }
 
+/** An answer that no real service sends (a token with a line break in it): final, and named, never a crash. */
+export class MalformedAnswerError extends AgentUserError {
+  readonly exitCode = ExitCode.rejected;
+  constructor(step: string, detail: string) {
+    super(step, `malformed answer: ${detail}`, "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy");
+  }
+}
+
 /** An exit code for a server answer: 5xx and 429 mean "unreachable", the rest "rejected". */
 export function exitCodeForStatus(status: number): ExitCode {
   return status >= 500 || status === 429 ? ExitCode.unreachable : ExitCode.rejected;

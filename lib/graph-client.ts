@@ -1,6 +1,6 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
-import { redactJwts } from "./redact";
+import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 
 /** Graph's error envelope. */
@@ -45,13 +45,20 @@ export class GraphError extends AgentUserError {
     const body = parseErrorBody(response.body);
     const code = body?.error.code ?? `http_${response.status}`;
     const innerCodes: string[] = [];
-    for (let inner = body?.error.innerError; inner; inner = inner.innerError) if (inner.code) innerCodes.push(inner.code);
-    const message = redactJwts(body?.error.message ?? "").trim();
+    // Field by field, as typed: a hostile or broken answer (a message that is an object, an endless chain) stays an answer.
+    let inner: unknown = body?.error.innerError;
+    for (let depth = 0; depth < 10 && inner !== null && typeof inner === "object"; depth++) {
+      const { code: innerCode, innerError } = inner as { code?: unknown; innerError?: unknown };
+      if (typeof innerCode === "string") innerCodes.push(innerCode);
+      inner = innerError;
+    }
+    const message = typeof body?.error.message === "string" ? redactJwts(body.error.message).trim() : "";
     super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, graphHint(response.status, code));
     this.status = response.status;
     this.code = code;
     this.innerCodes = innerCodes;
-    this.requestId = body?.error.innerError?.["request-id"] ?? response.headers["request-id"];
+    const requestId: unknown = body?.error.innerError?.["request-id"];
+    this.requestId = typeof requestId === "string" ? requestId : response.headers["request-id"];
     this.retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
     this.response = response;
     this.exitCode = exitCodeForStatus(response.status);
@@ -186,16 +193,18 @@ export class GraphClient {
       window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
     return withRetry(
       async () => {
+        const token = await this.options.getToken();
         const headers: Record<string, string> = {
           accept: "application/json",
-          authorization: `Bearer ${await this.options.getToken()}`,
+          authorization: `Bearer ${token}`,
           ...(call.agentId ? { "odata-version": "4.0" } : {}),
           ...(call.body !== undefined ? { "content-type": "application/json" } : {}),
           ...call.headers,
         };
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
         const res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
-        if (res.status >= 400) throw new GraphError(step, res);
+        // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
+        if (res.status >= 400) throw new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
         return res;
       },
       policy,

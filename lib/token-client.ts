@@ -1,7 +1,7 @@
 import { aadstsHint, isTransientAadsts } from "./aadsts";
-import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
+import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions } from "./http";
-import { redactJwts } from "./redact";
+import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
 
 /** Successful answer of `/oauth2/v2.0/token`. */
@@ -122,7 +122,9 @@ export async function requestToken(
         { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body },
         options,
       );
-      return parseTokenResponse(step, res.status, res.body, parseRetryAfter(res.headers["retry-after"]));
+      // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
+      const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
+      return parseTokenResponse(step, res.status, text, parseRetryAfter(res.headers["retry-after"]));
     },
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,
@@ -134,6 +136,10 @@ export async function requestToken(
 export function parseTokenResponse(step: string, status: number, text: string, retryAfterMs?: number): TokenResponse {
   const json = parseJson(text);
   if (status === 200 && json && typeof json.access_token === "string") {
+    // A token is one line of base64url and dots; a line break in it would later split a header or a form.
+    if (!/^[\x21-\x7e]+$/.test(json.access_token)) {
+      throw new MalformedAnswerError(step, "the access_token holds whitespace, line breaks or other characters no token has");
+    }
     const expiresIn = Number(json.expires_in);
     if (!Number.isFinite(expiresIn) || expiresIn <= 0) {
       throw new TokenEndpointError(step, 502, { error: "invalid_response", error_description: "expires_in is missing or not a number" });
@@ -147,10 +153,25 @@ export function parseTokenResponse(step: string, status: number, text: string, r
     };
   }
   if (json && typeof json.error === "string") {
-    return throwError(step, status, json as unknown as TokenErrorBody, retryAfterMs);
+    return throwError(step, status, errorBody(json), retryAfterMs);
   }
   const error = status === 200 ? "invalid_response" : `http_${status}`;
   return throwError(step, status === 200 ? 502 : status, { error, error_description: "the answer was not a token endpoint JSON body" }, retryAfterMs);
+}
+
+/** Entra's error fields, each only when it has its documented type: a broken answer is still reported, not a crash. */
+function errorBody(json: Record<string, unknown>): TokenErrorBody {
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const codes = Array.isArray(json.error_codes) && json.error_codes.every((c) => Number.isInteger(c)) ? (json.error_codes as number[]) : [];
+  return {
+    error: json.error as string,
+    error_description: text(json.error_description),
+    error_codes: codes,
+    trace_id: text(json.trace_id),
+    correlation_id: text(json.correlation_id),
+    timestamp: text(json.timestamp),
+    error_uri: text(json.error_uri),
+  };
 }
 
 function throwError(step: string, status: number, body: TokenErrorBody, retryAfterMs?: number): never {

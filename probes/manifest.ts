@@ -239,8 +239,13 @@ const JSON_ESCAPES = `"\\/bfnrt`;
  * only inside its message, whose wording changes between V8 versions and
  * sometimes omits the position altogether.
  */
+/** Deeper than any manifest, and far short of the call stack a recursive scan would exhaust. */
+const MAX_NESTING = 512;
+
 class JsonScanner {
   private pos = 0;
+  /** Objects and arrays open around the current position: past MAX_NESTING the scanner stops, before the stack does. */
+  private depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -256,8 +261,13 @@ class JsonScanner {
   private value(): void {
     this.space();
     const c = this.text[this.pos];
-    if (c === "{") return this.object();
-    if (c === "[") return this.array();
+    if (c === "{" || c === "[") {
+      if (++this.depth > MAX_NESTING) this.fail(`nested deeper than ${MAX_NESTING} levels; a tooling manifest is a few levels deep`);
+      if (c === "{") this.object();
+      else this.array();
+      this.depth--;
+      return;
+    }
     if (c === '"') return this.string();
     if (c === "-" || (c >= "0" && c <= "9")) return this.number();
     const literal = ["true", "false", "null"].find((word) => this.text.startsWith(word, this.pos));

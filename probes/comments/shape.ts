@@ -27,6 +27,9 @@ function jsonType(value: unknown): JsonType {
   return typeof value as JsonType;
 }
 
+/** How deep a response's shape is recorded; Graph's are a few levels deep. */
+const MAX_SHAPE_DEPTH = 32;
+
 /** Collects the shape of objects as they are parsed from responses. */
 export class ShapeRecorder {
   private readonly seen = new Map<ShapeKind, { count: number; fields: Map<string, Set<JsonType>> }>(SHAPE_KINDS.map((k) => [k, { count: 0, fields: new Map() }]));
@@ -34,17 +37,22 @@ export class ShapeRecorder {
   add(kind: ShapeKind, value: unknown): void {
     const entry = this.seen.get(kind)!;
     entry.count++;
-    const walk = (v: unknown, path: string) => {
-      const type = jsonType(v);
-      if (path !== "" || type !== "object") {
-        const key = path === "" ? "(the whole value)" : path;
-        if (!entry.fields.has(key)) entry.fields.set(key, new Set());
-        entry.fields.get(key)!.add(type);
-      }
-      if (type === "object") for (const [name, child] of Object.entries(v as object)) walk(child, path === "" ? name : `${path}.${name}`);
-      if (type === "array") for (const element of v as unknown[]) walk(element, `${path}[]`);
+    const note = (key: string, type: JsonType | "(deeper levels not recorded)") => {
+      if (!entry.fields.has(key)) entry.fields.set(key, new Set());
+      entry.fields.get(key)!.add(type as JsonType);
     };
-    walk(value, "");
+    const walk = (v: unknown, path: string, depth: number) => {
+      const type = jsonType(v);
+      if (path !== "" || type !== "object") note(path === "" ? "(the whole value)" : path, type);
+      // A hostile page nested thousands deep must not overflow the stack and cost the capture: stop recording there.
+      if (depth >= MAX_SHAPE_DEPTH) {
+        if (type === "object" || type === "array") note(`${path}…`, "(deeper levels not recorded)");
+        return;
+      }
+      if (type === "object") for (const [name, child] of Object.entries(v as object)) walk(child, path === "" ? name : `${path}.${name}`, depth + 1);
+      if (type === "array") for (const element of v as unknown[]) walk(element, `${path}[]`, depth + 1);
+    };
+    walk(value, "", 0);
   }
 
   shape(): Shape {

@@ -7,6 +7,7 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
 import { Floor } from "./floor";
 import { PEER_MODULE, PeerClient } from "./peer";
+import { AUTHORITY } from "./transport";
 import type { ChildInput, ChildOutput } from "./rss-child";
 import { ProviderClient } from "./provider-client";
 import { RunnerClient, type BlueprintSecret } from "./runner-client";
@@ -129,7 +130,8 @@ function childRss(which: "runner" | "peer", input: ChildInput): Promise<ChildOut
 async function measure(): Promise<Figures> {
   const tenant = benchTenant(FLEET);
   progress(`starting the emulator (${FLEET + 1} agent identities, 2 resources)`);
-  const emulator = await startEmulator({ tenant: tenant.seed });
+  // The peer hard-codes Entra's and Graph's host names; the bench routes them here.
+  const emulator = await startEmulator({ tenant: tenant.seed, extraHosts: [new URL(AUTHORITY).host, new URL(GRAPH).host] });
   const outputs = emulator.outputs();
   const blueprint: BlueprintSecret = { tenantId: outputs.tenantId, blueprintAppId: outputs.blueprintAppId!, secret: outputs.blueprintClientSecret! };
   const target = { httpsPort: Number(new URL(emulator.httpsUrl).port), caPem: emulator.caPem };
