@@ -81,7 +81,8 @@ export async function withRetry<T>(
     } catch (err) {
       const decision = classify(err);
       if (!decision.retry || attempt >= policy.maxAttempts) throw err;
-      const delay = decision.afterMs ?? backoffMs(attempt, policy, hooks.random);
+      // Retry-After: 0 (or a negative one, read as 0) would retry at once, every time: the backoff stands instead.
+      const delay = decision.afterMs !== undefined && decision.afterMs > 0 ? decision.afterMs : backoffMs(attempt, policy, hooks.random);
       if (now() - started + delay > policy.maxElapsedMs) throw err;
       hooks.onRetry?.(err, attempt, delay);
       await sleep(delay);

@@ -50,7 +50,9 @@ export class TokenEndpointError extends AgentUserError {
     this.exitCode = exitCodeForStatus(status);
   }
 
+  /** A 400, 401 or 403 is final whatever code it carries (a 401 with AADSTS90024 is not worth five more tries). */
   override get transient(): boolean {
+    if (this.status === 400 || this.status === 401 || this.status === 403) return false;
     return this.status === 429 || this.status >= 500 || this.codes.some(isTransientAadsts);
   }
 }
