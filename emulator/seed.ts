@@ -329,11 +329,19 @@ function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unk
 
 /** Reads a `--tenant FILE`: a TenantSeed as JSON, every entry's required fields checked. */
 export function loadTenantFile(path: string): TenantSeed {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read tenant file ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, "utf8"));
+    json = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`cannot read tenant file ${path}: ${(err as Error).message}`);
+    // V8's message quotes the text around the fault, which here may be a secret: keep the position only.
+    const at = /position \d+/.exec((err as Error).message)?.[0];
+    throw new UsageError(`tenant file ${path}: not valid JSON${at ? ` (at ${at})` : ""}`);
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;

@@ -56,3 +56,18 @@ describe("comments against a Graph that answers with path steps for ids", () => 
     expect(h.graphRequests().map((r) => r.path)).toEqual([expect.stringMatching(/^\/v1\.0\/shares\/u!.*\/driveItem$/)]);
   });
 });
+
+it("a malformed tenant file is reported by position, never by quoting its content", () => {
+  const secret = "tenant-file-secret-7c1e";
+  const file = join(tmpdir(), `tenant-bad-${process.pid}-${Date.now()}.json`);
+  writeFileSync(file, `{"tenantId": "x", "applications": [{"secretText": "${secret}" oops}]}`);
+  let message = "";
+  try {
+    loadTenantFile(file);
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  expect(message).toMatch(/not valid JSON \(at position \d+\)/);
+  expect(message).not.toContain(secret);
+  expect(message).not.toContain("oops");
+});
