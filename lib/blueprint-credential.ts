@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
+import { redactJwts } from "./redact";
 import { assertSecureUrl } from "./urls";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
 
@@ -65,7 +66,9 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
       // reported below with the status
     }
     if (res.status !== 200 || typeof body.access_token !== "string") {
-      throw new ImdsError(res.status, body.error_description ?? "no token in the answer", parseRetryAfter(res.headers["retry-after"]));
+      // IMDS's text gets the same redaction as every other answer's: it may echo a token.
+      const detail = typeof body.error_description === "string" ? redactJwts(body.error_description) : "no token in the answer";
+      throw new ImdsError(res.status, detail, parseRetryAfter(res.headers["retry-after"]));
     }
     return body.access_token;
   }, retry);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
+import { redactJwts } from "../../lib/redact";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
@@ -115,9 +116,9 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       baseline,
     });
     if (json) {
-      io.stdout(reportJson(report));
+      io.stdout(redactJwts(reportJson(report)));
     } else {
-      io.stdout(formatReport(report));
+      io.stdout(redactJwts(formatReport(report)));
       if (report.problem) io.stderr(`error: ${report.problem.message}\nhint: ${report.problem.hint}\n`);
       else if (report.exitCode === ExitCode.shapeDrift) io.stderr("error: shape drift against the baseline (listed above)\n");
     }

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
 import { badSegment } from "../../lib/path-segment";
+import { redactJwts } from "../../lib/redact";
 import type { RetryHooks } from "../../lib/retry";
 import { providerFor, type AgentUserTokenProvider } from "../../lib/token-provider";
 import type { ProbeSettings } from "../../lib/settings";
@@ -322,7 +323,8 @@ export async function captureSharedFile(settings: ProbeSettings, shareUrl: strin
       drift: drift ?? null,
       requests: report.requests,
     };
-    await dir.write("capture.json", `${JSON.stringify(index, null, 2)}\n`);
+    // URLs (a $skiptoken), item names and ids come from Graph: the index gets the bodies' redaction too.
+    await dir.write("capture.json", `${redactJwts(JSON.stringify(index, null, 2))}\n`);
     await dir.write("shape.json", `${JSON.stringify(shape, null, 2)}\n`);
     await dir.commit();
     return report;

@@ -38,7 +38,8 @@ const RECORDED_HEADERS = ["request-id", "client-request-id", "date", "retry-afte
 /** A response as an HTTP message: status line, the recorded headers, a blank line, then the body. */
 function responseFile(res: HttpResponse, body: string): string {
   const head = [`HTTP ${res.status}`];
-  for (const name of RECORDED_HEADERS) if (res.headers[name] !== undefined) head.push(`${name}: ${res.headers[name]}`);
+  // Headers get the bodies' redaction: a peer could put a token anywhere it answers.
+  for (const name of RECORDED_HEADERS) if (res.headers[name] !== undefined) head.push(`${name}: ${redactJwts(res.headers[name])}`);
   return `${head.join("\n")}\n\n${body}`;
 }
 

@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -113,6 +113,26 @@ describe("agent-user comments: a Graph that pages forever", () => {
       expect((await readdir(path.join(h.cwd, "cap"))).sort()).toEqual(["01-drive-item.http", "02-comments-page-001.http", "capture.json", "shape.json"]);
     } finally {
       await new Promise((r) => graph.close(r));
+    }
+  });
+});
+
+describe("agent-user comments: token-shaped text from Graph outside the bodies", () => {
+  it("is redacted in capture.json, in --json stdout and in the human report, as in the bodies", async () => {
+    const h = await startHarness();
+    try {
+      const jwtShaped = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJpdGVtIn0.c2lnbmF0dXJl";
+      h.workbook().name = `${jwtShaped}.xlsx`;
+      const out = path.join(h.cwd, "cap");
+      const json = await h.comments([SHARE_URLS.workbook, "--out", out, "--json"]);
+      expect(json.code).toBe(ExitCode.ok);
+      expect(json.stdout).not.toContain(jwtShaped);
+      expect(json.stdout).toContain("[redacted token]");
+      expect(await readFile(path.join(out, "capture.json"), "utf8")).not.toContain(jwtShaped);
+      const human = await h.comments([SHARE_URLS.workbook, "--out", `${out}-2`]);
+      expect(human.stdout).not.toContain(jwtShaped);
+    } finally {
+      await h.close();
     }
   });
 });
