@@ -65,7 +65,7 @@ export interface AgentOutputs {
  * them by: the top-level agent keys describe the first agent, and `agents`
  * every agent by name. The two credential outputs exist only in their mode.
  */
-export interface StackOutputs {
+export interface StackOutputs extends AgentOutputs {
   tenantId: pulumi.Output<string>;
   authorityUrl: pulumi.Output<string>;
   graphUrl: pulumi.Output<string>;
@@ -75,11 +75,6 @@ export interface StackOutputs {
   blueprintPrincipalId: pulumi.Output<string>;
   blueprintClientSecret?: pulumi.Output<string>;
   managedIdentityClientId?: pulumi.Output<string>;
-  agentIdentityId: pulumi.Output<string>;
-  agentUserId: pulumi.Output<string>;
-  agentUserPrincipalName: pulumi.Output<string>;
-  grantId: pulumi.Output<string>;
-  grantScopes: pulumi.Output<string>;
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
