@@ -10,6 +10,7 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { selfSignedCertificate } from "../emulator/certificate";
 import { SHARE_URLS } from "../emulator/seed";
+import { CaptureDir } from "../probes/comments/capture-dir";
 import { NO_ENV, useEmulator, writeOutputs } from "./token/helpers";
 
 const CLI = join(resolve(__dirname, ".."), "dist/probes/cli.js");
@@ -134,15 +135,25 @@ describe("comments runs in the same second", () => {
     expect(new Set(readdirSync(join(dir, "captures"))).size).toBe(3);
 
     const both = await Promise.all([0, 1].map(() => cli(["comments", SHARE_URLS.workbook, "--outputs", file, "--out", "shared"], NO_ENV, dir)));
-    const codes = both.map((r) => r.code).sort();
-    if (codes[0] === 0 && codes[1] === 2) {
-      const loser = both.find((r) => r.code === 2)!;
-      expect(loser.stderr).toMatch(/--out \S+shared was created by another run while this one captured; this capture is kept, complete, in \S+shared-[0-9a-f]{6}/);
-    } else {
-      // The second run saw the first one's folder before it sent anything.
-      expect(codes).toEqual([0, 2]);
-    }
+    // One wins; the other either saw the folder before sending anything, or lost the final rename.
+    expect(both.map((r) => r.code).sort()).toEqual([0, 2]);
+    const loser = both.find((r) => r.code === 2)!;
+    expect(loser.stderr).toMatch(/--out \S+shared (already exists; a capture never overwrites another|was created by another run while this one captured; this capture is kept, complete, in \S+shared-[0-9a-f]{6})/);
     expect(both.some((r) => /ENOTEMPTY|writable disk/.test(r.stderr))).toBe(false);
+  });
+
+  it("a run that loses the final rename to another says so, and keeps its complete capture beside", async () => {
+    const target = join(ctx.scratch.dir, `race-${Date.now()}`);
+    const capture = await CaptureDir.create(target);
+    await capture.write("capture.json", "{}");
+    // Another run finishes first.
+    mkdirSync(target);
+    writeFileSync(join(target, "capture.json"), "{}");
+    const err = (await capture.commit().catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/was created by another run while this one captured; this capture is kept, complete, in (\S+)$/);
+    const kept = /kept, complete, in (\S+)$/.exec(err.message)![1]!;
+    expect(readdirSync(kept)).toEqual(["capture.json"]);
+    expect(readdirSync(join(target, ".."))).not.toContainEqual(expect.stringMatching(/\.partial-/));
   });
 
   it("a dangling link or a file in the way of --out is refused before any request", async () => {
