@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
 import { UsageError } from "../lib/errors";
+import { ONE_ATTEMPT } from "../lib/retry";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
 
 /*
@@ -199,7 +200,8 @@ export function forgetProvisionerTokens(): void {
 /**
  * A Graph token for the provisioner (client credentials, scope
  * `{graphUrl}/.default`), from the shared token client, cached until five
- * minutes before it expires.
+ * minutes before it expires. One attempt: it is asked for inside each Graph
+ * attempt, whose loop retries a transient failure of this request too.
  */
 export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now): Promise<string> {
   const state = runtime();
@@ -216,7 +218,7 @@ export async function provisionerToken(authorityUrl: string, graphUrl: string, n
       client_id: credential.clientId,
       scope,
       ...credentialParams(credential, endpoint),
-    });
+    }, { retry: ONE_ATTEMPT });
     entry.refreshAt = now() + response.expires_in * 1000 - TOKEN_REFRESH_MARGIN_MS;
     return response.access_token;
   })();
