@@ -2,6 +2,7 @@ import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
+import { holdThrottleGate, throttleGate } from "./throttle";
 
 /** Graph's error envelope. */
 export interface GraphErrorBody {
@@ -193,6 +194,8 @@ export class GraphClient {
       window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
     return withRetry(
       async () => {
+        // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
+        await throttleGate(this.baseUrl, this.options.hooks);
         const token = await this.options.getToken();
         const headers: Record<string, string> = {
           accept: "application/json",
@@ -204,7 +207,11 @@ export class GraphClient {
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
         const res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
         // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
-        if (res.status >= 400) throw new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
+        if (res.status >= 400) {
+          const error = new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
+          if (error.retryAfterMs) holdThrottleGate(this.baseUrl, error.retryAfterMs, this.options.hooks?.now);
+          throw error;
+        }
         return res;
       },
       policy,

@@ -3,6 +3,7 @@ import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode 
 import { parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
+import { holdThrottleGate, throttleGate } from "./throttle";
 
 /** Successful answer of `/oauth2/v2.0/token`. */
 export interface TokenResponse {
@@ -118,15 +119,19 @@ export async function requestToken(
   let attempts = 0;
   const response = await withRetry(
     async () => {
+      // The endpoint names the tenant, which is what Entra throttles by: callers in this process share one wait.
+      await throttleGate(endpoint, options.hooks);
       attempts++;
       const res = await send(
         step,
         { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body },
         options,
       );
+      const retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
+      if (res.status !== 200 && retryAfterMs) holdThrottleGate(endpoint, retryAfterMs, options.hooks?.now);
       // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
       const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
-      return parseTokenResponse(step, res.status, text, parseRetryAfter(res.headers["retry-after"]));
+      return parseTokenResponse(step, res.status, text, retryAfterMs);
     },
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,

@@ -1,0 +1,75 @@
+import { DEFAULT_RETRY, type RetryHooks } from "./retry";
+
+/*
+ * A 429 is said to one caller, but the limit belongs to everyone who calls the
+ * same endpoint as the same client: Entra's token endpoint throttles per
+ * tenant, Graph per application and tenant. Without a shared view, each of N
+ * concurrent callers finds the limit on its own, and once the wait is over
+ * all N arrive in the same millisecond and most of them find it again: a
+ * request that loses five such races fails. So when one caller is told to
+ * wait, every caller of that endpoint in this process waits, and they are let
+ * through one by one, a few milliseconds apart with jitter, in the order they
+ * came. The first ones take what the limit allows; when one of them is told
+ * to wait again, those not yet let through wait again without having spent an
+ * attempt. That is how a fleet converges on the allowed rate.
+ */
+
+interface Gate {
+  /** No request before this moment (epoch ms): the latest Retry-After heard. */
+  openAt: number;
+  /** The next free release slot, so waiters go one by one. */
+  nextSlot: number;
+}
+
+/**
+ * On globalThis under a registered symbol: dynamic providers capture this
+ * module by value, Pulumi's closure serializer cannot carry a Map, and every
+ * resource in one provider process must share one view of the limit.
+ */
+function gates(): Map<string, Gate> {
+  const slot = globalThis as unknown as Record<symbol, Map<string, Gate> | undefined>;
+  return (slot[Symbol.for("agent-user-kit.throttle.gates")] ??= new Map());
+}
+
+/** Time between two released callers: short next to a second's Retry-After, long enough for a 429 on loopback to come back. */
+const RELEASE_STEP_MS = 2;
+/** Callers are let through one by one until this long after the wait ended with no new one; then the gate is forgotten. */
+const PACED_FOR_MS = 1_000;
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once the caller may send to `key`: at once while nobody was told
+ * to wait lately, otherwise at its own release slot after the shared wait.
+ */
+export async function throttleGate(key: string, hooks: RetryHooks = {}): Promise<void> {
+  const now = hooks.now ?? Date.now;
+  for (;;) {
+    const gate = gates().get(key);
+    if (gate === undefined) return;
+    const t = now();
+    if (t - gate.openAt > PACED_FOR_MS && gate.nextSlot <= t) {
+      gates().delete(key);
+      return;
+    }
+    const slot = Math.max(t, gate.openAt, gate.nextSlot);
+    gate.nextSlot = slot + RELEASE_STEP_MS;
+    if (slot > t) await (hooks.sleep ?? realSleep)(Math.round(slot - t + (hooks.random ?? Math.random)() * RELEASE_STEP_MS));
+    // Told to wait again while this one slept: queue again behind the new moment.
+    if (gate.openAt <= now()) return;
+  }
+}
+
+/**
+ * Tells every caller of `key` to wait `ms` from now (a later moment already
+ * set stands). A wait longer than the retry budget's time bound is not
+ * shared: the caller told it gives up at once, as will each other caller
+ * that is told the same, with one request each.
+ */
+export function holdThrottleGate(key: string, ms: number, now: () => number = Date.now): void {
+  if (ms > DEFAULT_RETRY.maxElapsedMs) return;
+  const until = now() + ms;
+  const gate = gates().get(key);
+  if (gate === undefined) gates().set(key, { openAt: until, nextSlot: until });
+  else if (until > gate.openAt) gate.openAt = until;
+}
