@@ -139,7 +139,7 @@ describe("token --all: some agents fail", () => {
     expect(human.code).toBe(3);
     expect(human.stdout).toMatch(/^ghost\s+AADSTS50034\s+\d+\s+-$/m);
     expect(human.stdout).toMatch(/^4 agents: 3 ok, 1 failed$/m);
-    expect(human.stderr).toMatch(/^ghost: error: hop 3 \(agent user token\): .*AADSTS50034.*\n  hint: \S/);
+    expect(human.stderr).toMatch(/^ghost: error: hop 3 \(agent user token\): .*AADSTS50034.*\n {2}hint: \S/);
   });
 
   it("a malformed agent entry fails that agent with exit 2 and sends nothing for it; usage outranks a rejection", async () => {
@@ -223,7 +223,9 @@ describe("token --all: concurrency and progress", () => {
     try {
       const tty = await runCli(["token", "--outputs", file, "--all"], NO_ENV, undefined, true);
       expect(tty.code).toBe(0);
-      expect(tty.stderr).toMatch(/\r\x1b\[2Kwaiting \d+\.\d s before attempt 2: hop 1 \(blueprint token\).*\n(?=minting agent user tokens: 0\/3 done)/);
+      // Erase the live line, the wait on a line of its own, then the live line again.
+      const wait = tty.stderr.split("\r\x1b[2K").find((part) => part.startsWith("waiting "));
+      expect(wait).toMatch(/^waiting \d+\.\d s before attempt 2: hop 1 \(blueprint token\).*\nminting agent user tokens: 0\/3 done$/);
       ctx.emulator.faults.set({ throttle: 1, retryAfterS: 0, target: "token" });
       const verbose = await runCli(["token", "--outputs", file, "--all", "--verbose"], NO_ENV);
       expect(verbose.code).toBe(0);
