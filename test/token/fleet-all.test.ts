@@ -185,7 +185,7 @@ describe("token --all: concurrency and progress", () => {
   }
 
   it("mints at most --concurrency agents at a time (default 8), as the emulator sees it", async () => {
-    const fleet = await startEmulator({ agents: 10, faults: { latencyMs: 60, target: "token" } });
+    const fleet = await startEmulator({ agents: 10, faults: { latencyMs: 150, target: "token" } });
     try {
       const file = writeOutputs(ctx.scratch.dir, fleet.outputs());
       const three = await maxInFlight(fleet, () => runCli(["token", "--outputs", file, "--all", "--concurrency", "3", "--json"], NO_ENV));
@@ -225,7 +225,7 @@ describe("token --all: concurrency and progress", () => {
       expect(tty.code).toBe(0);
       // Erase the live line, the wait on a line of its own, then the live line again.
       const wait = tty.stderr.split("\r\x1b[2K").find((part) => part.startsWith("waiting "));
-      expect(wait).toMatch(/^waiting \d+\.\d s before attempt 2: hop 1 \(blueprint token\).*\nminting agent user tokens: 0\/3 done$/);
+      expect(wait).toMatch(/^waiting \d+\.\d s before attempt 2: hop 1 \(blueprint token\).*\nminting agent user tokens: \d\/3 done$/);
       ctx.emulator.faults.set({ throttle: 1, retryAfterS: 0, target: "token" });
       const verbose = await runCli(["token", "--outputs", file, "--all", "--verbose"], NO_ENV);
       expect(verbose.code).toBe(0);
