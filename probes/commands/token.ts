@@ -120,7 +120,7 @@ function failureCode(failure: FailureJson): string {
 const isoSeconds = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The --all table (agent, ok or the error code, ms, expiry) and a summary line. */
-export function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
+function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
   const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(failureJson(r.error)), String(r.ms), r.ok ? isoSeconds(r.token.expiresOn) : "-"]);
   const table = [["agent", "result", "ms", "expires"], ...rows];
   const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
@@ -132,7 +132,7 @@ export function formatFleet(results: readonly FleetResult[], showToken: boolean)
 }
 
 /** The --all JSON: one object, each agent's success or its failure fields as the single-agent --json prints them. */
-export function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<string, unknown> {
+function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<string, unknown> {
   const agents = results.map((r) =>
     r.ok
       ? { name: r.name, ok: true, exitCode: ExitCode.ok, ms: r.ms, expiresOn: r.token.expiresOn.toISOString(), claims: shownClaims(r.token), ...(showToken ? { token: r.token.token } : {}) }
