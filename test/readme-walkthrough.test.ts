@@ -6,11 +6,12 @@
  * workflow, parsed, with its agent-user steps run against the emulator.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { gatherSettings, resolveProvisionerCredential } from "../infra/provisioner-credential";
 import { validateConfig, type RawConfig } from "../infra/config";
+import { startEmulator } from "../emulator/server";
 import { useEmulator } from "./token/helpers";
 
 const ROOT = resolve(__dirname, "..");
@@ -126,6 +127,28 @@ describe("README: smoke step and example CI workflow", () => {
     for (const step of agentUserSteps) {
       const run = await agentUser(step.run!, ctx.scratch.dir);
       expect({ step: step.run, code: run.code, stderr: run.stderr }).toEqual({ step: step.run, code: 0, stderr: "" });
+    }
+  });
+
+  it("its fleet smoke step (token --all) mints for every agent of a fleet stack", async () => {
+    const workflow = parse(block("### Example CI workflow", "yaml")) as { jobs: { up: { steps: Array<{ run?: string }> } } };
+    const smoke = workflow.jobs.up.steps.find((s) => s.run?.startsWith("npx agent-user token ") && s.run.includes(" --all"))!;
+    expect(smoke.run).toMatch(/--outputs outputs\.json .*--json/);
+    const fleet = await startEmulator({ agents: 3 });
+    const dir = mkdtempSync(join(ctx.scratch.dir, "fleet-"));
+    try {
+      writeFileSync(join(dir, "outputs.json"), JSON.stringify(fleet.outputs()), { mode: 0o600 });
+      const run = await agentUser(smoke.run!, dir);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+      const json = JSON.parse(run.stdout) as { ok: boolean; agents: Array<{ name: string; ok: boolean }> };
+      expect(json.ok).toBe(true);
+      expect(json.agents.map((a) => [a.name, a.ok])).toEqual([
+        ["research-agent", true],
+        ["agent-2", true],
+        ["agent-3", true],
+      ]);
+    } finally {
+      await fleet.close();
     }
   });
 });
