@@ -195,7 +195,8 @@ export class GraphClient {
     return withRetry(
       async () => {
         // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
-        await throttleGate(this.baseUrl, this.options.hooks);
+        const gate = throttleGate(this.baseUrl, this.options.hooks);
+        if (gate) await gate;
         const token = await this.options.getToken();
         const headers: Record<string, string> = {
           accept: "application/json",

@@ -39,17 +39,21 @@ const PACED_FOR_MS = 1_000;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves once the caller may send to `key`: at once while nobody was told
- * to wait lately, otherwise at its own release slot after the shared wait.
+ * Resolves once the caller may send to `key`: undefined (nothing to await,
+ * so the hot path pays no promise) while nobody was told to wait lately,
+ * otherwise a promise of the caller's release slot after the shared wait.
  */
-export async function throttleGate(key: string, hooks: RetryHooks = {}): Promise<void> {
+export function throttleGate(key: string, hooks: RetryHooks = {}): Promise<void> | undefined {
+  const gate = gates().get(key);
+  return gate === undefined ? undefined : queue(key, gate, hooks);
+}
+
+async function queue(key: string, gate: Gate, hooks: RetryHooks): Promise<void> {
   const now = hooks.now ?? Date.now;
   for (;;) {
-    const gate = gates().get(key);
-    if (gate === undefined) return;
     const t = now();
     if (t - gate.openAt > PACED_FOR_MS && gate.nextSlot <= t) {
-      gates().delete(key);
+      if (gates().get(key) === gate) gates().delete(key);
       return;
     }
     const slot = Math.max(t, gate.openAt, gate.nextSlot);

@@ -120,7 +120,8 @@ export async function requestToken(
   const response = await withRetry(
     async () => {
       // The endpoint names the tenant, which is what Entra throttles by: callers in this process share one wait.
-      await throttleGate(endpoint, options.hooks);
+      const gate = throttleGate(endpoint, options.hooks);
+      if (gate) await gate;
       attempts++;
       const res = await send(
         step,
