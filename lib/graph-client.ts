@@ -210,7 +210,7 @@ export class GraphClient {
         // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
         if (res.status >= 400) {
           const error = new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
-          if (error.retryAfterMs) holdThrottleGate(this.baseUrl, error.retryAfterMs, this.options.hooks?.now);
+          if (error.retryAfterMs) holdThrottleGate(this.baseUrl, error.retryAfterMs, res.ms, this.options.hooks?.now);
           throw error;
         }
         return res;

@@ -8,9 +8,11 @@ import { DEFAULT_RETRY, type RetryHooks } from "./retry";
  * all N arrive in the same millisecond and most of them find it again: a
  * request that loses five such races fails. So when one caller is told to
  * wait, every caller of that endpoint in this process waits, and they are let
- * through one by one, a few milliseconds apart with jitter, in the order they
- * came. The first ones take what the limit allows; when one of them is told
- * to wait again, those not yet let through wait again without having spent an
+ * through one by one, in the order they came, a quarter of the throttled
+ * answer's round trip apart (with jitter): so no more than about four are on
+ * the wire when the next 429 comes back, on loopback or across the world. The
+ * first ones take what the limit allows; when one of them is told to wait
+ * again, those not yet let through wait again without having spent an
  * attempt. That is how a fleet converges on the allowed rate.
  */
 
@@ -19,6 +21,8 @@ interface Gate {
   openAt: number;
   /** The next free release slot, so waiters go one by one. */
   nextSlot: number;
+  /** Time between two released callers. */
+  stepMs: number;
 }
 
 /**
@@ -31,8 +35,8 @@ function gates(): Map<string, Gate> {
   return (slot[Symbol.for("agent-user-kit.throttle.gates")] ??= new Map());
 }
 
-/** Time between two released callers: short next to a second's Retry-After, long enough for a 429 on loopback to come back. */
-const RELEASE_STEP_MS = 2;
+/** Bounds of the time between two released callers. */
+const RELEASE_STEP_MS = { min: 2, max: 250 } as const;
 /** Callers are let through one by one until this long after the wait ended with no new one; then the gate is forgotten. */
 const PACED_FOR_MS = 1_000;
 
@@ -57,8 +61,8 @@ async function queue(key: string, gate: Gate, hooks: RetryHooks): Promise<void> 
       return;
     }
     const slot = Math.max(t, gate.openAt, gate.nextSlot);
-    gate.nextSlot = slot + RELEASE_STEP_MS;
-    if (slot > t) await (hooks.sleep ?? realSleep)(Math.round(slot - t + (hooks.random ?? Math.random)() * RELEASE_STEP_MS));
+    gate.nextSlot = slot + gate.stepMs;
+    if (slot > t) await (hooks.sleep ?? realSleep)(Math.round(slot - t + (hooks.random ?? Math.random)() * gate.stepMs));
     // Told to wait again while this one slept: queue again behind the new moment.
     if (gate.openAt <= now()) return;
   }
@@ -66,14 +70,20 @@ async function queue(key: string, gate: Gate, hooks: RetryHooks): Promise<void> 
 
 /**
  * Tells every caller of `key` to wait `ms` from now (a later moment already
- * set stands). A wait longer than the retry budget's time bound is not
- * shared: the caller told it gives up at once, as will each other caller
- * that is told the same, with one request each.
+ * set stands); `roundTripMs` is how long the throttled answer took, which
+ * spaces the callers let through afterwards. A wait longer than the retry
+ * budget's time bound is not shared: the caller told it gives up at once, as
+ * will each other caller that is told the same, with one request each.
  */
-export function holdThrottleGate(key: string, ms: number, now: () => number = Date.now): void {
+export function holdThrottleGate(key: string, ms: number, roundTripMs: number, now: () => number = Date.now): void {
   if (ms > DEFAULT_RETRY.maxElapsedMs) return;
   const until = now() + ms;
+  const stepMs = Math.min(RELEASE_STEP_MS.max, Math.max(RELEASE_STEP_MS.min, roundTripMs / 4));
   const gate = gates().get(key);
-  if (gate === undefined) gates().set(key, { openAt: until, nextSlot: until });
-  else if (until > gate.openAt) gate.openAt = until;
+  if (gate === undefined) {
+    gates().set(key, { openAt: until, nextSlot: until, stepMs });
+    return;
+  }
+  gate.stepMs = stepMs;
+  if (until > gate.openAt) gate.openAt = until;
 }

@@ -129,7 +129,7 @@ export async function requestToken(
         options,
       );
       const retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
-      if (res.status !== 200 && retryAfterMs) holdThrottleGate(endpoint, retryAfterMs, options.hooks?.now);
+      if (res.status !== 200 && retryAfterMs) holdThrottleGate(endpoint, retryAfterMs, res.ms, options.hooks?.now);
       // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
       const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
       return parseTokenResponse(step, res.status, text, retryAfterMs);

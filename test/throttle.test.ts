@@ -34,28 +34,38 @@ describe("the shared gate", () => {
     expect(c.slept).toEqual([]);
   });
 
-  it("holds every caller until the same moment, then lets them through one by one, 2 ms apart with jitter", async () => {
+  it("holds every caller until the same moment, then lets them through one by one, a quarter round trip apart with jitter", async () => {
     const c = clock();
-    holdThrottleGate("gate-held", 1_000, c.now);
+    holdThrottleGate("gate-held", 1_000, 8, c.now);
     await Promise.all([1, 2, 3].map(() => throttleGate("gate-held", c)));
-    // Slots at 1000, 1002 and 1004 ms, each plus random() 0.5 of a step.
+    // A throttled answer that took 8 ms: slots at 1000, 1002 and 1004 ms, each plus random() 0.5 of the 2 ms step.
     expect(c.slept).toEqual([1_001, 1_003, 1_005]);
+  });
+
+  it("spaces callers by the round trip of the throttled answer, within 2 and 250 ms", async () => {
+    const c = clock();
+    holdThrottleGate("gate-far", 1_000, 400, c.now);
+    await Promise.all([1, 2, 3].map(() => throttleGate("gate-far", c)));
+    expect(c.slept).toEqual([1_050, 1_150, 1_250]);
+    holdThrottleGate("gate-very-far", 1_000, 4_000, c.now);
+    await Promise.all([1, 2].map(() => throttleGate("gate-very-far", c)));
+    expect(c.slept.slice(3)).toEqual([1_125, 1_375]);
   });
 
   it("sends a caller back to the queue when the wait is extended while it slept", async () => {
     const c = clock();
-    holdThrottleGate("gate-again", 1_000, c.now);
+    holdThrottleGate("gate-again", 1_000, 8, c.now);
     const waiting = throttleGate("gate-again", c);
-    holdThrottleGate("gate-again", 3_000, c.now);
+    holdThrottleGate("gate-again", 3_000, 8, c.now);
     await waiting;
     expect(c.slept).toEqual([1_001, 2_000]);
   });
 
   it("keeps the later of two holds, shares no wait longer than the retry budget's 30 s, and is forgotten a second after", async () => {
     const c = clock();
-    holdThrottleGate("gate-two", 5_000, c.now);
-    holdThrottleGate("gate-two", 1_000, c.now);
-    holdThrottleGate("gate-long", 3_600_000, c.now);
+    holdThrottleGate("gate-two", 5_000, 8, c.now);
+    holdThrottleGate("gate-two", 1_000, 8, c.now);
+    holdThrottleGate("gate-long", 3_600_000, 8, c.now);
     await throttleGate("gate-two", c);
     await throttleGate("gate-long", c);
     expect(c.slept).toEqual([5_001]);
