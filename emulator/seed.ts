@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
@@ -10,6 +10,7 @@ import {
   type Application,
   type DriveItem,
   type PasswordCredential,
+  type PermissionScope,
   type ServicePrincipal,
   type TenantSeed,
   type User,
@@ -60,7 +61,36 @@ export const PROVISIONER_ROLES = [
   "Application.ReadWrite.OwnedBy",
 ];
 
+/**
+ * Read-only permissions `agent-user preflight` needs beyond those: the UPN
+ * domain (GET /domains/{id}: Domain.Read.All) and the sponsors (GET
+ * /users/{id}: User.Read.All), per Microsoft's API reference.
+ */
+export const PREFLIGHT_READ_ROLES = ["Domain.Read.All", "User.Read.All"];
+
 export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
+
+/** The delegated permissions the emulated Microsoft Graph publishes: the kit's allow-list and a few neighbours (texts and types are the emulator's). */
+const GRAPH_SCOPES = [...DEFAULT_SCOPES.split(" "), "Chat.Read", "Mail.Read", "Files.ReadWrite.All", "Sites.ReadWrite.All", "User.ReadBasic.All"];
+
+/** A stable id per scope name: the emulator's own, not Microsoft's (which differ per scope and are not needed here). */
+function scopeId(value: string): string {
+  const hex = createHash("sha256").update(`graph-scope:${value}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function graphPermissionScopes(): PermissionScope[] {
+  return GRAPH_SCOPES.map((value) => ({
+    id: scopeId(value),
+    value,
+    type: "User",
+    isEnabled: true,
+    adminConsentDisplayName: value,
+    adminConsentDescription: `Delegated permission ${value} (emulated).`,
+    userConsentDisplayName: value,
+    userConsentDescription: `Delegated permission ${value} (emulated).`,
+  }));
+}
 
 export function newSecret(): string {
   return `emu~${randomBytes(24).toString("base64url")}`;
@@ -113,6 +143,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         servicePrincipalNames: [GRAPH_RESOURCE, GRAPH_APP_ID],
         sponsors: [],
         graphAppRoles: [],
+        oauth2PermissionScopes: graphPermissionScopes(),
       },
       {
         id: ids.tokenExchangePrincipalId,
@@ -132,7 +163,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         servicePrincipalType: "Application",
         servicePrincipalNames: [ids.provisionerAppId],
         sponsors: [],
-        graphAppRoles: [...PROVISIONER_ROLES],
+        graphAppRoles: [...PROVISIONER_ROLES, ...PREFLIGHT_READ_ROLES],
       },
     ],
     users: [
