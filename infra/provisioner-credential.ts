@@ -199,11 +199,12 @@ export function forgetProvisionerTokens(): void {
 /**
  * A Graph token for the provisioner (client credentials, scope
  * `{graphUrl}/.default`), from the shared token client, cached until five
- * minutes before it expires.
+ * minutes before it expires. `env` is the process's environment, except for a
+ * command that runs in-process with its own (the CLI's doctor and preflight).
  */
-export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now): Promise<string> {
+export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const state = runtime();
-  const credential = resolveProvisionerCredential(gatherSettings(state.config, process.env));
+  const credential = resolveProvisionerCredential(gatherSettings(state.config, env));
   const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
   const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
   const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;

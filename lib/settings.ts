@@ -54,6 +54,11 @@ export interface ProbeSettings {
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function readOutputs(path: string, agent: string | undefined, cwd: string): Partial<StackOutputs> {
+  return selectAgent(readOutputsFile(path, cwd), agent, `--outputs ${path}`);
+}
+
+/** Every agent of an `--outputs` file, checked key by key but not narrowed to one (doctor --all). */
+export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
   const source = `--outputs ${path}`;
   let text: string;
   try {
@@ -70,7 +75,7 @@ function readOutputs(path: string, agent: string | undefined, cwd: string): Part
     const at = /at position \d+/.exec((err as Error).message)?.[0];
     throw new UsageError(`cannot read --outputs ${path}: not valid JSON${at ? ` (${at})` : ""}`, "write the file with `pulumi stack output --json --show-secrets`");
   }
-  return selectAgent(parseStackOutputs(json, source), agent, source);
+  return parseStackOutputs(json, source);
 }
 
 function readText(what: string, path: string, cwd: string): string {
