@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
 import {
@@ -51,22 +52,8 @@ export const SHARE_URLS = {
   document: "https://contoso.sharepoint.com/:w:/s/agents/EDesignNotesShareLink",
 } as const;
 
-/** Application permissions a provisioner needs (README: "Provisioner permissions"). */
-export const PROVISIONER_ROLES = [
-  "AgentIdentityBlueprint.Create",
-  "AgentIdentityBlueprintPrincipal.Create",
-  "AgentIdentity.Create.All",
-  "AgentIdUser.ReadWrite.All",
-  "DelegatedPermissionGrant.ReadWrite.All",
-  "Application.ReadWrite.OwnedBy",
-];
-
-/**
- * Read-only permissions `agent-user preflight` needs beyond those: the UPN
- * domain (GET /domains/{id}: Domain.Read.All) and the sponsors (GET
- * /users/{id}: User.Read.All), per Microsoft's API reference.
- */
-export const PREFLIGHT_READ_ROLES = ["Domain.Read.All", "User.Read.All"];
+/** Application permissions the seeded provisioner holds: what it needs to provision, and preflight's reads. */
+export const PROVISIONER_ROLES = [...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS];
 
 export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
 
@@ -163,7 +150,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         servicePrincipalType: "Application",
         servicePrincipalNames: [ids.provisionerAppId],
         sponsors: [],
-        graphAppRoles: [...PROVISIONER_ROLES, ...PREFLIGHT_READ_ROLES],
+        graphAppRoles: [...PROVISIONER_ROLES],
       },
     ],
     users: [

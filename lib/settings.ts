@@ -89,7 +89,8 @@ function readText(what: string, path: string, cwd: string): string {
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
 const MAX_TIMER_S = 2_000_000;
 
-function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {
+/** A flag's value in seconds, as milliseconds; `fallback` (seconds) when absent. */
+export function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {
   if (value === undefined) return fallback * 1000;
   const n = value.trim() === "" ? NaN : Number(value);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_TIMER_S) {

@@ -14,6 +14,7 @@ Usage:
                                         capture a shared file's comments and replies verbatim
   agent-user emulator [options]         run the local tenant emulator until interrupted
   agent-user doctor [options]           read the provisioned chain from Graph and name the broken link
+  agent-user preflight [options]        check a stack's configuration against the tenant before pulumi up
 
 Run "agent-user <command> --help" (or "agent-user help <command>") for a command's options and examples;
 "agent-user --version" prints the version.
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, () => Command> = {
   comments: () => require("./commands/comments").run,
   emulator: () => require("./commands/emulator").run,
   doctor: () => require("./commands/doctor").run,
+  preflight: () => require("./commands/preflight").run,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -9,6 +9,11 @@ function asUsageError(err: unknown): unknown {
   return new UsageError(err.message, "`agent-user emulator --env-file FILE` writes ARM_* for the local emulator", "provisioner credential");
 }
 
+/** The provisioner's Graph token itself, e.g. to read its `roles` claim. */
+export function provisionerAccessToken(options: { authorityUrl: string; graphUrl: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  return provisionerToken(options.authorityUrl, options.graphUrl, Date.now, options.env).catch((err: unknown) => Promise.reject(asUsageError(err)));
+}
+
 /**
  * A Graph client that reads as the provisioner: the same ARM_* settings and
  * token client as the Pulumi program's providers (`azuread:` stack
@@ -24,6 +29,6 @@ export function provisionerGraph(options: { authorityUrl: string; graphUrl: stri
     baseUrl: options.graphUrl,
     timeoutMs: options.timeoutMs,
     hooks: options.hooks,
-    getToken: () => provisionerToken(options.authorityUrl, options.graphUrl, Date.now, options.env).catch((err: unknown) => Promise.reject(asUsageError(err))),
+    getToken: () => provisionerAccessToken(options),
   });
 }

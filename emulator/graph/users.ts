@@ -35,10 +35,10 @@ function view(user: User): Record<string, unknown> {
 /** Application and delegated permissions of user-get (learn.microsoft.com/graph/api/user-get). */
 const USER_READERS: readonly string[] = ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
 
-/** `GET /v1.0/users/{id}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
+/** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
 function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeGraph(req, ctx, { application: USER_READERS, delegated: USER_READERS, deniedCode: "Authorization_RequestDenied" });
-  const user = visible(req, ctx, ctx.store.users.get(req.params.id!.toLowerCase()), req.params.id!);
+  const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
   if (user.kind === "agentUser") return entity(req, view(user), TYPE, CONTEXT);
   const person = { id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName, accountEnabled: user.accountEnabled };
   return entity(req, person, "microsoft.graph.user", "users");

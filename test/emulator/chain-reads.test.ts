@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
-import { DEFAULT_IDS, PREFLIGHT_READ_ROLES, PROVISIONER_ROLES } from "../../emulator/seed";
+import { DEFAULT_IDS, PROVISIONER_ROLES } from "../../emulator/seed";
+import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { GRAPH_APP_ID } from "../../emulator/store";
 import { decodeJwtClaims } from "../../lib/jwt";
@@ -50,7 +51,8 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
       client_secret: p.clientSecret,
       scope: `${emulator.httpUrl}/.default`,
     });
-    expect(decodeJwtClaims(response.access_token)?.roles).toEqual([...PROVISIONER_ROLES, ...PREFLIGHT_READ_ROLES]);
+    expect(decodeJwtClaims(response.access_token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+    expect(PROVISIONER_ROLES).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
   });
 
   it("GET /v1.0/domains/{id}: a verified domain, and 404 Request_ResourceNotFound for another", async () => {
