@@ -182,8 +182,9 @@ async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | u
   if (!appId) return void found.checks.push(warning(link, undefined, `not checked: the resource ${settings.resourceUrl} is not named by an appId`, "give --resource as the resource's appId to check its grant"));
   const [resource] = await graph.list<{ id: string }>(`/v1.0/servicePrincipals?$filter=appId eq ${odataString(appId)}`);
   if (!resource) return void found.checks.push(failed(link, undefined, `the resource ${appId} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), then `pulumi up`"));
-  const grants = await graph.list<GraphGrant>(
-    `/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)} and resourceId eq ${odataString(resource.id)}`,
+  // oauth2permissiongrant: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
+  const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`)).filter((g) =>
+    same(g.resourceId, resource.id),
   );
   const mine = grants.find((g) => g.consentType === "AllPrincipals" || (g.consentType === "Principal" && same(g.principalId, userId)));
   if (!mine) {

@@ -93,10 +93,13 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
     expect(graph!.oauth2PermissionScopes[0]).toMatchObject({ isEnabled: true, type: "User", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
-  it("grants by $filter on clientId, principalId and resourceId", async () => {
-    const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and principalId eq '${DEFAULT_IDS.agentUserId}' and resourceId eq '${DEFAULT_IDS.graphPrincipalId}'`;
+  it("grants by $filter on clientId and consentType, the properties Graph documents as filterable; principalId is refused", async () => {
+    const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and consentType eq 'Principal'`;
     const answer = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);
-    expect(answer.body.value).toEqual([expect.objectContaining({ consentType: "Principal", scope: expect.stringContaining("Chat.ReadWrite") })]);
+    expect(answer.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.agentUserId, scope: expect.stringContaining("Chat.ReadWrite") })]);
+    const refused = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(`principalId eq '${DEFAULT_IDS.agentUserId}'`)}`);
+    expect(refused.status).toBe(400);
+    expect((refused.body.error as { code: string }).code).toBe("Request_UnsupportedQuery");
   });
 });
 
