@@ -95,6 +95,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
   } else {
     if (blueprint.createdDateTime) found.created.push({ what: "blueprint", at: blueprint.createdDateTime });
     found.checks.push(ok("blueprint", blueprint.id, `"${blueprint.displayName}" (appId ${blueprint.appId})`));
+    // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
     const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`);
     const credentials = { passwords: blueprint.passwordCredentials ?? [], certificates: blueprint.keyCredentials ?? [], federated };
     found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
@@ -180,9 +181,10 @@ async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | u
   const link = "grant";
   const appId = resourceAppId(settings.resourceUrl, settings.graphUrl);
   if (!appId) return void found.checks.push(warning(link, undefined, `not checked: the resource ${settings.resourceUrl} is not named by an appId`, "give --resource as the resource's appId to check its grant"));
+  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId)
   const [resource] = await graph.list<{ id: string }>(`/v1.0/servicePrincipals?$filter=appId eq ${odataString(appId)}`);
   if (!resource) return void found.checks.push(failed(link, undefined, `the resource ${appId} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), then `pulumi up`"));
-  // oauth2permissiongrant: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
+  // learn.microsoft.com/graph/api/oauth2permissiongrant-list: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
   const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`)).filter((g) =>
     same(g.resourceId, resource.id),
   );

@@ -58,6 +58,7 @@ const denied = (link: string, id: string, permission: string) =>
 
 async function domainCheck(graph: GraphClient, config: KitConfig): Promise<Check> {
   const link = "upn domain";
+  // learn.microsoft.com/graph/api/domain-get
   const domain = await read<{ isVerified?: boolean }>(graph, `/v1.0/domains/${encodeURIComponent(config.userDomain)}`);
   if (domain === "denied") return denied(link, config.userDomain, "Domain.Read.All");
   if (!domain) return failed(link, config.userDomain, "not a domain of this tenant", "set agent-user-kit:userDomain to one of the tenant's verified domains (e.g. <tenant>.onmicrosoft.com)");
@@ -69,6 +70,7 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
   const fix = "set agent-user-kit:sponsors to the object ids of people in this tenant";
   return Promise.all(
     config.sponsors.map(async (id): Promise<Check> => {
+      // learn.microsoft.com/graph/api/user-get
       const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`);
       if (user === "denied") return denied("sponsor", id, "User.Read.All");
       if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
@@ -79,6 +81,7 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
 }
 
 async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Check[]> {
+  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId); oauth2PermissionScopes is a servicePrincipal property
   const [sp] = await graph.list<{ id: string; displayName?: string; oauth2PermissionScopes?: PermissionScope[] }>(
     `/v1.0/servicePrincipals?$filter=appId eq ${odataString(config.resourceAppId)}&$select=id,appId,displayName,oauth2PermissionScopes`,
   );
@@ -102,6 +105,7 @@ const ownTag = (tags: readonly string[] | undefined, stack: string | undefined) 
 
 async function nameChecks(graph: GraphClient, config: KitConfig, stack: string | undefined): Promise<Check[]> {
   const checks: Check[] = [];
+  // learn.microsoft.com/graph/api/agentidentityblueprint-list ($filter on displayName)
   const blueprints = await graph.list<{ id: string; appId: string; tags?: string[] }>(`${BLUEPRINTS}?$filter=displayName eq ${odataString(config.blueprintName)}&$select=id,appId,tags`, {
     agentId: true,
   });
@@ -117,6 +121,7 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
     checks.push(ok("blueprint name", config.blueprintName, "free"));
   }
   for (const agent of config.agents) {
+    // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
     const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`);
     const link = "agent user upn";
     if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
