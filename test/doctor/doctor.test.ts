@@ -20,8 +20,9 @@ interface Run extends CliRun {
 }
 
 /** Starts an emulator with `breaks`, runs doctor against its outputs as its provisioner, and closes it. */
-async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number): Promise<Run> {
+async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number, prepare?: (e: Emulator) => void): Promise<Run> {
   const emulator = await startEmulator({ breaks, agents });
+  prepare?.(emulator);
   try {
     const outputs = join(scratch.dir, `outputs-${breaks.join("-") || "healthy"}-${agents ?? 1}.json`);
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
@@ -112,6 +113,46 @@ describe("agent-user doctor", () => {
     expect(run.stdout).toMatch(/research-agent: grant: run `pulumi refresh`/);
     expect(run.stdout).not.toMatch(/agent-2: grant:/);
     onlyReads(run.emulator);
+  });
+
+  it("objects that look right but a grant not yet replicated: the tokens link says replication lag, and how old the newest object is", async () => {
+    const run = await doctor([], [], undefined, (e) => {
+      // The agent user was made a minute ago, and its grant has not reached the token endpoint yet.
+      e.store.users.get(DEFAULT_IDS.agentUserId)!.createdAt = Date.now() - 60_000;
+      e.store.grants.get(DEFAULT_IDS.grantId)!.effectiveAt = Date.now() + 600_000;
+    });
+    expect(run.code).toBe(8);
+    expect(line(run.stdout, "ok", "grant")).toBe(true);
+    expect(run.stdout).toMatch(/^failed\s+tokens\s+hop 3 \(agent user token\) failed: AADSTS65001.*; the objects look right, so this is likely replication lag; the newest object, the agent user, was created 1 min ago$/m);
+    expect(run.stdout).toMatch(/tokens: wait 2 to 5 minutes and run doctor again/);
+  });
+
+  it("without --outputs, from the AGENT_USER_* variables: the blueprint and its principal are found by appId", async () => {
+    const emulator = await startEmulator();
+    try {
+      const out = emulator.outputs();
+      const p = emulator.provisioner()!;
+      forgetProvisionerTokens();
+      const run = await runCli(["doctor", "--json"], {
+        ARM_TENANT_ID: p.tenantId,
+        ARM_CLIENT_ID: p.clientId,
+        ARM_CLIENT_SECRET: p.clientSecret,
+        AGENT_USER_TENANT_ID: out.tenantId,
+        AGENT_USER_AUTHORITY_URL: out.authorityUrl,
+        AGENT_USER_GRAPH_URL: out.graphUrl,
+        AGENT_USER_BLUEPRINT_APP_ID: out.blueprintAppId,
+        AGENT_USER_BLUEPRINT_SECRET: out.blueprintClientSecret,
+        AGENT_USER_AGENT_IDENTITY_ID: out.agentIdentityId,
+        AGENT_USER_AGENT_USER_ID: out.agentUserPrincipalName,
+      });
+      expect(run.code).toBe(0);
+      const links = (JSON.parse(run.stdout) as { links: Array<{ link: string; id?: string; status: string }> }).links;
+      expect(links.find((l) => l.link === "blueprint")).toMatchObject({ status: "ok", id: DEFAULT_IDS.blueprintObjectId });
+      expect(links.find((l) => l.link === "blueprint principal")).toMatchObject({ status: "ok", id: DEFAULT_IDS.blueprintPrincipalId });
+      expect(links.find((l) => l.link === "agent user")).toMatchObject({ status: "ok", id: DEFAULT_IDS.agentUserId });
+    } finally {
+      await emulator.close();
+    }
   });
 
   it("no provisioner credential is exit 2, naming ARM_* and --env-file, with nothing sent", async () => {
