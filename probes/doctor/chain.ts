@@ -62,6 +62,8 @@ interface GraphGrant {
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A collection property as a list: an answer of the wrong shape counts as empty, never as a crash. */
+const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
 const REFRESH_UP = "run `pulumi refresh`, then `pulumi up`, which recreates it; then write the outputs again (`pulumi stack output --json --show-secrets`)";
 
@@ -97,7 +99,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
     found.checks.push(ok("blueprint", blueprint.id, `"${blueprint.displayName}" (appId ${blueprint.appId})`));
     // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
     const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`);
-    const credentials = { passwords: blueprint.passwordCredentials ?? [], certificates: blueprint.keyCredentials ?? [], federated };
+    const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
     found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
   }
 

@@ -29,8 +29,8 @@ const ROTATE =
   "rotate the secret: set agent-user-kit:secretEndDate to a later date (or empty), run `pulumi up`, then write the outputs again (`pulumi stack output --json --show-secrets`)";
 const RENEW_CERTIFICATE = "upload a new certificate: set agent-user-kit:certificatePem and run `pulumi up`";
 
-const day = (iso: string) => iso.slice(0, 10);
-const ends = (c: GraphCredential) => (c.endDateTime ? Date.parse(c.endDateTime) : Number.POSITIVE_INFINITY);
+const day = (iso: unknown) => (typeof iso === "string" ? iso.slice(0, 10) : "an unknown date");
+const ends = (c: GraphCredential) => (typeof c.endDateTime === "string" ? Date.parse(c.endDateTime) : Number.POSITIVE_INFINITY);
 const named = (kind: string, c: GraphCredential) => `${kind} ${c.displayName ? `"${c.displayName}" ` : ""}(keyId ${c.keyId})`;
 
 /**
@@ -45,15 +45,15 @@ export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCr
 
   if (inUse.kind === "secret") {
     // Graph shows a secret's first characters as its hint: the candidates for the secret the outputs hold.
-    const candidates = found.passwords.filter((p) => !p.hint || inUse.secret.startsWith(p.hint));
+    const candidates = found.passwords.filter((p) => typeof p.hint !== "string" || inUse.secret.startsWith(p.hint));
     const best = candidates.sort((a, b) => ends(b) - ends(a))[0];
     if (!best) return failed(LINK, undefined, `${summary}; none of them is the secret the outputs hold`, ROTATE);
-    if (ends(best) <= now) return failed(LINK, best.keyId, `the secret in use, ${named("password", best)}, expired on ${day(best.endDateTime!)}`, ROTATE);
-    if (ends(best) <= soon) problems.push(warning(LINK, best.keyId, `the secret in use ends on ${day(best.endDateTime!)}, within ${warnDays} days`, ROTATE));
+    if (ends(best) <= now) return failed(LINK, best.keyId, `the secret in use, ${named("password", best)}, expired on ${day(best.endDateTime)}`, ROTATE);
+    if (ends(best) <= soon) problems.push(warning(LINK, best.keyId, `the secret in use ends on ${day(best.endDateTime)}, within ${warnDays} days`, ROTATE));
   } else if (inUse.kind === "certificate") {
     const current = found.certificates.filter((c) => ends(c) > now);
     if (current.length === 0) return failed(LINK, undefined, `${summary}; no current certificate for the certificate the outputs use`, RENEW_CERTIFICATE);
-  } else if (!found.federated.some((f) => f.audiences.includes(TOKEN_EXCHANGE_AUDIENCE))) {
+  } else if (!found.federated.some((f) => Array.isArray(f.audiences) && f.audiences.includes(TOKEN_EXCHANGE_AUDIENCE))) {
     return failed(LINK, undefined, `${summary}; no federated credential with audience ${TOKEN_EXCHANGE_AUDIENCE} for the managed identity`, "run `pulumi up` (credential managedIdentity) to create it");
   }
 
@@ -61,8 +61,8 @@ export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCr
     for (const c of list) {
       if (problems.some((p) => p.id === c.keyId)) continue;
       const fix = kind === "password" ? ROTATE : RENEW_CERTIFICATE;
-      if (ends(c) <= now) problems.push(warning(LINK, c.keyId, `${named(kind, c)} expired on ${day(c.endDateTime!)} and is still listed`, `${fix}; an unused one can be removed`));
-      else if (ends(c) <= soon) problems.push(warning(LINK, c.keyId, `${named(kind, c)} ends on ${day(c.endDateTime!)}, within ${warnDays} days`, fix));
+      if (ends(c) <= now) problems.push(warning(LINK, c.keyId, `${named(kind, c)} expired on ${day(c.endDateTime)} and is still listed`, `${fix}; an unused one can be removed`));
+      else if (ends(c) <= soon) problems.push(warning(LINK, c.keyId, `${named(kind, c)} ends on ${day(c.endDateTime)}, within ${warnDays} days`, fix));
     }
   }
   if (problems.length > 0) return problems[0]!;

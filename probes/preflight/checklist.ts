@@ -88,7 +88,8 @@ async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Ch
   if (!sp) {
     return [failed("resource", config.resourceAppId, "the resource API has no service principal in this tenant", "add it to the tenant (an admin consents to it once), or fix agent-user-kit:resourceAppId")];
   }
-  const published = (sp.oauth2PermissionScopes ?? []).filter((s) => s.isEnabled !== false).map((s) => s.value);
+  // An answer of the wrong shape publishes nothing: every scope then fails, by name, never a crash.
+  const published = (Array.isArray(sp.oauth2PermissionScopes) ? sp.oauth2PermissionScopes : []).filter((s) => s?.isEnabled !== false && typeof s?.value === "string").map((s) => s.value);
   const wanted = [...new Set(config.agents.flatMap((a) => a.scopes))];
   return [
     ok("resource", sp.id, `${sp.displayName ?? config.resourceAppId} publishes ${published.length} delegated scopes`),
