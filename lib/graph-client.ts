@@ -194,9 +194,6 @@ export class GraphClient {
       window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
     return withRetry(
       async () => {
-        // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
-        const gate = throttleGate(this.baseUrl, this.options.hooks);
-        if (gate) await gate;
         const token = await this.options.getToken();
         const headers: Record<string, string> = {
           accept: "application/json",
@@ -206,13 +203,20 @@ export class GraphClient {
           ...call.headers,
         };
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-        const res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
-        // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
-        if (res.status >= 400) {
-          const error = new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
-          if (error.retryAfterMs) holdThrottleGate(this.baseUrl, error.retryAfterMs, res.ms, this.options.hooks?.now);
-          throw error;
+        // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
+        const gate = throttleGate(this.baseUrl, this.options.hooks);
+        const release = gate && (await gate);
+        let res: HttpResponse;
+        try {
+          res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
+          // Before the next caller is let through: it must already see the wait.
+          const retryAfterMs = res.status >= 400 ? parseRetryAfter(res.headers["retry-after"]) : undefined;
+          if (retryAfterMs) holdThrottleGate(this.baseUrl, retryAfterMs, this.options.hooks?.now);
+        } finally {
+          release?.();
         }
+        // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
+        if (res.status >= 400) throw new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
         return res;
       },
       policy,

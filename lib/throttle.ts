@@ -7,22 +7,23 @@ import { DEFAULT_RETRY, type RetryHooks } from "./retry";
  * concurrent callers finds the limit on its own, and once the wait is over
  * all N arrive in the same millisecond and most of them find it again: a
  * request that loses five such races fails. So when one caller is told to
- * wait, every caller of that endpoint in this process waits, and they are let
- * through one by one, in the order they came, a quarter of the throttled
- * answer's round trip apart (with jitter): so no more than about four are on
- * the wire when the next 429 comes back, on loopback or across the world. The
- * first ones take what the limit allows; when one of them is told to wait
- * again, those not yet let through wait again without having spent an
- * attempt. That is how a fleet converges on the allowed rate.
+ * wait, every caller of that endpoint in this process waits until the same
+ * moment (with a little jitter), and then at most four are on the wire at a
+ * time, each let through as an answer comes back, in the order they came,
+ * until the queue has drained and a second has passed. When one of them is
+ * told to wait again, the rest wait again without having spent an attempt.
+ * Answers pace the callers, so this holds on loopback and across the world
+ * alike, and even when the waiting requests are themselves what slows the
+ * server down. That is how a fleet converges on the allowed rate.
  */
 
 interface Gate {
   /** No request before this moment (epoch ms): the latest Retry-After heard. */
   openAt: number;
-  /** The next free release slot, so waiters go one by one. */
-  nextSlot: number;
-  /** Time between two released callers. */
-  stepMs: number;
+  /** Callers let through whose answer has not come back yet. */
+  inFlight: number;
+  /** Callers waiting for one of those to come back, first come first served. */
+  queue: Array<() => void>;
 }
 
 /**
@@ -35,55 +36,64 @@ function gates(): Map<string, Gate> {
   return (slot[Symbol.for("agent-user-kit.throttle.gates")] ??= new Map());
 }
 
-/** Bounds of the time between two released callers. */
-const RELEASE_STEP_MS = { min: 2, max: 250 } as const;
-/** Callers are let through one by one until this long after the wait ended with no new one; then the gate is forgotten. */
+/** Requests on the wire at once after a wait: few enough that little is spent when the next 429 comes back. */
+const PACED_IN_FLIGHT = 4;
+/** After the wait ends, callers are paced this long (and until the queue drains); then the gate is forgotten. */
 const PACED_FOR_MS = 1_000;
+
+/** Called when the request's answer (or failure) is in: lets the next queued caller through. */
+export type ReleaseThrottle = () => void;
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Resolves once the caller may send to `key`: undefined (nothing to await,
- * so the hot path pays no promise) while nobody was told to wait lately,
- * otherwise a promise of the caller's release slot after the shared wait.
+ * While nobody was told to wait lately: undefined, so the hot path awaits
+ * nothing. Otherwise a promise of the moment the caller may send, with the
+ * function to call once its answer is in.
  */
-export function throttleGate(key: string, hooks: RetryHooks = {}): Promise<void> | undefined {
+export function throttleGate(key: string, hooks: RetryHooks = {}): Promise<ReleaseThrottle> | undefined {
   const gate = gates().get(key);
-  return gate === undefined ? undefined : queue(key, gate, hooks);
+  return gate === undefined ? undefined : admit(key, gate, hooks);
 }
 
-async function queue(key: string, gate: Gate, hooks: RetryHooks): Promise<void> {
+async function admit(key: string, gate: Gate, hooks: RetryHooks): Promise<ReleaseThrottle> {
   const now = hooks.now ?? Date.now;
   for (;;) {
     const t = now();
-    if (t - gate.openAt > PACED_FOR_MS && gate.nextSlot <= t) {
-      if (gates().get(key) === gate) gates().delete(key);
-      return;
+    if (t < gate.openAt) {
+      const wait = gate.openAt - t;
+      await (hooks.sleep ?? realSleep)(Math.round(wait + (hooks.random ?? Math.random)() * Math.min(50, wait / 10)));
+      continue;
     }
-    const slot = Math.max(t, gate.openAt, gate.nextSlot);
-    gate.nextSlot = slot + gate.stepMs;
-    if (slot > t) await (hooks.sleep ?? realSleep)(Math.round(slot - t + (hooks.random ?? Math.random)() * gate.stepMs));
-    // Told to wait again while this one slept: queue again behind the new moment.
-    if (gate.openAt <= now()) return;
+    if (t - gate.openAt > PACED_FOR_MS && gate.inFlight === 0 && gate.queue.length === 0) {
+      if (gates().get(key) === gate) gates().delete(key);
+      return () => undefined;
+    }
+    if (gate.inFlight >= PACED_IN_FLIGHT) {
+      await new Promise<void>((resolve) => gate.queue.push(resolve));
+      continue;
+    }
+    gate.inFlight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      gate.inFlight--;
+      gate.queue.shift()?.();
+    };
   }
 }
 
 /**
  * Tells every caller of `key` to wait `ms` from now (a later moment already
- * set stands); `roundTripMs` is how long the throttled answer took, which
- * spaces the callers let through afterwards. A wait longer than the retry
- * budget's time bound is not shared: the caller told it gives up at once, as
- * will each other caller that is told the same, with one request each.
+ * set stands). A wait longer than the retry budget's time bound is not
+ * shared: the caller told it gives up at once, as will each other caller
+ * that is told the same, with one request each.
  */
-export function holdThrottleGate(key: string, ms: number, roundTripMs: number, now: () => number = Date.now): void {
+export function holdThrottleGate(key: string, ms: number, now: () => number = Date.now): void {
   if (ms > DEFAULT_RETRY.maxElapsedMs) return;
   const until = now() + ms;
-  const stepMs = Math.min(RELEASE_STEP_MS.max, Math.max(RELEASE_STEP_MS.min, roundTripMs / 4));
   const gate = gates().get(key);
-  if (gate === undefined) {
-    gates().set(key, { openAt: until, nextSlot: until, stepMs });
-    return;
-  }
-  gate.stepMs = stepMs;
-  if (until > gate.openAt) gate.openAt = until;
+  if (gate === undefined) gates().set(key, { openAt: until, inFlight: 0, queue: [] });
+  else if (until > gate.openAt) gate.openAt = until;
 }

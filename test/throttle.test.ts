@@ -11,7 +11,7 @@ import { holdThrottleGate, throttleGate } from "../lib/throttle";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
 
 describe("the shared gate", () => {
-  /** A clock that moves only when a sleeper wakes, after every caller of the same turn has taken its slot. */
+  /** A clock that moves only when a sleeper wakes, after every caller of the same turn has run. */
   function clock() {
     let t = 1_000_000;
     const slept: number[] = [];
@@ -27,50 +27,56 @@ describe("the shared gate", () => {
       advance: (ms: number) => void (t += ms),
     };
   }
+  /** Lets pending promise callbacks run. */
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-  it("lets callers through at once when nobody was told to wait", async () => {
-    const c = clock();
-    await Promise.all([throttleGate("gate-open", c), throttleGate("gate-open", c)]);
-    expect(c.slept).toEqual([]);
+  it("has nothing to await while nobody was told to wait", () => {
+    expect(throttleGate("gate-open", clock())).toBeUndefined();
   });
 
-  it("holds every caller until the same moment, then lets them through one by one, a quarter round trip apart with jitter", async () => {
+  it("holds every caller until the same moment (plus jitter), then lets four at a time through, the next as an answer comes in", async () => {
     const c = clock();
-    holdThrottleGate("gate-held", 1_000, 8, c.now);
-    await Promise.all([1, 2, 3].map(() => throttleGate("gate-held", c)));
-    // A throttled answer that took 8 ms: slots at 1000, 1002 and 1004 ms, each plus random() 0.5 of the 2 ms step.
-    expect(c.slept).toEqual([1_001, 1_003, 1_005]);
+    holdThrottleGate("gate-held", 1_000, c.now);
+    const admitted: number[] = [];
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 6; i++) void throttleGate("gate-held", c)!.then((release) => (admitted.push(i), releases.push(release)));
+    await settle();
+    // 1000 ms plus random() 0.5 of a 50 ms jitter.
+    expect(c.slept).toEqual(Array(6).fill(1_025));
+    expect(admitted).toEqual([0, 1, 2, 3]);
+    releases[0]!();
+    releases[0]!(); // twice is once
+    await settle();
+    expect(admitted).toEqual([0, 1, 2, 3, 4]);
   });
 
-  it("spaces callers by the round trip of the throttled answer, within 2 and 250 ms", async () => {
+  it("sends callers still queued back to wait when one that went through is told to wait again", async () => {
     const c = clock();
-    holdThrottleGate("gate-far", 1_000, 400, c.now);
-    await Promise.all([1, 2, 3].map(() => throttleGate("gate-far", c)));
-    expect(c.slept).toEqual([1_050, 1_150, 1_250]);
-    holdThrottleGate("gate-very-far", 1_000, 4_000, c.now);
-    await Promise.all([1, 2].map(() => throttleGate("gate-very-far", c)));
-    expect(c.slept.slice(3)).toEqual([1_125, 1_375]);
-  });
-
-  it("sends a caller back to the queue when the wait is extended while it slept", async () => {
-    const c = clock();
-    holdThrottleGate("gate-again", 1_000, 8, c.now);
-    const waiting = throttleGate("gate-again", c);
-    holdThrottleGate("gate-again", 3_000, 8, c.now);
-    await waiting;
-    expect(c.slept).toEqual([1_001, 2_000]);
+    holdThrottleGate("gate-again", 1_000, c.now);
+    const admitted: number[] = [];
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 5; i++) void throttleGate("gate-again", c)!.then((release) => (admitted.push(i), releases.push(release)));
+    await settle();
+    expect(admitted).toEqual([0, 1, 2, 3]);
+    // The first answer is another 429: the wait is set before the next caller is let through, which waits it out first.
+    holdThrottleGate("gate-again", 2_000, c.now);
+    releases[0]!();
+    await settle();
+    expect(admitted).toEqual([0, 1, 2, 3, 4]);
+    expect(c.slept.slice(5)).toEqual([2_000 + 50 * 0.5]);
   });
 
   it("keeps the later of two holds, shares no wait longer than the retry budget's 30 s, and is forgotten a second after", async () => {
     const c = clock();
-    holdThrottleGate("gate-two", 5_000, 8, c.now);
-    holdThrottleGate("gate-two", 1_000, 8, c.now);
-    holdThrottleGate("gate-long", 3_600_000, 8, c.now);
-    await throttleGate("gate-two", c);
-    await throttleGate("gate-long", c);
-    expect(c.slept).toEqual([5_001]);
+    holdThrottleGate("gate-two", 5_000, c.now);
+    holdThrottleGate("gate-two", 1_000, c.now);
+    holdThrottleGate("gate-long", 3_600_000, c.now);
+    expect(throttleGate("gate-long", c)).toBeUndefined();
+    (await throttleGate("gate-two", c))!();
+    expect(c.slept).toEqual([5_025]);
     c.advance(1_001);
-    await Promise.all([throttleGate("gate-two", c), throttleGate("gate-two", c)]);
+    (await throttleGate("gate-two", c))!();
+    expect(throttleGate("gate-two", c)).toBeUndefined();
     expect(c.slept).toHaveLength(1);
   });
 });
