@@ -3,19 +3,8 @@ import { readFileSync } from "node:fs";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
-import {
-  GRAPH_APP_ID,
-  GRAPH_RESOURCE,
-  TOKEN_EXCHANGE_APP_ID,
-  TOKEN_EXCHANGE_RESOURCE,
-  type Application,
-  type DriveItem,
-  type PasswordCredential,
-  type PermissionScope,
-  type ServicePrincipal,
-  type TenantSeed,
-  type User,
-} from "./store";
+import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
 
 /**
  * Fixed ids for the built-in tenant, so documentation and logs stay readable;
@@ -123,11 +112,11 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
     servicePrincipals: [
       {
         id: ids.graphPrincipalId,
-        appId: GRAPH_APP_ID,
+        appId: MICROSOFT_GRAPH_APP_ID,
         kind: "servicePrincipal",
         displayName: "Microsoft Graph",
         servicePrincipalType: "Application",
-        servicePrincipalNames: [GRAPH_RESOURCE, GRAPH_APP_ID],
+        servicePrincipalNames: [PUBLIC_CLOUD.resourceUrl, MICROSOFT_GRAPH_APP_ID],
         sponsors: [],
         graphAppRoles: [],
         oauth2PermissionScopes: graphPermissionScopes(),
@@ -138,7 +127,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         kind: "servicePrincipal",
         displayName: "AAD Token Exchange",
         servicePrincipalType: "Application",
-        servicePrincipalNames: [TOKEN_EXCHANGE_RESOURCE, TOKEN_EXCHANGE_APP_ID],
+        servicePrincipalNames: [TOKEN_EXCHANGE_AUDIENCE, TOKEN_EXCHANGE_APP_ID],
         sponsors: [],
         graphAppRoles: [],
       },
@@ -254,9 +243,9 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
         {
           id: randomUUID(),
           name: "managed-identity",
-          issuer: `https://login.microsoftonline.com/${ids.tenantId}/v2.0`,
+          issuer: `${PUBLIC_CLOUD.authorityUrl}/${ids.tenantId}/v2.0`,
           subject: ids.managedIdentityPrincipalId,
-          audiences: [TOKEN_EXCHANGE_RESOURCE],
+          audiences: [TOKEN_EXCHANGE_AUDIENCE],
         },
       ],
     }),

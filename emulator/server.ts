@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
-import { PUBLIC_CLOUD, type FleetAgentOutputs, type StackOutputs } from "../lib/stack-outputs";
+import type { FleetAgentOutputs, StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { breakLinks } from "./breaks";
 import { Faults, type BrokenLink, type FaultConfig } from "./faults";
@@ -15,7 +15,8 @@ import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Su
 import { ROUTES } from "./routes";
 import { fleetTenant } from "./seed";
 import { SigningKey } from "./signing-key";
-import { GRAPH_APP_ID, TenantStore, type TenantSeed } from "./store";
+import { TenantStore, type TenantSeed } from "./store";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
 
 export interface EmulatorOptions {
   /** HTTP port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -302,7 +303,7 @@ export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolea
   const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
   if (!blueprint) return outputs;
   const principal = store.servicePrincipalByAppId(blueprint.appId);
-  const graph = store.servicePrincipalByAppId(GRAPH_APP_ID);
+  const graph = store.servicePrincipalByAppId(MICROSOFT_GRAPH_APP_ID);
   const agents: Array<{ name: string } & FleetAgentOutputs> = [];
   for (const identity of store.servicePrincipals.values()) {
     if (identity.kind !== "agentIdentity" || identity.agentIdentityBlueprintId !== blueprint.appId) continue;

@@ -6,11 +6,6 @@ import { randomUUID } from "node:crypto";
  * endpoint can play Entra's replication lag.
  */
 
-export { MICROSOFT_GRAPH_APP_ID as GRAPH_APP_ID } from "../lib/well-known";
-export const GRAPH_RESOURCE = "https://graph.microsoft.com";
-export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
-export const TOKEN_EXCHANGE_RESOURCE = "api://AzureADTokenExchange";
-
 export interface PasswordCredential {
   keyId: string;
   displayName: string | null;

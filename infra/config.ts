@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { assertSecureUrl } from "../lib/urls";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./providers/inputs";
@@ -8,12 +9,6 @@ import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 /** The project's configuration namespace: keys are `agent-user-kit:<key>`. */
 export const CONFIG_NAMESPACE = "agent-user-kit";
 
-/** Microsoft Graph's appId, the same in every tenant: the default resource of the grant. */
-import { MICROSOFT_GRAPH_APP_ID } from "../lib/well-known";
-export { MICROSOFT_GRAPH_APP_ID };
-
-export const DEFAULT_GRAPH_URL = "https://graph.microsoft.com";
-export const DEFAULT_AUTHORITY_URL = "https://login.microsoftonline.com";
 /** How long a dependent create waits for its parent object to replicate. */
 export const DEFAULT_CONSISTENCY_WINDOW_SECONDS = DEFAULT_CONSISTENCY_WINDOW_MS / 1000;
 
@@ -159,8 +154,8 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
   const agents = fleet ? agentList(raw, userDomain, scopes, allowedScopes, fail) : shorthandAgent(raw, userDomain, scopes, fail);
   const resourceAppId = guid(raw, "resourceAppId", fail) ?? MICROSOFT_GRAPH_APP_ID;
   const credential = credentialConfig(raw, now, fail);
-  const graphUrl = url(raw, "graphUrl", DEFAULT_GRAPH_URL, fail);
-  const authorityUrl = url(raw, "authorityUrl", DEFAULT_AUTHORITY_URL, fail);
+  const graphUrl = url(raw, "graphUrl", PUBLIC_CLOUD.graphUrl, fail);
+  const authorityUrl = url(raw, "authorityUrl", PUBLIC_CLOUD.authorityUrl, fail);
   const consistencyWindowSeconds = integer(raw, "consistencyWindowSeconds", DEFAULT_CONSISTENCY_WINDOW_SECONDS, 0, MAX_CONSISTENCY_WINDOW_MS / 1000, fail);
 
   if (problems.length > 0) throw new ConfigError(problems, source);

@@ -1,7 +1,6 @@
 import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
 import { UsageError } from "./errors";
-import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
-import { PUBLIC_CLOUD } from "./stack-outputs";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "./entra-rules";
 import type { AgentUserTokenProvider } from "./token-provider";
 
 /** Which agent user a credential acts as; the provider's defaults when absent. */

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
+import { TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
 import { assertSecureUrl } from "./urls";
@@ -21,7 +22,6 @@ export type BlueprintCredential =
     };
 
 export const DEFAULT_IMDS_ENDPOINT = "http://169.254.169.254";
-export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
 const STEP = "hop 1 (blueprint token): managed identity";
 
 /** IMDS's answer; it sends numbers as strings. */

@@ -4,11 +4,10 @@ import { ClaimsError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
-import { PUBLIC_CLOUD } from "./stack-outputs";
 import { isLoopbackHost } from "./urls";
-import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
-import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
+import { blueprintCredentialParams, type BlueprintCredential } from "./blueprint-credential";
 
 /**
  * The three token requests that give an agent its own delegated token, with

@@ -25,6 +25,6 @@ export type { TokenErrorBody } from "./token-client";
 export { GraphError } from "./graph-client";
 export type { JwtClaims } from "./jwt";
 export type { RetryPolicy, RetryHooks } from "./retry";
-export { STACK_OUTPUT_KEYS, PUBLIC_CLOUD, parseStackOutputs, selectAgent, agentNames } from "./stack-outputs";
+export { STACK_OUTPUT_KEYS, parseStackOutputs, selectAgent, agentNames } from "./stack-outputs";
 export type { StackOutputs, FleetAgentOutputs } from "./stack-outputs";
-export { MICROSOFT_GRAPH_APP_ID } from "./well-known";
+export { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "./entra-rules";

@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
-import { fleetAgents, parseStackOutputs, PUBLIC_CLOUD, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
+import { PUBLIC_CLOUD } from "./entra-rules";
+import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
 /**

@@ -55,12 +55,6 @@ export const STACK_OUTPUT_KEYS = [
   "grantScopes",
 ] as const satisfies ReadonlyArray<keyof StackOutputs>;
 
-export const PUBLIC_CLOUD = {
-  authorityUrl: "https://login.microsoftonline.com",
-  graphUrl: "https://graph.microsoft.com",
-  resourceUrl: "https://graph.microsoft.com",
-} as const;
-
 const PULUMI_HINT = "write the file with `pulumi stack output --json --show-secrets`";
 
 function stringField(value: unknown, where: string, source: string): string | undefined {

@@ -5,7 +5,8 @@ import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import type { RetryHooks, RetryPolicy } from "./retry";
 import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
-import { parseStackOutputs, PUBLIC_CLOUD, selectAgent } from "./stack-outputs";
+import { PUBLIC_CLOUD } from "./entra-rules";
+import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
 /** How an AgentUserTokenProvider reaches Entra, and the defaults of its requests. */
 export interface AgentUserTokenProviderOptions {

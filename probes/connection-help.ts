@@ -1,4 +1,4 @@
-import { PUBLIC_CLOUD } from "../lib/stack-outputs";
+import { PUBLIC_CLOUD } from "../lib/entra-rules";
 
 /** The --help section for the connection flags every token-minting command takes (lib/settings.ts). */
 /** `graph`: whether the command reads Graph (comments) and so takes --graph. */

@@ -1,6 +1,6 @@
 import type { JwtClaims } from "../../lib/jwt";
 import { Reply, type EmulatorContext, type EmulatorRequest } from "../router";
-import { GRAPH_APP_ID, GRAPH_RESOURCE } from "../store";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { graphError, graphErrorResponse } from "./envelope";
 
 /**
@@ -22,13 +22,13 @@ export interface GraphPermission {
 }
 
 /** Graph's accepted audiences: its identifier URI (with or without a slash) or its appId. */
-const GRAPH_AUDIENCES = new Set([GRAPH_RESOURCE, `${GRAPH_RESOURCE}/`, GRAPH_APP_ID]);
+const GRAPH_AUDIENCES = new Set([PUBLIC_CLOUD.resourceUrl, `${PUBLIC_CLOUD.resourceUrl}/`, MICROSOFT_GRAPH_APP_ID]);
 
 /** Graph tolerates this much clock skew on exp and nbf. */
 const CLOCK_SKEW_S = 300;
 
 /** Graph's 401 names the authority to get a token from. */
-const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="${GRAPH_APP_ID}"`;
+const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="${PUBLIC_CLOUD.authorityUrl}/common/oauth2/authorize", client_id="${MICROSOFT_GRAPH_APP_ID}"`;
 
 function unauthenticated(req: EmulatorRequest, message: string): Reply {
   return new Reply(graphErrorResponse(401, "InvalidAuthenticationToken", message, req.headers, { "www-authenticate": WWW_AUTHENTICATE }));

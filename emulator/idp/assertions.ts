@@ -1,7 +1,8 @@
 import { createHash, X509Certificate } from "node:crypto";
 import { decodeJwt, verifyJwtSignature, type DecodedJwt, type JwtClaims } from "../../lib/jwt";
 import type { EmulatorContext } from "../router";
-import { TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_RESOURCE, type Application, type ServicePrincipal } from "../store";
+import type { Application, ServicePrincipal } from "../store";
+import { PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { aadstsError, emulatorRule } from "./aadsts-error";
 import { exchangeSubjectTarget } from "./claims";
 
@@ -81,7 +82,7 @@ function checkFederatedAssertion(app: Application, jwt: DecodedJwt, ctx: Emulato
     throw aadstsError(400, "invalid_client", 700213, `No matching federated identity record found for presented assertion subject '${String(c.sub)}'.`);
   }
   const auds = Array.isArray(c.aud) ? c.aud : [c.aud];
-  const exchange = (a: unknown) => a === TOKEN_EXCHANGE_RESOURCE || a === TOKEN_EXCHANGE_APP_ID;
+  const exchange = (a: unknown) => a === TOKEN_EXCHANGE_AUDIENCE || a === TOKEN_EXCHANGE_APP_ID;
   if (!bySubject.some((f) => f.audiences.some((fa) => auds.some((a) => a === fa || (exchange(a) && exchange(fa)))))) {
     throw aadstsError(400, "invalid_client", 70021, "No matching federated identity record found for presented assertion audience.");
   }
@@ -93,7 +94,7 @@ function sameIssuer(configured: string, presented: unknown, origins: readonly st
   if (typeof presented !== "string") return false;
   const canonical = (s: string) => {
     let out = s.replace(/\/+$/, "");
-    for (const o of [...origins, "https://login.microsoftonline.com"]) if (out.startsWith(o)) out = `{authority}${out.slice(o.length)}`;
+    for (const o of [...origins, PUBLIC_CLOUD.authorityUrl]) if (out.startsWith(o)) out = `{authority}${out.slice(o.length)}`;
     return out;
   };
   return canonical(configured) === canonical(presented);

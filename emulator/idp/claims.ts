@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { JwtClaims } from "../../lib/jwt";
-import { GRAPH_APP_ID, GRAPH_RESOURCE, TOKEN_EXCHANGE_APP_ID, type ServicePrincipal, type User } from "../store";
+import type { ServicePrincipal, User } from "../store";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID } from "../../lib/entra-rules";
 
 /**
  * Claim sets of the tokens Entra issues in the agent-user flow, as decoded
@@ -87,13 +88,13 @@ export function identityExchangeClaims(origin: string, tenantId: string, identit
 
 /** Graph takes v1 tokens (aud https://graph.microsoft.com); other resources v2 ones. */
 function audienceFields(origin: string, tenantId: string, resource: ServicePrincipal, clientId: string) {
-  return resource.appId === GRAPH_APP_ID
-    ? { aud: GRAPH_RESOURCE, iss: v1Issuer(tenantId), appid: clientId, ver: "1.0" }
+  return resource.appId === MICROSOFT_GRAPH_APP_ID
+    ? { aud: PUBLIC_CLOUD.resourceUrl, iss: v1Issuer(tenantId), appid: clientId, ver: "1.0" }
     : { aud: resource.appId, iss: v2Issuer(origin, tenantId), azp: clientId, ver: "2.0" };
 }
 
 export function appClaims(origin: string, tenantId: string, client: ServicePrincipal, resource: ServicePrincipal, t: TokenTimes): JwtClaims {
-  const roles = resource.appId === GRAPH_APP_ID ? client.graphAppRoles : [];
+  const roles = resource.appId === MICROSOFT_GRAPH_APP_ID ? client.graphAppRoles : [];
   return {
     ...audienceFields(origin, tenantId, resource, client.appId),
     ...t,

@@ -1,5 +1,5 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_RESOURCE } from "../store";
+import { TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { times, v2Issuer } from "./claims";
 
 /**
@@ -15,8 +15,8 @@ function imdsError(status: number, error: string, description: string): Emulator
 function imdsToken(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   if (req.headers["metadata"] !== "true") return imdsError(400, "invalid_request", "Required metadata header not specified");
   const resource = req.url.searchParams.get("resource");
-  if (resource !== TOKEN_EXCHANGE_RESOURCE) {
-    return imdsError(400, "invalid_resource", `[emulator rule] this IMDS issues tokens only for ${TOKEN_EXCHANGE_RESOURCE}`);
+  if (resource !== TOKEN_EXCHANGE_AUDIENCE) {
+    return imdsError(400, "invalid_resource", `[emulator rule] this IMDS issues tokens only for ${TOKEN_EXCHANGE_AUDIENCE}`);
   }
   const clientId = req.url.searchParams.get("client_id");
   const identities = ctx.store.managedIdentities;

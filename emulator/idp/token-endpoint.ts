@@ -1,7 +1,8 @@
 import { JWT_BEARER } from "../../lib/client-assertion";
 import type { JwtClaims } from "../../lib/jwt";
 import { Reply, type EmulatorContext, type EmulatorRequest, type EmulatorResponse, type Route } from "../router";
-import { TOKEN_EXCHANGE_APP_ID, type Application, type ServicePrincipal } from "../store";
+import type { Application, ServicePrincipal } from "../store";
+import { PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { aadstsError, emulatorRule } from "./aadsts-error";
 import { checkApplicationAssertion, checkBlueprintToken, checkIdentityToken, checkSecret } from "./assertions";
 import { agentUserClaims, appClaims, blueprintExchangeClaims, identityExchangeClaims, LIFETIME_S, times } from "./claims";
@@ -46,7 +47,7 @@ function resolveResource(ctx: EmulatorContext, scope: string): ServicePrincipal 
   if (!m) {
     throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: client credential and agent user flows take '{resource}/.default'.`);
   }
-  const resource = ctx.origins.includes(m[1]!.replace(/\/+$/, "")) ? "https://graph.microsoft.com" : m[1]!;
+  const resource = ctx.origins.includes(m[1]!.replace(/\/+$/, "")) ? PUBLIC_CLOUD.resourceUrl : m[1]!;
   const sp = ctx.store.resourceByIdentifier(resource);
   if (!sp) {
     throw aadstsError(400, "invalid_resource", 500011, `The resource principal named ${resource} was not found in the tenant named ${ctx.store.tenantId}.`);
@@ -97,7 +98,7 @@ function tokenEndpointUrls(req: EmulatorRequest, ctx: EmulatorContext): string[]
   return ctx.origins.flatMap((o) => tenants.map((t) => `${o}/${t}/oauth2/v2.0/token`));
 }
 
-const isExchangeScope = (scope: string) => /^(api:\/\/AzureADTokenExchange|fb60f99c-7a34-4190-8149-302f77469936)\/\.default$/i.test(scope.trim());
+const isExchangeScope = (scope: string) => [TOKEN_EXCHANGE_AUDIENCE, TOKEN_EXCHANGE_APP_ID].some((name) => scope.trim().toLowerCase() === `${name}/.default`.toLowerCase());
 
 function clientCredentials(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client: Client): EmulatorResponse {
   const { store } = ctx;

@@ -1,6 +1,7 @@
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
-import { MICROSOFT_GRAPH_APP_ID, validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
+import { validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentity } from "./agent-identity";
 import { AgentUser } from "./agent-user";

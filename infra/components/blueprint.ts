@@ -1,14 +1,12 @@
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
+import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import type { ProvisioningSettings } from "./settings";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
-
-/** The audience every hop-1 federated credential must accept (the token-exchange app's identifier). */
-export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
 
 /** How the blueprint proves itself in hop 1; `mode` decides which resources exist, so it is a plain value. */
 export type BlueprintCredentialArgs =

@@ -1,5 +1,5 @@
 import type { BlueprintCredential } from "../../lib/blueprint-credential";
-import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/blueprint-credential";
+import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { failed, ok, warning, type Check } from "../checks";
 
 /** A password or certificate of a blueprint as Graph lists it (passwordCredential, keyCredential). */

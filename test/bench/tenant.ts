@@ -1,5 +1,6 @@
 import { agentEntries, DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
-import { GRAPH_RESOURCE, type TenantSeed } from "../../emulator/store";
+import { type TenantSeed } from "../../emulator/store";
+import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 
 /**
  * The bench tenant: the emulator's default tenant, plus a second resource
@@ -67,4 +68,4 @@ export function benchTenant(count: number): BenchTenant {
   return { seed, main: { identity: ids.agentIdentityId, user: ids.agentUserId }, fleet };
 }
 
-export const GRAPH = GRAPH_RESOURCE;
+export const GRAPH = PUBLIC_CLOUD.resourceUrl;

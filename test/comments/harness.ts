@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { DEFAULT_IDS, SHARE_URLS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { GRAPH_RESOURCE, type Comment, type DriveItem } from "../../emulator/store";
+import { type Comment, type DriveItem } from "../../emulator/store";
+import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import type { JwtClaims } from "../../lib/jwt";
 import { run } from "../../probes/commands/comments";
 
@@ -58,7 +59,7 @@ export async function startHarness(): Promise<Harness> {
 export function graphToken(emulator: Emulator, claims: JwtClaims = {}): string {
   const now = Math.floor(Date.now() / 1000);
   return emulator.key.sign({
-    aud: GRAPH_RESOURCE,
+    aud: PUBLIC_CLOUD.resourceUrl,
     iat: now,
     nbf: now,
     exp: now + 3600,

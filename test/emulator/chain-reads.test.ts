@@ -5,7 +5,7 @@ import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
 import { DEFAULT_IDS, PROVISIONER_ROLES } from "../../emulator/seed";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { GRAPH_APP_ID } from "../../emulator/store";
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
 import { requestToken, tokenEndpoint } from "../../lib/token-client";
 import { runCli, scratchDir } from "../token/helpers";
@@ -85,7 +85,7 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
   });
 
   it("Microsoft Graph's service principal publishes its delegated scopes in oauth2PermissionScopes", async () => {
-    const answer = await provisionerGet(emulator, `/v1.0/servicePrincipals?$filter=appId eq '${GRAPH_APP_ID}'&$select=id,oauth2PermissionScopes`);
+    const answer = await provisionerGet(emulator, `/v1.0/servicePrincipals?$filter=appId eq '${MICROSOFT_GRAPH_APP_ID}'&$select=id,oauth2PermissionScopes`);
     const [graph] = answer.body.value as Array<{ oauth2PermissionScopes: Array<Record<string, unknown>> }>;
     const values = graph!.oauth2PermissionScopes.map((s) => s.value);
     expect(values).toEqual(expect.arrayContaining(["Chat.ReadWrite", "User.Read", "Files.Read.All"]));

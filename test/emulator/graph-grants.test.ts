@@ -1,4 +1,4 @@
-import { GRAPH_APP_ID } from "../../emulator/store";
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { blueprintWithPrincipal, codeOf, DEFAULT_IDS, identityWithUser, startDirectory, type Directory } from "./directory-client";
 
 const GRANTS = "/v1.0/oauth2PermissionGrants";
@@ -23,9 +23,9 @@ describe("emulated Graph: oauth2PermissionGrants and the resource lookup", () =>
   });
 
   it("finds Microsoft Graph's service principal by appId, with $select", async () => {
-    const answer = await d.call("GET", `/v1.0/servicePrincipals?$filter=appId eq '${GRAPH_APP_ID}'&$select=id,appId`, { odataVersion: false });
+    const answer = await d.call("GET", `/v1.0/servicePrincipals?$filter=appId eq '${MICROSOFT_GRAPH_APP_ID}'&$select=id,appId`, { odataVersion: false });
     expect(answer.status).toBe(200);
-    expect(answer.body.value).toEqual([{ id: DEFAULT_IDS.graphPrincipalId, appId: GRAPH_APP_ID }]);
+    expect(answer.body.value).toEqual([{ id: DEFAULT_IDS.graphPrincipalId, appId: MICROSOFT_GRAPH_APP_ID }]);
   });
 
   it("creates, lists, reads, changes and deletes a Principal grant; tokens see each change only after the replication lag", async () => {

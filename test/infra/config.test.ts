@@ -4,14 +4,12 @@ import { selfSignedCertificate } from "../../emulator/certificate";
 import {
   CONFIG_KEYS,
   ConfigError,
-  DEFAULT_AUTHORITY_URL,
   DEFAULT_CONSISTENCY_WINDOW_SECONDS,
-  DEFAULT_GRAPH_URL,
-  MICROSOFT_GRAPH_APP_ID,
   validateConfig,
   type RawConfig,
 } from "../../infra/config";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "../../infra/scope-policy";
+import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 
 const SPONSOR = "5E000000-0000-0000-0000-000000000001";
 const BASE: RawConfig = {
@@ -45,8 +43,8 @@ describe("validateConfig", () => {
       allowedScopes: [...ALLOWED_SCOPES],
       resourceAppId: MICROSOFT_GRAPH_APP_ID,
       credential: { mode: "secret" },
-      graphUrl: DEFAULT_GRAPH_URL,
-      authorityUrl: DEFAULT_AUTHORITY_URL,
+      graphUrl: PUBLIC_CLOUD.graphUrl,
+      authorityUrl: PUBLIC_CLOUD.authorityUrl,
       consistencyWindowMs: DEFAULT_CONSISTENCY_WINDOW_SECONDS * 1000,
     });
   });
@@ -229,8 +227,8 @@ describe("Pulumi.yaml", () => {
     expect(JSON.parse(defaultOf("allowedScopes")!)).toEqual(ALLOWED_SCOPES);
     expect(defaultOf("resourceAppId")).toBe(MICROSOFT_GRAPH_APP_ID);
     expect(defaultOf("credential")).toBe("secret");
-    expect(defaultOf("graphUrl")).toBe(DEFAULT_GRAPH_URL);
-    expect(defaultOf("authorityUrl")).toBe(DEFAULT_AUTHORITY_URL);
+    expect(defaultOf("graphUrl")).toBe(PUBLIC_CLOUD.graphUrl);
+    expect(defaultOf("authorityUrl")).toBe(PUBLIC_CLOUD.authorityUrl);
     expect(Number(defaultOf("consistencyWindowSeconds"))).toBe(DEFAULT_CONSISTENCY_WINDOW_SECONDS);
   });
 

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { MICROSOFT_GRAPH_APP_ID } from "../../infra/config";
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 
 /** Ids the mocks hand out, so tests can follow each one from the resource that made it to where it is used. */
 export const IDS = {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tenantOutputs } from "../../../emulator/server";
-import { GRAPH_APP_ID } from "../../../emulator/store";
+import { MICROSOFT_GRAPH_APP_ID } from "../../../lib/entra-rules";
 import type { StackOutputs } from "../../../lib/stack-outputs";
 import { agentIdentityProvider } from "../../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
@@ -50,7 +50,7 @@ describe("local walk: provision, mint, destroy", () => {
       })
     ).body;
     // azuread.getServicePrincipal for Microsoft Graph, then the ServicePrincipalDelegatedPermissionGrant.
-    const [resource] = await t.graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=appId eq '${GRAPH_APP_ID}'&$select=id,appId`);
+    const [resource] = await t.graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=appId eq '${MICROSOFT_GRAPH_APP_ID}'&$select=id,appId`);
     const grant = (
       await t.graph.call<{ id: string; scope: string }>("POST", "/v1.0/oauth2PermissionGrants", {
         body: { clientId: identity.identityId, consentType: "Principal", principalId: user.userId, resourceId: resource!.id, scope: SCOPES },

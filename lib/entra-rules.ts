@@ -1,0 +1,124 @@
+import { isLoopbackHost } from "./urls";
+
+/**
+ * Entra's rules for the ids and names this kit writes and reads, and the ids
+ * and URLs Entra fixes for every tenant (reference section 1). The stack
+ * config, the components, the dynamic providers, the CLI and the emulator all
+ * check with these, so they never disagree. No Pulumi import: the providers
+ * carry this module through Pulumi's closure serializer, and the CLI and the
+ * emulator load it without the SDK.
+ */
+
+/** Microsoft Graph's appId: its service principal is a grant's resource for Graph scopes. */
+export const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
+/** The audience of hop 1 and of the managed identity's assertion, and of the blueprint's federated credential. */
+export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
+/** The appId behind TOKEN_EXCHANGE_AUDIENCE: the `aud` of T1 and of a managed identity's token for it. */
+export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
+
+/** The public cloud's endpoints: the defaults of every base URL the kit takes. */
+export const PUBLIC_CLOUD = {
+  authorityUrl: "https://login.microsoftonline.com",
+  graphUrl: "https://graph.microsoft.com",
+  /** Graph's identifier URI, the resource of the agent user's token by default. */
+  resourceUrl: "https://graph.microsoft.com",
+} as const;
+
+/**
+ * Entra's documented limits. displayName: 256 for applications (so blueprints)
+ * and users (so agent users); Graph documents no limit for service principals,
+ * so an agent identity gets the limit of the blueprint it is made from.
+ * mailNickname: 64. UPN (learn.microsoft.com/entra/identity/authentication/
+ * concept-sspr-policy#username-policies): at most 64 characters before the @
+ * and 48 after it (113 in all, which those two bounds already imply).
+ */
+export const LIMITS = { displayName: 256, mailNickname: 64, upnLocalPart: 64, upnDomain: 48, sponsors: 100 } as const;
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The all-zero GUID of example files: no tenant, application or user has it. */
+const PLACEHOLDER_GUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+/** The username policy's characters: A-Z a-z 0-9 ' . - _ ! # ^ ~. */
+const UPN_LOCAL = /^[A-Za-z0-9'._!#^~-]+$/;
+const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** An object id, app id or tenant id, in either case. */
+export function isGuid(value: unknown): value is string {
+  return typeof value === "string" && GUID.test(value);
+}
+
+export function isPlaceholderGuid(value: string): boolean {
+  return PLACEHOLDER_GUID.test(value.trim());
+}
+
+/** Why a display name would be refused, or undefined. */
+export function displayNameProblem(value: string): string | undefined {
+  if (value.length > LIMITS.displayName) return `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return "contains a control character";
+  return undefined;
+}
+
+/** Why the part of a UPN before the @ (an agent user's mail nickname too) would be refused, or undefined. */
+export function upnLocalPartProblem(value: string): string | undefined {
+  if (value.length > LIMITS.upnLocalPart) {
+    return `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`;
+  }
+  // The policy refuses a period right before the @, which is the end of this part.
+  if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`;
+  }
+  return undefined;
+}
+
+/** A DNS name of two or more labels ending in letters, such as contoso.onmicrosoft.com. */
+export function isDomainName(value: string): boolean {
+  const labels = value.split(".");
+  return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && /^[a-z]{2,}$/i.test(labels[labels.length - 1]!);
+}
+
+/** Why the part of a UPN after the @ would be refused, or undefined. Graph also requires it to be a verified domain of the tenant. */
+export function upnDomainProblem(value: string): string | undefined {
+  if (!isDomainName(value)) {
+    return `must be a domain name such as contoso.onmicrosoft.com (got ${JSON.stringify(value)}); Graph also requires it to be verified in the tenant`;
+  }
+  if (value.length > LIMITS.upnDomain) return `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`;
+  return undefined;
+}
+
+/** Why a whole UPN would be refused, or undefined. */
+export function upnProblem(value: string): string | undefined {
+  const at = value.lastIndexOf("@");
+  if (at < 0) return `must be local@domain, got ${JSON.stringify(value)}`;
+  const local = upnLocalPartProblem(value.slice(0, at));
+  if (local) return `before the @ ${local}`;
+  const domain = upnDomainProblem(value.slice(at + 1));
+  return domain ? `after the @ ${domain}` : undefined;
+}
+
+export function isUpn(value: unknown): value is string {
+  return typeof value === "string" && upnProblem(value) === undefined;
+}
+
+/**
+ * Why a Graph or authority base URL would be refused, or undefined. Paths are
+ * appended to it (`/v1.0/...`, `/{tenant}/oauth2/v2.0/token`, the federated
+ * credential's issuer): a base that already has a path, query or fragment would
+ * make every one of them wrong. Plain http only on loopback (the emulator).
+ */
+export function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `is not an absolute URL: ${JSON.stringify(value)}`;
+  }
+  // Checked first, and the URL is not repeated: it holds a credential.
+  if (url.username || url.password) return "must not carry a user name or password";
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+    return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`;
+  }
+  if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
+    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${JSON.stringify(`${url.origin}${url.pathname}`)})`;
+  }
+  return undefined;
+}
