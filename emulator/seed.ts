@@ -4,7 +4,7 @@ import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisi
 import { UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
-import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
+import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
 
 /**
  * Fixed ids for the built-in tenant, so documentation and logs stay readable;
@@ -352,7 +352,7 @@ export function loadTenantFile(path: string): TenantSeed {
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;
-  if (typeof seed.tenantId !== "string" || !/^[0-9a-f-]{36}$/i.test(seed.tenantId)) {
+  if (typeof seed.tenantId !== "string" || !isGuid(seed.tenantId)) {
     throw new UsageError(`tenant file ${path}: "tenantId" must be a GUID`);
   }
   for (const key of ["domains", "applications", "servicePrincipals", "users", "grants"] as const) {

@@ -1,6 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
+import { isGuid, isPlaceholderGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { assertSecureUrl } from "../lib/urls";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./providers/inputs";
@@ -126,15 +126,10 @@ export class ConfigError extends UsageError {
   }
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const UPN_LOCAL = /^[A-Za-z0-9'._!#^~-]+$/;
 const SCOPE = /^[A-Za-z0-9._-]+$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-
-export function isGuid(value: string): boolean {
-  return GUID.test(value);
-}
 
 /**
  * Checks every key and returns the typed configuration, or throws one
@@ -358,13 +353,12 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
   return agents.length === items.length ? agents : undefined;
 }
 
-const PLACEHOLDER = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
 const placeholder = (value: string) => `is the placeholder ${value} of the example stack file, never a real id; set yours`;
 
 function guid(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
   const value = text(raw, key, fail);
   if (value === undefined) return undefined;
-  if (PLACEHOLDER.test(value)) {
+  if (isPlaceholderGuid(value)) {
     fail(key, placeholder(value));
     return undefined;
   }
@@ -385,7 +379,7 @@ function guidList(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | undefi
     fail(key, "needs at least one user object id (Entra refuses a blueprint or agent identity with no sponsor)");
     return undefined;
   }
-  const dummy = values.find((value) => PLACEHOLDER.test(value));
+  const dummy = values.find((value) => isPlaceholderGuid(value));
   if (dummy) {
     fail(key, placeholder(dummy));
     return undefined;

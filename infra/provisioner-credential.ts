@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
+import { isPlaceholderGuid } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { ONE_ATTEMPT } from "../lib/retry";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
@@ -75,8 +76,6 @@ function credentialError(message: string, fix?: string): Error {
   return error;
 }
 
-/** The all-zero GUID of example files: no tenant, application or user has it. */
-export const isPlaceholderGuid = (value: string): boolean => /^0{8}-0{4}-0{4}-0{4}-0{12}$/.test(value.trim());
 
 /** Configuration wins over the environment, as in the azuread provider. */
 export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv): ProvisionerSettings {

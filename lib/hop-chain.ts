@@ -5,7 +5,7 @@ import type { HttpOptions } from "./http";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackHost } from "./urls";
-import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
+import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintCredentialParams, type BlueprintCredential } from "./blueprint-credential";
 
@@ -80,8 +80,6 @@ interface CachedToken {
   /** What the minting call measured; reported only for the call that minted it. */
   ms: number;
 }
-
-const isGuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
 export class HopChain {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
-import { PUBLIC_CLOUD } from "./entra-rules";
+import { isGuid, PUBLIC_CLOUD } from "./entra-rules";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
@@ -51,8 +51,6 @@ export interface ProbeSettings {
   /** Where each input came from (flag, environment variable, --outputs key, default), never a value. */
   sources: Record<string, string>;
 }
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
 export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
@@ -129,13 +127,13 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
 
 /** An agent identity id is a GUID. */
 export function checkAgentIdentityId(value: string): string {
-  if (!GUID.test(value)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(value)}`);
+  if (!isGuid(value)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(value)}`);
   return value;
 }
 
 /** An agent user is named by its object id (sent as user_id) or its UPN (sent as username). */
 export function checkAgentUser(value: string): string {
-  if (!GUID.test(value) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
+  if (!isGuid(value) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
     throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -224,10 +222,10 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     if (!hasCredential(flags, env, outputs)) missing.push("missing a blueprint credential (AGENT_USER_BLUEPRINT_SECRET, --blueprint-cert and --blueprint-key, or --managed-identity-client-id)");
     throw new UsageError(missing.join("; "), flags.outputs === undefined ? OUTPUTS_HINT : undefined);
   }
-  if (!GUID.test(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
+  if (!isGuid(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
   if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
   if (agentUser !== undefined) checkAgentUser(agentUser);
-  if (!GUID.test(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
+  if (!isGuid(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
   }
   const resource = pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!;

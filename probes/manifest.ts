@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { isGuid } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { isLoopbackHost } from "../lib/urls";
 
@@ -509,7 +510,6 @@ export function validateManifest(file: string, data: unknown): ManifestEntry[] {
 
 // ---------------------------------------------------------------- classify
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const API_URI = /^api:\/\//i;
 
 function unclassified(note: string): ServerPermission {
@@ -533,7 +533,7 @@ export function classifyServer(entry: Pick<ManifestEntry, "audience" | "scope">)
       note: scope === null ? `no "scope" is given, so which per-server permission the shared token must carry is unknown` : null,
     };
   }
-  if (GUID.test(audience)) {
+  if (isGuid(audience)) {
     return {
       model: "v2-own-audience",
       tokenScope: scope === null ? null : `${audience}/${scope}`,

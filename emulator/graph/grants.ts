@@ -1,3 +1,4 @@
+import { isGuid } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { PermissionGrant } from "../store";
 import { authorizeGraph } from "./auth";
@@ -35,7 +36,7 @@ function grantId(clientId: string, resourceId: string, principalId: string | nul
 
 function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string): string {
   const value = requiredString(req, body, name).toLowerCase();
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) {
+  if (!isGuid(value)) {
     throw graphError(400, "Request_BadRequest", `Invalid value specified for property '${name}': it must be an object id (GUID).`, req.headers);
   }
   return value;

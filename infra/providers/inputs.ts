@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { isGuid } from "../../lib/entra-rules";
 import { isLoopbackHost } from "../../lib/urls";
 
 /**
@@ -34,8 +35,6 @@ export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "provi
 export const DEFAULT_CONSISTENCY_WINDOW_MS = 120_000;
 /** The longest replication wait a resource may ask for. */
 export const MAX_CONSISTENCY_WINDOW_MS = 30 * 60_000;
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Collects check failures; every rule skips a value Pulumi does not know yet. */
 export class InputChecker {
@@ -73,7 +72,7 @@ export class InputChecker {
   guid(property: string): unknown {
     const value = this.present(property);
     if (value === undefined || value === UNKNOWN) return value;
-    return typeof value === "string" && GUID.test(value) ? value.toLowerCase() : this.fail(property, "must be a GUID");
+    return isGuid(value) ? value.toLowerCase() : this.fail(property, "must be a GUID");
   }
 
   /** A non-empty set of GUIDs, returned lower-cased, unique and sorted so order never shows as a diff. */
@@ -82,7 +81,7 @@ export class InputChecker {
     if (value === undefined || value === UNKNOWN) return value;
     if (!Array.isArray(value) || value.length === 0) return this.fail(property, "must be a non-empty list of GUIDs");
     if (value.some((item) => item === UNKNOWN)) return value;
-    if (!value.every((item) => typeof item === "string" && GUID.test(item))) return this.fail(property, "must hold only GUIDs");
+    if (!value.every(isGuid)) return this.fail(property, "must hold only GUIDs");
     const set = [...new Set(value.map((item: string) => item.toLowerCase()))].sort();
     return set.length > maxSize ? this.fail(property, `holds ${set.length} ids; at most ${maxSize} are allowed`) : set;
   }

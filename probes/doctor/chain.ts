@@ -7,7 +7,7 @@ import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackHost } from "../../lib/urls";
-import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
+import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
@@ -61,7 +61,6 @@ interface GraphGrant {
   scope?: string | null;
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A collection property as a list: an answer of the wrong shape counts as empty, never as a crash. */
 const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
@@ -142,8 +141,8 @@ async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): 
 async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<string | undefined> {
   const { outputs, settings } = t;
   const link = "agent user";
-  const wantedUpn = outputs.agentUserPrincipalName ?? (GUID.test(settings.agentUser) ? undefined : settings.agentUser);
-  const userId = outputs.agentUserId ?? (GUID.test(settings.agentUser) ? settings.agentUser : undefined);
+  const wantedUpn = outputs.agentUserPrincipalName ?? (isGuid(settings.agentUser) ? undefined : settings.agentUser);
+  const userId = outputs.agentUserId ?? (isGuid(settings.agentUser) ? settings.agentUser : undefined);
   const user = userId
     ? await read<GraphAgentUser>(graph, agentUserPath(userId))
     : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true }))[0];
@@ -169,7 +168,7 @@ function resourceAppId(resourceUrl: string, graphUrl: string): string | undefine
   const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
   const r = norm(resourceUrl);
   if (r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID) return MICROSOFT_GRAPH_APP_ID;
-  if (GUID.test(r)) return r;
+  if (isGuid(r)) return r;
   try {
     if (isLoopbackHost(new URL(r).hostname)) return MICROSOFT_GRAPH_APP_ID;
   } catch {
