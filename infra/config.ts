@@ -1,8 +1,17 @@
 import { X509Certificate } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { isGuid, isPlaceholderGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
+import {
+  baseUrlProblem,
+  displayNameProblem,
+  isGuid,
+  isPlaceholderGuid,
+  LIMITS,
+  MICROSOFT_GRAPH_APP_ID,
+  PUBLIC_CLOUD,
+  upnDomainProblem,
+  upnLocalPartProblem,
+} from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
-import { assertSecureUrl } from "../lib/urls";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./providers/inputs";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 
@@ -11,17 +20,6 @@ export const CONFIG_NAMESPACE = "agent-user-kit";
 
 /** How long a dependent create waits for its parent object to replicate. */
 export const DEFAULT_CONSISTENCY_WINDOW_SECONDS = DEFAULT_CONSISTENCY_WINDOW_MS / 1000;
-
-/**
- * Entra's documented limits. displayName: 256 for applications (so blueprints)
- * and users (so agent users); Graph documents no limit for service principals,
- * so an agent identity gets the limit of the blueprint it is made from.
- * mailNickname: 64. UPN (learn.microsoft.com/entra/identity/authentication/
- * concept-sspr-policy#username-policies): at most 64 characters before the @
- * and 48 after it (113 in all, which those two bounds already imply), only
- * A-Z a-z 0-9 ' . - _ ! # ^ ~, and no period right before the @.
- */
-export const LIMITS = { displayName: 256, mailNickname: 64, upnLocalPart: 64, upnDomain: 48, sponsors: 100 } as const;
 
 export const CONFIG_KEYS = [
   "userDomain",
@@ -126,8 +124,6 @@ export class ConfigError extends UsageError {
   }
 }
 
-const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const UPN_LOCAL = /^[A-Za-z0-9'._!#^~-]+$/;
 const SCOPE = /^[A-Za-z0-9._-]+$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -233,16 +229,9 @@ function list(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | undefined 
 function domain(raw: RawConfig, fail: Fail): string | undefined {
   const value = required(raw, "userDomain", fail)?.toLowerCase();
   if (value === undefined) return undefined;
-  const labels = value.split(".");
-  if (labels.length < 2 || !labels.every((label) => DOMAIN_LABEL.test(label)) || !/^[a-z]{2,}$/.test(labels[labels.length - 1]!)) {
-    fail("userDomain", `must be a domain name such as contoso.onmicrosoft.com (got ${JSON.stringify(value)}); Graph also requires it to be verified in the tenant`);
-    return undefined;
-  }
-  if (value.length > LIMITS.upnDomain) {
-    fail("userDomain", `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`);
-    return undefined;
-  }
-  return value;
+  const problem = upnDomainProblem(value);
+  if (problem) fail("userDomain", problem);
+  return problem ? undefined : value;
 }
 
 function displayName(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
@@ -254,26 +243,9 @@ function displayName(raw: RawConfig, key: ConfigKey, fail: Fail): string | undef
 
 function upnLocalPart(raw: RawConfig, fail: Fail): string | undefined {
   const value = required(raw, "agentUserName", fail);
-  const problem = value === undefined ? undefined : upnLocalProblem(value);
+  const problem = value === undefined ? undefined : upnLocalPartProblem(value);
   if (problem) fail("agentUserName", problem);
   return problem ? undefined : value;
-}
-
-function upnLocalProblem(value: string): string | undefined {
-  if (value.length > LIMITS.upnLocalPart) {
-    return `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`;
-  }
-  if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`;
-  }
-  return undefined;
-}
-
-function displayNameProblem(value: string): string | undefined {
-  if (value.length > LIMITS.displayName) return `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) return "contains a control character";
-  return undefined;
 }
 
 /** The single-agent keys: one agent, whose resources keep their pre-fleet names. */
@@ -331,7 +303,7 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
     const identityProblem = identityName === undefined || identityName === "" ? "must be a non-empty string" : displayNameProblem(identityName);
     if (spec.identityName !== undefined && identityProblem) at("identityName", identityProblem);
     const userName = typeof spec.userName === "string" ? spec.userName.trim() : undefined;
-    const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalProblem(userName);
+    const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalPartProblem(userName);
     if (userProblem) at("userName", userProblem);
     else if (seenUsers.has(userName!.toLowerCase())) at("userName", "is used by another agent (one agent user per agent identity)");
     let agentScopes = scopes;
@@ -493,19 +465,12 @@ function futureDate(raw: RawConfig, key: ConfigKey, now: Date, fail: Fail): stri
 function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail): string {
   const value = text(raw, key, fail);
   if (value === undefined) return fallback;
-  try {
-    const parsed = assertSecureUrl(`${CONFIG_NAMESPACE}:${key}`, value);
-    // Paths are appended to it (`/v1.0/...`, `/{tenant}/oauth2/v2.0/token`, the federated credential's issuer):
-    // a base that already has a path, query or fragment would make every one of them wrong.
-    if (parsed.pathname.replace(/\/+$/, "") !== "" || parsed.search || parsed.hash) {
-      fail(key, `must be a base URL with no path, query or fragment, such as ${fallback} (got ${JSON.stringify(`${parsed.origin}${parsed.pathname}`)})`);
-      return fallback;
-    }
-    return parsed.origin;
-  } catch (err) {
-    fail(key, (err as Error).message.replace(/^configuration: \S+ /, ""));
+  const problem = baseUrlProblem(value);
+  if (problem) {
+    fail(key, problem);
     return fallback;
   }
+  return new URL(value).origin;
 }
 
 function integer(raw: RawConfig, key: ConfigKey, fallback: number, min: number, max: number, fail: Fail): number {

@@ -4,6 +4,10 @@
  * the config and the providers refuse the same values, which they did not
  * before (a URL with a path, a UPN such as `a.@x`, a control character).
  */
+import type * as pulumi from "@pulumi/pulumi";
+import { validateConfig, type RawConfig } from "../infra/config";
+import { agentUserProvider } from "../infra/providers/agent-user";
+import { blueprintProvider } from "../infra/providers/blueprint";
 import {
   baseUrlProblem,
   displayNameProblem,
@@ -124,5 +128,49 @@ describe("base URLs", () => {
 
   it("never repeats a URL that carries a credential", () => {
     expect(baseUrlProblem("https://user:s3cret@graph.example.test/v1.0")).not.toContain("s3cret");
+  });
+});
+
+describe("the stack config and the providers' check agree", () => {
+  const NOW = new Date("2026-06-01T00:00:00Z");
+  const CONFIG: RawConfig = { userDomain: "contoso.onmicrosoft.com", blueprintName: "Kit", agentIdentityName: "Kit Agent", agentUserName: "kit-agent", sponsors: '["5e000000-0000-0000-0000-000000000001"]' };
+  const COMMON = { graphUrl: PUBLIC_CLOUD.graphUrl, authorityUrl: PUBLIC_CLOUD.authorityUrl, consistencyWindowMs: 0, providerVersion: "0.1.0" };
+  const USER = { ...COMMON, displayName: "kit-agent", mailNickname: "kit-agent", userPrincipalName: "kit-agent@contoso.onmicrosoft.com", identityParentId: "a1000000-0000-0000-0000-000000000001" };
+  const BLUEPRINT = { ...COMMON, displayName: "Kit", sponsors: ["5e000000-0000-0000-0000-000000000001"], adoptionTag: "agent-user-kit:p/s/kit" };
+
+  const configRefuses = (raw: RawConfig) => {
+    try {
+      validateConfig({ ...CONFIG, ...raw }, NOW);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  const checkFailures = async (provider: pulumi.dynamic.ResourceProvider, news: Record<string, unknown>) => (await provider.check!({}, news)).failures ?? [];
+
+  it("both accept the values of a good stack", async () => {
+    expect(configRefuses({})).toBe(false);
+    expect(await checkFailures(agentUserProvider, USER)).toEqual([]);
+    expect(await checkFailures(blueprintProvider, BLUEPRINT)).toEqual([]);
+  });
+
+  it("both refuse a Graph URL with a path", async () => {
+    expect(configRefuses({ graphUrl: "https://graph.microsoft.com/v1.0" })).toBe(true);
+    expect(await checkFailures(agentUserProvider, { ...USER, graphUrl: "https://graph.microsoft.com/v1.0" })).toEqual([
+      { property: "graphUrl", reason: expect.stringContaining("must be a base URL with no path") },
+    ]);
+  });
+
+  it("both refuse a UPN with a period right before the @", async () => {
+    expect(configRefuses({ agentUserName: "a." })).toBe(true);
+    expect(await checkFailures(agentUserProvider, { ...USER, userPrincipalName: "a.@contoso.onmicrosoft.com" })).toEqual([
+      { property: "userPrincipalName", reason: expect.stringContaining("must not end with a period") },
+    ]);
+  });
+
+  it("both refuse a display name with a control character", async () => {
+    expect(configRefuses({ blueprintName: "Kit\u0007" })).toBe(true);
+    expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, displayName: "Kit\u0007" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
+    expect(await checkFailures(agentUserProvider, { ...USER, displayName: "kit\nagent" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
   });
 });

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
@@ -61,10 +62,10 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({
-      displayName: c.text("displayName", 256),
+      displayName: c.displayName("displayName"),
       blueprintAppId: c.guid("blueprintAppId"),
       blueprintPrincipalId: c.guid("blueprintPrincipalId"),
-      sponsors: c.guidSet("sponsors", 100),
+      sponsors: c.guidSet("sponsors", LIMITS.sponsors),
     }));
   },
 

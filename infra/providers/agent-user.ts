@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
@@ -67,8 +68,8 @@ export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs,
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({
-      displayName: c.text("displayName", 256),
-      mailNickname: c.text("mailNickname", 64),
+      displayName: c.displayName("displayName"),
+      mailNickname: c.text("mailNickname", LIMITS.mailNickname),
       userPrincipalName: c.upn("userPrincipalName"),
       identityParentId: c.guid("identityParentId"),
     }));

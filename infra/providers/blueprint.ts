@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
@@ -38,7 +39,7 @@ const RESOURCE = "agent identity blueprint";
 const SELECT = "$select=id,appId,displayName,tags";
 
 const hints: HintFor = (err) =>
-  err.status === 400 ? "check that every sponsor is an existing user object id, and that the display name is at most 256 characters" : undefined;
+  err.status === 400 ? `check that every sponsor is an existing user object id, and that the display name is at most ${LIMITS.displayName} characters` : undefined;
 
 function outputs(inputs: BlueprintInputs, live: GraphBlueprint, sponsors: string[]): BlueprintOutputs {
   return { ...inputs, displayName: live.displayName, sponsors, objectId: live.id, appId: live.appId };
@@ -58,8 +59,8 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
 
   async check(_olds, news) {
     return checkInputs(news, (c) => ({
-      displayName: c.text("displayName", 256),
-      sponsors: c.guidSet("sponsors", 100),
+      displayName: c.displayName("displayName"),
+      sponsors: c.guidSet("sponsors", LIMITS.sponsors),
       adoptionTag: c.text("adoptionTag", 256),
     }));
   },

@@ -1,6 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { isGuid } from "../../lib/entra-rules";
-import { isLoopbackHost } from "../../lib/urls";
+import { baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
 
 /**
  * What Pulumi puts in place of a value not known yet (during preview): the
@@ -62,11 +61,20 @@ export class InputChecker {
     return value;
   }
 
-  /** A UPN: at most 64 of Entra's UPN characters, an @, and a domain of at most 48 (113 in all). */
-  upn(property: string): unknown {
-    const value = this.text(property, 113);
+  /** A display name: Entra's length, and no control character (as the stack config checks). */
+  displayName(property: string): unknown {
+    const value = this.text(property, LIMITS.displayName);
     if (typeof value !== "string" || value === UNKNOWN) return value;
-    return /^[A-Za-z0-9'._!#^~-]{1,64}@[A-Za-z0-9.-]{1,48}$/.test(value) ? value : this.fail(property, "must be local@domain with Entra's UPN characters and lengths");
+    const problem = displayNameProblem(value);
+    return problem ? this.fail(property, problem) : value;
+  }
+
+  /** A UPN by Entra's username policy (lib/entra-rules.ts), as the stack config checks its two parts. */
+  upn(property: string): unknown {
+    const value = this.text(property, LIMITS.upnLocalPart + 1 + LIMITS.upnDomain);
+    if (typeof value !== "string" || value === UNKNOWN) return value;
+    const problem = upnProblem(value);
+    return problem ? this.fail(property, `must be local@domain by Entra's username policy: ${problem}`) : value;
   }
 
   guid(property: string): unknown {
@@ -89,16 +97,8 @@ export class InputChecker {
   url(property: string): unknown {
     const value = this.present(property);
     if (value === undefined || value === UNKNOWN) return value;
-    let parsed: URL;
-    try {
-      parsed = new URL(String(value));
-    } catch {
-      return this.fail(property, "must be an absolute URL");
-    }
-    if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && isLoopbackHost(parsed.hostname))) {
-      return this.fail(property, "must use https (plain http only for loopback hosts)");
-    }
-    return String(value).replace(/\/+$/, "");
+    const problem = baseUrlProblem(String(value));
+    return problem ? this.fail(property, problem) : String(value).replace(/\/+$/, "");
   }
 
   /** The inputs every Graph resource shares, normalized, with defaults applied. */
