@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
-import { isGuid, PUBLIC_CLOUD } from "./entra-rules";
+import { isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
@@ -133,7 +133,7 @@ export function checkAgentIdentityId(value: string): string {
 
 /** An agent user is named by its object id (sent as user_id) or its UPN (sent as username). */
 export function checkAgentUser(value: string): string {
-  if (!isGuid(value) && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) {
+  if (!isGuid(value) && !isUpn(value)) {
     throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(value)}`);
   }
   return value;
@@ -225,7 +225,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   if (!isGuid(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
   if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
   if (agentUser !== undefined) checkAgentUser(agentUser);
-  if (!isGuid(tenantId) && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(tenantId)) {
+  if (!isGuid(tenantId) && !isDomainName(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
   }
   const resource = pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!;

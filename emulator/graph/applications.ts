@@ -1,3 +1,4 @@
+import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
 import { BLUEPRINTS, authorizeCreate, authorizeManage, authorizeRead, callerId } from "./directory-auth";
@@ -16,7 +17,6 @@ const TYPE = "microsoft.graph.agentIdentityBlueprint";
 const COLLECTION = "/v1\\.0/applications/microsoft\\.graph\\.agentIdentityBlueprint";
 const OBJECT = "/v1\\.0/applications/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprint";
 const CONTEXT = `applications/${TYPE}`;
-const MAX_DISPLAY_NAME = 256;
 
 /** A blueprint as Graph serves it; secret values are never served back. */
 function view(app: Application): Record<string, unknown> {
@@ -48,8 +48,8 @@ function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
 
 function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
   const name = requiredString(req, body, "displayName");
-  if (name.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is ${name.length} characters; at most ${MAX_DISPLAY_NAME} are allowed.`, req.headers);
+  if (name.length > LIMITS.displayName) {
+    throw graphError(400, "Request_BadRequest", `displayName is ${name.length} characters; at most ${LIMITS.displayName} are allowed.`, req.headers);
   }
   return name;
 }

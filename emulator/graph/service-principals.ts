@@ -1,3 +1,4 @@
+import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
 import {
@@ -28,7 +29,6 @@ const PRINCIPALS = "/v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentityB
 const PRINCIPAL = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprintPrincipal";
 const IDENTITIES = "/v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity";
 const IDENTITY = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentity";
-const MAX_DISPLAY_NAME = 256;
 
 function view(sp: ServicePrincipal): Record<string, unknown> {
   return {
@@ -96,8 +96,8 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
   const displayName = requiredString(req, body, "displayName");
-  if (displayName.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is longer than ${MAX_DISPLAY_NAME} characters.`, req.headers);
+  if (displayName.length > LIMITS.displayName) {
+    throw graphError(400, "Request_BadRequest", `displayName is longer than ${LIMITS.displayName} characters.`, req.headers);
   }
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);

@@ -1,3 +1,4 @@
+import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
 import { authorizeGraph } from "./auth";
@@ -49,9 +50,26 @@ function agentUser(ctx: EmulatorContext, id: string): User | undefined {
   return user?.kind === "agentUser" ? user : undefined;
 }
 
-/** A UPN on a tenant domain that no other user holds. */
+/** Graph's answer for a property its rules refuse (seen for mailNickname and userPrincipalName). */
+function invalidValue(req: EmulatorRequest, name: string): never {
+  throw graphError(400, "Request_BadRequest", `Invalid value specified for property '${name}' of resource 'User'.`, req.headers);
+}
+
+/** Entra's display name length (lib/entra-rules.ts). */
+function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
+  const name = requiredString(req, body, "displayName");
+  return name.length > LIMITS.displayName ? invalidValue(req, "displayName") : name;
+}
+
+function mailNickname(req: EmulatorRequest, body: Record<string, unknown>): string {
+  const nickname = requiredString(req, body, "mailNickname");
+  return nickname.length > LIMITS.mailNickname ? invalidValue(req, "mailNickname") : nickname;
+}
+
+/** A UPN by Entra's username policy, on a tenant domain that no other user holds. */
 function userPrincipalName(req: EmulatorRequest, ctx: EmulatorContext, body: Record<string, unknown>, self?: User): string {
   const upn = requiredString(req, body, "userPrincipalName");
+  if (upn.includes("@") && upnLocalPartProblem(upn.slice(0, upn.lastIndexOf("@")))) invalidValue(req, "userPrincipalName");
   const domain = upn.slice(upn.lastIndexOf("@") + 1).toLowerCase();
   if (!upn.includes("@") || !ctx.store.domains.some((d) => d.toLowerCase() === domain)) {
     throw graphError(
@@ -91,8 +109,8 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user: User = {
     id: ctx.store.newId(),
     kind: "agentUser",
-    displayName: requiredString(req, body, "displayName"),
-    mailNickname: requiredString(req, body, "mailNickname"),
+    displayName: displayName(req, body),
+    mailNickname: mailNickname(req, body),
     userPrincipalName: userPrincipalName(req, ctx, body),
     accountEnabled: accountEnabled(req, body.accountEnabled, true),
     identityParentId: parentId,
@@ -121,8 +139,8 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const body = jsonBody(req, WRITABLE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const changes: Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled"> = {
-    displayName: body.displayName !== undefined ? requiredString(req, body, "displayName") : user.displayName,
-    mailNickname: body.mailNickname !== undefined ? requiredString(req, body, "mailNickname") : user.mailNickname,
+    displayName: body.displayName !== undefined ? displayName(req, body) : user.displayName,
+    mailNickname: body.mailNickname !== undefined ? mailNickname(req, body) : user.mailNickname,
     userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
     accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
   };

@@ -52,7 +52,7 @@ describe("emulator: bad input is refused without a 500 and without a change", ()
 
   it("an agent user PATCH with one bad field changes no field", async () => {
     const { appId } = await blueprintWithPrincipal(d, "User blueprint");
-    const { userId } = await identityWithUser(d, appId, "Patched identity");
+    const { userId } = await identityWithUser(d, appId, "patched-identity");
     const before = { ...d.emulator.store.users.get(userId)! };
     const answer = await d.call("PATCH", `/v1.0/users/microsoft.graph.agentUser/${userId}`, { body: { displayName: "Renamed", accountEnabled: "yes" } });
     expect(answer.status).toBe(400);
@@ -68,7 +68,7 @@ describe("emulator: bad input is refused without a 500 and without a change", ()
 
   it("a grant whose scope is not a string is refused, not stored with an empty scope", async () => {
     const { appId } = await blueprintWithPrincipal(d, "Grant blueprint");
-    const { identityId, userId } = await identityWithUser(d, appId, "Grant identity");
+    const { identityId, userId } = await identityWithUser(d, appId, "grant-identity");
     const graph = [...d.emulator.store.servicePrincipals.values()].find((sp) => sp.appId === "00000003-0000-0000-c000-000000000000")!;
     const before = d.emulator.store.grants.size;
     const answer = await d.call("POST", "/v1.0/oauth2PermissionGrants", {

@@ -83,5 +83,7 @@ export async function identityWithUser(d: Directory, appId: string, name: string
   const user = await d.call("POST", "/v1.0/users/microsoft.graph.agentUser", {
     body: { accountEnabled: true, displayName: name, mailNickname: name, userPrincipalName: `${name}@${DEFAULT_IDS.domain}`, identityParentId: identityId },
   });
+  // Thrown here, so a test never goes on with an undefined user id and passes for the wrong reason.
+  if (identity.status !== 201 || user.status !== 201) throw new Error(`identityWithUser(${JSON.stringify(name)}): Graph answered ${identity.status}, ${user.status}`);
   return { identityId, userId: user.body.id as string };
 }

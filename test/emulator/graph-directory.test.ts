@@ -95,6 +95,24 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect([second.status, codeOf(second)]).toEqual([400, "Request_BadRequest"]);
   });
 
+  it("refuses an agent user that breaks Entra's username policy or limits with Graph's invalid-value 400, and creates nothing", async () => {
+    const { appId } = await blueprintWithPrincipal(d);
+    const identity = await d.call("POST", IDENTITIES, { body: { displayName: "Policy", agentIdentityBlueprintId: appId, "sponsors@odata.bind": sponsorBind(d) } });
+    const good = { accountEnabled: true, displayName: "policy", mailNickname: "policy", userPrincipalName: `policy@${DEFAULT_IDS.domain}`, identityParentId: identity.body.id };
+    for (const [property, value] of [
+      ["userPrincipalName", `policy.@${DEFAULT_IDS.domain}`],
+      ["userPrincipalName", `pol icy@${DEFAULT_IDS.domain}`],
+      ["displayName", "d".repeat(257)],
+      ["mailNickname", "m".repeat(65)],
+    ] as const) {
+      const answer = await d.call("POST", "/v1.0/users/microsoft.graph.agentUser", { body: { ...good, [property]: value } });
+      expect([answer.status, codeOf(answer), messageOf(answer)]).toEqual([400, "Request_BadRequest", `Invalid value specified for property '${property}' of resource 'User'.`]);
+    }
+    const listed = await d.call("GET", `/v1.0/users/microsoft.graph.agentUser?$filter=identityParentId eq '${identity.body.id as string}'`);
+    expect(listed.body.value).toEqual([]);
+    expect((await d.call("POST", "/v1.0/users/microsoft.graph.agentUser", { body: good })).status).toBe(201);
+  });
+
   it("deleting a blueprint principal removes its agent identities and their grants, and leaves their agent users", async () => {
     const { appId, principalId } = await blueprintWithPrincipal(d);
     const { identityId, userId } = await identityWithUser(d, appId, "cascade");

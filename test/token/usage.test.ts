@@ -97,6 +97,8 @@ describe("invalid inputs", () => {
     ["--blueprint-app-id", "my-blueprint", /the blueprint app id must be a GUID, got "my-blueprint"/],
     ["--agent-identity", "1234", /the agent identity id must be a GUID, got "1234"/],
     ["--agent-user", "research-agent", /the agent user must be an object id \(GUID\) or a UPN, got "research-agent"/],
+    // Entra's username policy: no period right before the @ (the stack config and the providers refuse it too).
+    ["--agent-user", "research.@contoso.onmicrosoft.com", /the agent user must be an object id \(GUID\) or a UPN, got "research\.@contoso\.onmicrosoft\.com"/],
     ["--tenant", "not a tenant", /the tenant must be a GUID or a domain, got "not a tenant"/],
     ["--timeout", "soon", /--timeout must be a number of seconds, got "soon"/],
     ["--replication-window", "2m", /--replication-window must be a number of seconds, got "2m"/],
