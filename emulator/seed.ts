@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
+import { isObject } from "../lib/json-value";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
@@ -319,7 +320,7 @@ const ENTRY_FIELDS = {
 function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unknown[]): void {
   const { strings, lists } = ENTRY_FIELDS[key];
   entries.forEach((entry, i) => {
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) throw new UsageError(`tenant file ${path}: ${key}[${i}] must be an object`);
+    if (!isObject(entry)) throw new UsageError(`tenant file ${path}: ${key}[${i}] must be an object`);
     const record = entry as Record<string, unknown>;
     for (const field of strings) {
       if (typeof record[field] !== "string") throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be a string`);
@@ -350,7 +351,7 @@ export function loadTenantFile(path: string): TenantSeed {
     const at = /position \d+/.exec((err as Error).message)?.[0];
     throw new UsageError(`tenant file ${path}: not valid JSON${at ? ` (at ${at})` : ""}`);
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
+  if (!isObject(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;
   if (typeof seed.tenantId !== "string" || !isGuid(seed.tenantId)) {
     throw new UsageError(`tenant file ${path}: "tenantId" must be a GUID`);

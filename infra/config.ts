@@ -12,6 +12,7 @@ import {
   upnLocalPartProblem,
 } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
+import { isObject } from "../lib/json-value";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./providers/inputs";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 
@@ -290,7 +291,7 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
   const seenUsers = new Set<string>();
   items.forEach((item: unknown, index) => {
     const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${JSON.stringify((item as AgentSpec).name)})` : ""}.${field} ${message}`);
-    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+    if (!isObject(item)) {
       fail("agents", `[${index}] must be an object { name, identityName?, userName, scopes? }`);
       return;
     }

@@ -1,5 +1,6 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
+import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 import { holdThrottleGate, throttleGate } from "./throttle";
@@ -48,7 +49,7 @@ export class GraphError extends AgentUserError {
     const innerCodes: string[] = [];
     // Field by field, as typed: a hostile or broken answer (a message that is an object, an endless chain) stays an answer.
     let inner: unknown = body?.error.innerError;
-    for (let depth = 0; depth < 10 && inner !== null && typeof inner === "object"; depth++) {
+    for (let depth = 0; depth < 10 && isObject(inner); depth++) {
       const { code: innerCode, innerError } = inner as { code?: unknown; innerError?: unknown };
       if (typeof innerCode === "string") innerCodes.push(innerCode);
       inner = innerError;

@@ -1,4 +1,5 @@
 import { constants, createSign, createVerify, type KeyObject } from "node:crypto";
+import { isObject } from "./json-value";
 
 /** JOSE header fields this project reads or writes. */
 export interface JwtHeader {
@@ -49,7 +50,7 @@ const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url"
 function segment<T>(text: string): T | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
-    return typeof value === "object" && value !== null ? (value as T) : undefined;
+    return isObject(value) ? (value as T) : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { UsageError } from "./errors";
+import { isObject, jsonKind } from "./json-value";
 
 /**
  * The stack outputs of infra/, which are also what `agent-user token --outputs`
@@ -61,11 +62,9 @@ function stringField(value: unknown, where: string, source: string): string | un
   if (value === undefined || value === null) return undefined;
   if (value === "[secret]") throw new UsageError(`${source}: ${where} is "[secret]"`, PULUMI_HINT);
   // Never quote the value: it may be the blueprint secret.
-  if (typeof value !== "string") throw new UsageError(`${source}: ${where} is ${Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`}, not a string`, PULUMI_HINT);
+  if (typeof value !== "string") throw new UsageError(`${source}: ${where} is ${jsonKind(value)}, not a string`, PULUMI_HINT);
   return value;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
  * Checks parsed stack outputs (the JSON of `pulumi stack output --json
@@ -73,17 +72,17 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * names where they came from in errors, e.g. "--outputs outputs.json".
  */
 export function parseStackOutputs(json: unknown, source: string): Partial<StackOutputs> {
-  if (!isRecord(json)) throw new UsageError(`${source} is not a JSON object of stack outputs`, PULUMI_HINT);
+  if (!isObject(json)) throw new UsageError(`${source} is not a JSON object of stack outputs`, PULUMI_HINT);
   const out: Partial<Record<string, unknown>> = {};
   for (const key of STACK_OUTPUT_KEYS) {
     const value = stringField(json[key], key, source);
     if (value !== undefined) out[key] = value;
   }
   if (json.agents !== undefined && json.agents !== null) {
-    if (!isRecord(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
+    if (!isObject(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
     const agents: Record<string, FleetAgentOutputs> = {};
     for (const [name, entry] of Object.entries(json.agents)) {
-      if (!isRecord(entry)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
+      if (!isObject(entry)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
       const agent: Partial<Record<string, string>> = {};
       for (const key of FLEET_AGENT_KEYS) {
         const value = stringField(entry[key], `agents.${name}.${key}`, source);

@@ -1,6 +1,7 @@
 import { aadstsHint, isTransientAadsts } from "./aadsts";
 import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions, type HttpResponse } from "./http";
+import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
 import { holdThrottleGate, throttleGate } from "./throttle";
@@ -196,7 +197,7 @@ function throwError(step: string, status: number, body: TokenErrorBody, retryAft
 function parseJson(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isGuid } from "../lib/entra-rules";
+import { isObject, jsonKind } from "../lib/json-value";
 import { UsageError } from "../lib/errors";
 import { isLoopbackHost } from "../lib/urls";
 
@@ -415,23 +416,13 @@ function readManifestText(file: string): string {
 
 // ---------------------------------------------------------------- validate
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
 const STRING_FIELDS = ["mcpServerName", "mcpServerUniqueName", "url", "scope", "audience"] as const;
 type StringField = (typeof STRING_FIELDS)[number];
 
 /** Checks one entry; problems are collected so that one run reports every bad entry. */
 function readEntry(file: string, raw: unknown, index: number): { entry: ManifestEntry | null; problems: ManifestProblem[] } {
   if (!isObject(raw)) {
-    return { entry: null, problems: [problem(file, { entry: { index, name: null } }, `must be an object, found ${typeName(raw)}`)] };
+    return { entry: null, problems: [problem(file, { entry: { index, name: null } }, `must be an object, found ${jsonKind(raw)}`)] };
   }
   const problems: ManifestProblem[] = [];
   const text: Partial<Record<StringField, string>> = {};
@@ -442,7 +433,7 @@ function readEntry(file: string, raw: unknown, index: number): { entry: Manifest
     // C# writers emit null for unset properties, and Microsoft's SDK treats "" as unset.
     if (value === undefined || value === null || value === "") continue;
     if (typeof value === "string") text[field] = value;
-    else problems.push(problem(file, { entry: label, field }, `must be a string, found ${typeName(value)}`));
+    else problems.push(problem(file, { entry: label, field }, `must be a string, found ${jsonKind(value)}`));
   }
   const nameField = text.mcpServerName?.trim() ? "mcpServerName" : text.mcpServerUniqueName?.trim() ? "mcpServerUniqueName" : null;
   if (nameField === null) {
@@ -490,14 +481,14 @@ function duplicateNames(file: string, entries: readonly ManifestEntry[]): Manife
 /** The server entries of a parsed manifest; throws a ManifestError listing every problem found. */
 export function validateManifest(file: string, data: unknown): ManifestEntry[] {
   if (!isObject(data)) {
-    throw new ManifestError([problem(file, {}, `the top level must be an object with an "mcpServers" array, found ${typeName(data)}`)]);
+    throw new ManifestError([problem(file, {}, `the top level must be an object with an "mcpServers" array, found ${jsonKind(data)}`)]);
   }
   if (!("mcpServers" in data)) {
     throw new ManifestError([problem(file, { field: "mcpServers" }, `is missing, so the manifest registers no servers (Microsoft's SDK would silently see none)`)]);
   }
   const servers = data.mcpServers;
   if (!Array.isArray(servers)) {
-    throw new ManifestError([problem(file, { field: "mcpServers" }, `must be an array of server entries, found ${typeName(servers)}`)]);
+    throw new ManifestError([problem(file, { field: "mcpServers" }, `must be an array of server entries, found ${jsonKind(servers)}`)]);
   }
   const read = servers.map((raw, index) => readEntry(file, raw, index));
   const entries = read.flatMap((r) => (r.entry === null ? [] : [r.entry]));

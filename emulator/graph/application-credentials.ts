@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isObject } from "../../lib/json-value";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import { newSecret } from "../seed";
 import type { Application, FederatedIdentityCredential } from "../store";
@@ -54,7 +55,7 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
   const app = managed(req, ctx);
   const body = jsonBody(req, ["passwordCredential"]);
   const given = body.passwordCredential ?? {};
-  if (typeof given !== "object" || Array.isArray(given)) {
+  if (!isObject(given)) {
     throw graphError(400, "Request_BadRequest", "passwordCredential must be an object such as {\"displayName\": \"...\"}.", req.headers);
   }
   const fields = given as Record<string, unknown>;

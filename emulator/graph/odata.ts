@@ -1,3 +1,4 @@
+import { isObject } from "../../lib/json-value";
 import type { EmulatorRequest, EmulatorResponse } from "../router";
 import { graphError, graphOk } from "./envelope";
 
@@ -116,7 +117,7 @@ export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Reco
     const message = "Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.";
     throw graphError(400, "BadRequest", message, req.headers);
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw graphError(400, "BadRequest", "The request body must be a JSON object.", req.headers);
+  if (!isObject(body)) throw graphError(400, "BadRequest", "The request body must be a JSON object.", req.headers);
   for (const key of Object.keys(body)) {
     if (!allowed.includes(key)) {
       throw graphError(400, "Request_BadRequest", `Property '${key}' does not exist as a declared property or extension property.`, req.headers);

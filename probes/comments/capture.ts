@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { ExitCode } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
+import { isObject } from "../../lib/json-value";
 import { badSegment } from "../../lib/path-segment";
 import { redactJwts } from "../../lib/redact";
 import type { RetryHooks } from "../../lib/retry";
@@ -143,7 +144,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ok = (rec: Recorded) => rec.response.status >= 200 && rec.response.status < 300;
 const pad = (n: number) => String(n).padStart(3, "0");
 

@@ -1,4 +1,5 @@
 import { UsageError } from "../../lib/errors";
+import { isObject } from "../../lib/json-value";
 
 /**
  * The shape of what Graph returned: for each kind of object, every field path
@@ -74,11 +75,10 @@ export function parseShape(text: string, name: string): Shape {
   } catch (err) {
     throw bad(`invalid JSON (${(err as Error).message})`);
   }
-  const obj = json as Record<string, unknown> | null;
-  if (obj === null || typeof obj !== "object" || obj.format !== SHAPE_FORMAT) throw bad(`"format" is not "${SHAPE_FORMAT}"`);
+  if (!isObject(json) || json.format !== SHAPE_FORMAT) throw bad(`"format" is not "${SHAPE_FORMAT}"`);
   for (const kind of SHAPE_KINDS) {
-    const k = obj[kind] as Partial<KindShape> | undefined;
-    if (!k || typeof k.observed !== "number" || !k.fields || typeof k.fields !== "object" || Object.values(k.fields).some((t) => typeof t !== "string")) {
+    const k = json[kind];
+    if (!isObject(k) || typeof k.observed !== "number" || !isObject(k.fields) || Object.values(k.fields).some((t) => typeof t !== "string")) {
       throw bad(`"${kind}" must be {"observed": number, "fields": {path: "type"}}`);
     }
   }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type KitConfig, type RawConfig } from "../../infra/config";
 import { UsageError } from "../../lib/errors";
+import { isObject } from "../../lib/json-value";
 
 /**
  * The stack configuration preflight checks: the JSON of `pulumi config
@@ -28,12 +29,12 @@ function readStackFile(path: string, cwd: string): RawConfig {
     const at = /position \d+/.exec((err as Error).message)?.[0];
     throw new UsageError(`cannot read --config-from-stack ${path}: ${code ?? `not valid JSON${at ? ` (at ${at})` : ""}`}`, HINT);
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
+  if (!isObject(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
   const raw: RawConfig = {};
   for (const key of CONFIG_KEYS) {
-    const entry = (json as Record<string, unknown>)[`${CONFIG_NAMESPACE}:${key}`];
+    const entry = json[`${CONFIG_NAMESPACE}:${key}`];
     if (entry === undefined) continue;
-    const value = entry !== null && typeof entry === "object" ? (entry as { value?: unknown }).value : undefined;
+    const value = isObject(entry) ? entry.value : undefined;
     if (typeof value !== "string") throw new UsageError(`--config-from-stack ${path}: ${CONFIG_NAMESPACE}:${key} has no string "value"`, HINT);
     raw[key] = value;
   }
