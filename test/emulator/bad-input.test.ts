@@ -3,6 +3,7 @@
  * oversized bodies and half-valid PATCHes get a final 4xx in the surface's
  * own error shape, and the store stays as it was.
  */
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { blueprintWithPrincipal, codeOf, identityWithUser, startDirectory, type Directory } from "./directory-client";
 
 const BLUEPRINTS = "/v1.0/applications/microsoft.graph.agentIdentityBlueprint";
@@ -69,7 +70,7 @@ describe("emulator: bad input is refused without a 500 and without a change", ()
   it("a grant whose scope is not a string is refused, not stored with an empty scope", async () => {
     const { appId } = await blueprintWithPrincipal(d, "Grant blueprint");
     const { identityId, userId } = await identityWithUser(d, appId, "grant-identity");
-    const graph = [...d.emulator.store.servicePrincipals.values()].find((sp) => sp.appId === "00000003-0000-0000-c000-000000000000")!;
+    const graph = [...d.emulator.store.servicePrincipals.values()].find((sp) => sp.appId === MICROSOFT_GRAPH_APP_ID)!;
     const before = d.emulator.store.grants.size;
     const answer = await d.call("POST", "/v1.0/oauth2PermissionGrants", {
       body: { clientId: identityId, consentType: "Principal", principalId: userId, resourceId: graph.id, scope: ["User.Read"] },

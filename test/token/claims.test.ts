@@ -4,6 +4,7 @@
  * keeps the token out of its output unless --show-token is given.
  */
 import { createPublicKey } from "node:crypto";
+import { TOKEN_EXCHANGE_APP_ID } from "../../lib/entra-rules";
 import { decodeJwt, verifyJwtSignature } from "../../lib/jwt";
 import { DEFAULT_SCOPES } from "../../emulator/seed";
 import { HopChain } from "../../lib/hop-chain";
@@ -18,7 +19,6 @@ import {
   onlyJson,
   recordingDispatcher,
   runCli,
-  TOKEN_EXCHANGE_AUD,
   tokenStatuses,
   useEmulator,
   writeOutputs,
@@ -70,7 +70,7 @@ describe("the three hops, as the hop chain sends them", () => {
   it("T1: token-exchange audience, blueprint azp/oid, /eid1 subject ending with the agent identity, no roles or scp", () => {
     const t1 = claimsOf(sent[1]!.form.client_assertion!);
     expect(t1).toMatchObject({
-      aud: TOKEN_EXCHANGE_AUD,
+      aud: TOKEN_EXCHANGE_APP_ID,
       iss: `${ctx.out.authorityUrl}/${ctx.out.tenantId}/v2.0`,
       ver: "2.0",
       azp: ctx.out.blueprintAppId,
@@ -93,7 +93,7 @@ describe("the three hops, as the hop chain sends them", () => {
   it("T2: token-exchange audience, azp = oid = sub = the agent identity, parent blueprint and facet 11", () => {
     const t2 = claimsOf(sent[2]!.form.user_federated_identity_credential!);
     expect(t2).toMatchObject({
-      aud: TOKEN_EXCHANGE_AUD,
+      aud: TOKEN_EXCHANGE_APP_ID,
       azp: ctx.out.agentIdentityId,
       oid: ctx.out.agentIdentityId,
       sub: ctx.out.agentIdentityId,

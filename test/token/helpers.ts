@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
+import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { decodeJwt, type JwtClaims } from "../../lib/jwt";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { selfSignedCertificate } from "../../emulator/certificate";
@@ -17,8 +18,7 @@ import type { ServicePrincipal, User } from "../../emulator/store";
 import { main } from "../../probes/cli";
 import type { CliIo } from "../../probes/cli-io";
 
-export const TOKEN_EXCHANGE_AUD = "fb60f99c-7a34-4190-8149-302f77469936";
-export const EXCHANGE_SCOPE = "api://AzureADTokenExchange/.default";
+export const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
 export const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 /** Anything shaped like a compact JWS. */
 export const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/;
@@ -151,7 +151,7 @@ export function addAgent(emulator: Emulator, options: { grant?: boolean; scope?:
 export function addGrant(emulator: Emulator, clientId: string, principalId: string, options: { scope?: string; resourceId?: string } = {}): string {
   const { store } = emulator;
   const grantId = randomUUID();
-  const graph = [...store.servicePrincipals.values()].find((s) => s.appId === "00000003-0000-0000-c000-000000000000")!;
+  const graph = [...store.servicePrincipals.values()].find((s) => s.appId === MICROSOFT_GRAPH_APP_ID)!;
   store.grants.set(grantId, {
     id: grantId,
     clientId,
