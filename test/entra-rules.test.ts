@@ -168,6 +168,15 @@ describe("the stack config and the providers' check agree", () => {
     ]);
   });
 
+  it("both refuse more sponsors than Entra allows", async () => {
+    expect(LIMITS.sponsors).toBe(100);
+    const sponsors = Array.from({ length: LIMITS.sponsors + 1 }, (_, i) => `5e000000-0000-0000-0000-${String(i).padStart(12, "0")}`);
+    expect(configRefuses({ sponsors: JSON.stringify(sponsors) })).toBe(true);
+    expect(configRefuses({ sponsors: JSON.stringify(sponsors.slice(1)) })).toBe(false);
+    expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, sponsors })).toEqual([{ property: "sponsors", reason: "holds 101 ids; at most 100 are allowed" }]);
+    expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, sponsors: sponsors.slice(1) })).toEqual([]);
+  });
+
   it("both refuse a display name with a control character", async () => {
     expect(configRefuses({ blueprintName: "Kit\u0007" })).toBe(true);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, displayName: "Kit\u0007" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
