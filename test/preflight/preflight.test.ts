@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
@@ -133,6 +133,19 @@ describe("agent-user preflight", () => {
     } finally {
       provisioner.graphAppRoles = saved;
     }
+  });
+
+  it("reads the provisioner from the file's azuread: keys when no ARM_* is set", async () => {
+    const p = emulator.provisioner()!;
+    const file = configFile();
+    const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    json["azuread:tenantId"] = { value: p.tenantId, secret: false };
+    json["azuread:clientId"] = { value: p.clientId, secret: false };
+    json["azuread:clientSecret"] = { value: p.clientSecret, secret: true };
+    writeFileSync(file, JSON.stringify(json));
+    const run = await runCli(["preflight", "--config-from-stack", file], {});
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
   });
 
   it("takes the keys as flags alone, without a file", async () => {
