@@ -75,9 +75,9 @@ export interface ProvisionerSecret {
 
 /** The first plain application with a secret whose service principal holds Graph application permissions. */
 function provisionerOf(store: TenantStore): ProvisionerSecret | undefined {
-  for (const app of store.applications.values()) {
+  for (const app of store.applications("application")) {
     const secret = app.passwordCredentials[0]?.secretText;
-    if (app.kind !== "application" || !secret) continue;
+    if (!secret) continue;
     if ((store.servicePrincipalByAppId(app.appId)?.graphAppRoles.length ?? 0) > 0) return { tenantId: store.tenantId, clientId: app.appId, clientSecret: secret };
   }
   return undefined;
@@ -299,16 +299,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
  */
 export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolean): StackOutputs {
   const outputs: StackOutputs = { tenantId: store.tenantId, authorityUrl: baseUrl, graphUrl: baseUrl, resourceUrl: PUBLIC_CLOUD.resourceUrl };
-  const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
+  const blueprint = store.applications("agentIdentityBlueprint")[0];
   if (!blueprint) return outputs;
   const principal = store.servicePrincipalByAppId(blueprint.appId);
   const graph = store.servicePrincipalByAppId(GRAPH_APP_ID);
   const agents: Array<{ name: string } & FleetAgentOutputs> = [];
-  for (const identity of store.servicePrincipals.values()) {
-    if (identity.kind !== "agentIdentity" || identity.agentIdentityBlueprintId !== blueprint.appId) continue;
-    const user = [...store.users.values()].find((u) => u.identityParentId === identity.id);
+  for (const identity of store.agentIdentitiesOf(blueprint.appId)) {
+    const user = store.agentUserOf(identity.id);
     if (!user) continue;
-    const grant = [...store.grants.values()].find((g) => g.clientId === identity.id && g.principalId === user.id && g.resourceId === graph?.id);
+    const grant = store.grantFor(identity.id, user.id, graph?.id);
     agents.push({ name: user.mailNickname, agentIdentityId: identity.id, agentUserId: user.id, agentUserPrincipalName: user.userPrincipalName, grantId: grant?.id, grantScopes: grant?.scope });
   }
   const first = agents[0];

@@ -31,7 +31,7 @@ const PLAIN_APPLICATIONS: PermissionFamily = {
 const familyOf = (app: Application | undefined) => (app?.kind === "application" ? PLAIN_APPLICATIONS : BLUEPRINT_CREDENTIALS);
 
 function application(req: EmulatorRequest, ctx: EmulatorContext): Application | undefined {
-  return ctx.store.applications.get(req.params.id!.toLowerCase());
+  return ctx.store.application(req.params.id!.toLowerCase());
 }
 
 /** The application a credential change is for, once the caller may change it. */
@@ -68,16 +68,14 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
     startDateTime: date(req, fields.startDateTime, "startDateTime", now),
     endDateTime: date(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
   };
-  app.passwordCredentials.push(credential);
+  ctx.store.addPassword(app.id, credential);
   return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#microsoft.graph.passwordCredential`, customKeyIdentifier: null, ...credential }, req.headers);
 }
 
 function removePassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
   const keyId = requiredString(req, jsonBody(req, ["keyId"]), "keyId").toLowerCase();
-  const index = app.passwordCredentials.findIndex((p) => p.keyId === keyId);
-  if (index < 0) throw resourceNotFound(req, keyId);
-  app.passwordCredentials.splice(index, 1);
+  if (!ctx.store.removePassword(app.id, keyId)) throw resourceNotFound(req, keyId);
   return graphNoContent(req.headers);
 }
 
@@ -106,7 +104,7 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
     audiences: [audiences[0]],
     description: typeof body.description === "string" ? body.description : null,
   };
-  app.federatedIdentityCredentials.push(fic);
+  ctx.store.addFederatedCredential(app.id, fic);
   const context = `${req.origin}/v1.0/$metadata#applications('${app.id}')/federatedIdentityCredentials/$entity`;
   return graphCreated({ "@odata.context": context, ...ficView(fic) }, req.headers);
 }
@@ -137,8 +135,7 @@ function getFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
 
 function removeFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
-  const fic = federated(req, app);
-  app.federatedIdentityCredentials.splice(app.federatedIdentityCredentials.indexOf(fic), 1);
+  ctx.store.removeFederatedCredential(app.id, federated(req, app).id);
   return graphNoContent(req.headers);
 }
 

@@ -1,7 +1,7 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
 import { BLUEPRINTS, authorizeCreate, authorizeManage, authorizeRead, callerId } from "./directory-auth";
-import { deleteApplication, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
@@ -42,7 +42,7 @@ function view(app: Application): Record<string, unknown> {
 }
 
 function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
-  const app = ctx.store.applications.get(id.toLowerCase());
+  const app = ctx.store.application(id.toLowerCase());
   return app?.kind === "agentIdentityBlueprint" ? app : undefined;
 }
 
@@ -66,7 +66,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const claims = authorizeCreate(req, ctx, BLUEPRINTS);
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
-  const app: Application = {
+  const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
     kind: "agentIdentityBlueprint",
@@ -78,15 +78,14 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     keyCredentials: [],
     federatedIdentityCredentials: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.applications.set(app.id, app);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(app) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeRead(req, ctx, BLUEPRINTS);
   const clauses = parseFilter(req, ["displayName", "appId", "tags"]);
-  const views = [...ctx.store.applications.values()].filter((a) => a.kind === "agentIdentityBlueprint").map(view);
+  const views = ctx.store.applications("agentIdentityBlueprint").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
@@ -103,8 +102,7 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
   const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;
-  app.displayName = name;
-  app.tags = newTags;
+  ctx.store.updateApplication(app.id, { displayName: name, tags: newTags });
   return graphNoContent(req.headers);
 }
 
@@ -112,7 +110,7 @@ function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
   authorizeManage(req, ctx, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
-  deleteApplication(ctx.store, app.id);
+  ctx.store.deleteApplication(app.id);
   return graphNoContent(req.headers);
 }
 

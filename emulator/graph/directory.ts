@@ -1,10 +1,9 @@
 import type { EmulatorContext, EmulatorRequest } from "../router";
-import type { TenantStore } from "../store";
 import { graphError } from "./envelope";
 
 /**
  * What the directory routes share: Entra's replication lag as Graph shows it,
- * `@odata.bind` references, and deletes with their consequences.
+ * and `@odata.bind` references.
  */
 
 /**
@@ -61,7 +60,7 @@ function boundId(req: EmulatorRequest, url: unknown): string {
 /** A sponsor reference to an existing person (not an agent user). */
 export function sponsorId(req: EmulatorRequest, ctx: EmulatorContext, url: unknown): string {
   const id = boundId(req, url);
-  const user = ctx.store.users.get(id);
+  const user = ctx.store.user(id);
   if (!user || user.kind !== "user") throw graphError(400, "Request_BadRequest", `Sponsor '${id}' is not a user in this tenant.`, req.headers);
   return user.id;
 }
@@ -71,38 +70,10 @@ export function owners(req: EmulatorRequest, ctx: EmulatorContext, caller: reado
   if (value !== undefined && !Array.isArray(value)) throw graphError(400, "Request_BadRequest", "owners@odata.bind must be a list of URLs.", req.headers);
   const bound = (value ?? []).map((url: unknown) => {
     const id = boundId(req, url);
-    if (!ctx.store.users.has(id) && !ctx.store.servicePrincipals.has(id)) {
+    if (!ctx.store.hasDirectoryObject(id)) {
       throw graphError(400, "Request_BadRequest", `Owner '${id}' does not exist in this tenant.`, req.headers);
     }
     return id;
   });
   return [...new Set([...caller, ...bound])];
-}
-
-/** Deleting a service principal removes the grants it is the client or resource of; a blueprint principal also takes its agent identities. */
-export function deleteServicePrincipal(store: TenantStore, id: string): void {
-  const sp = store.servicePrincipals.get(id);
-  if (!sp) return;
-  store.servicePrincipals.delete(id);
-  for (const grant of [...store.grants.values()]) if (grant.clientId === id || grant.resourceId === id) store.grants.delete(grant.id);
-  if (sp.kind !== "agentIdentityBlueprintPrincipal") return;
-  // Reference section 3: deleting a blueprint principal removes its identities (their agent users stay).
-  for (const identity of [...store.servicePrincipals.values()]) {
-    if (identity.kind === "agentIdentity" && identity.agentIdentityBlueprintId === sp.appId) deleteServicePrincipal(store, identity.id);
-  }
-}
-
-/** Deleting an application deletes its service principal in the tenant too. */
-export function deleteApplication(store: TenantStore, id: string): void {
-  const app = store.applications.get(id);
-  if (!app) return;
-  store.applications.delete(id);
-  const principal = store.servicePrincipalByAppId(app.appId);
-  if (principal) deleteServicePrincipal(store, principal.id);
-}
-
-/** Deleting a user removes the grants made for it. */
-export function deleteUser(store: TenantStore, id: string): void {
-  store.users.delete(id);
-  for (const grant of [...store.grants.values()]) if (grant.principalId === id) store.grants.delete(grant.id);
 }

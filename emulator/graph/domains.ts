@@ -15,11 +15,11 @@ const DOMAIN_READERS: readonly string[] = ["Domain.Read.All", "Domain.ReadWrite.
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeGraph(req, ctx, { application: DOMAIN_READERS, delegated: DOMAIN_READERS, deniedCode: "Authorization_RequestDenied" });
-  const wanted = req.params.id!.toLowerCase();
-  const index = ctx.store.domains.findIndex((d) => d.toLowerCase() === wanted);
-  if (index < 0) throw resourceNotFound(req, req.params.id!);
+  const domain = ctx.store.domain(req.params.id!);
+  if (!domain) throw resourceNotFound(req, req.params.id!);
+  const index = ctx.store.domains.indexOf(domain);
   const view = {
-    id: ctx.store.domains[index],
+    id: domain,
     authenticationType: "Managed",
     isAdminManaged: true,
     isDefault: index === 0,

@@ -57,7 +57,7 @@ function driveItemView(ctx: EmulatorContext, item: DriveItem, context: string): 
 function itemByShareId(ctx: EmulatorContext, shareId: string): DriveItem | undefined {
   if (!shareId.startsWith("u!")) return undefined;
   const url = Buffer.from(shareId.slice(2), "base64url").toString("utf8");
-  return ctx.store.driveItems.find((i) => i.shareUrl === url);
+  return ctx.store.driveItemByShareUrl(url);
 }
 
 function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -72,7 +72,7 @@ function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
 function commentedItem(req: EmulatorRequest, ctx: EmulatorContext): DriveItem {
   authorizeGraph(req, ctx, FILES_PERMISSION);
   const { driveId, itemId } = req.params;
-  const item = ctx.store.driveItems.find((i) => i.driveId === driveId && i.id === itemId);
+  const item = ctx.store.driveItem(driveId, itemId);
   if (!item || item.commentsNotFound) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
   return item;
 }

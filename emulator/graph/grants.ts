@@ -41,24 +41,19 @@ function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string)
   return value;
 }
 
-/** The scope the token endpoint sees now: the new one once the change has replicated. */
-function effectiveScope(ctx: EmulatorContext, grant: PermissionGrant): string | undefined {
-  return ctx.store.now() >= grant.effectiveAt ? grant.scope : grant.previousScope;
-}
-
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorize(req, ctx, GRANT_WRITERS);
   const body = jsonBody(req, ["clientId", "consentType", "principalId", "resourceId", "scope"]);
   const { store } = ctx;
   const clientId = guid(req, body, "clientId");
   const resourceId = guid(req, body, "resourceId");
-  referenced(req, ctx, store.servicePrincipals.get(clientId), "The client service principal", clientId);
-  referenced(req, ctx, store.servicePrincipals.get(resourceId), "The resource service principal", resourceId);
+  referenced(req, ctx, store.servicePrincipal(clientId), "The client service principal", clientId);
+  referenced(req, ctx, store.servicePrincipal(resourceId), "The resource service principal", resourceId);
   const consentType = body.consentType;
   let principalId: string | null = null;
   if (consentType === "Principal") {
     principalId = guid(req, body, "principalId");
-    referenced(req, ctx, store.users.get(principalId), "The user", principalId);
+    referenced(req, ctx, store.user(principalId), "The user", principalId);
   } else if (consentType !== "AllPrincipals") {
     throw graphError(400, "Request_BadRequest", "consentType must be Principal or AllPrincipals.", req.headers);
   } else if (body.principalId !== undefined && body.principalId !== null) {
@@ -68,8 +63,8 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
   }
   const id = grantId(clientId, resourceId, principalId);
-  if (store.grants.has(id)) throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", "Permission entry already exists.", req.headers);
-  const grant: PermissionGrant = {
+  if (store.grant(id)) throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", "Permission entry already exists.", req.headers);
+  const grant = store.createGrant({
     id,
     clientId,
     consentType,
@@ -77,8 +72,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     resourceId,
     scope: typeof body.scope === "string" ? body.scope : "",
     effectiveAt: store.now() + store.replicationLagMs,
-  };
-  store.grants.set(id, grant);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(grant) }, req.headers);
 }
 
@@ -86,11 +80,11 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorize(req, ctx, GRANT_READERS);
   // The properties oAuth2PermissionGrant documents as filterable (eq only); Graph refuses others.
   const clauses = parseFilter(req, ["clientId", "consentType"]);
-  return collection(req, [...ctx.store.grants.values()].map(view).filter((v) => matches(v, clauses)), TYPE, CONTEXT);
+  return collection(req, ctx.store.grants().map(view).filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function existing(req: EmulatorRequest, ctx: EmulatorContext): PermissionGrant {
-  const grant = ctx.store.grants.get(req.params.id!);
+  const grant = ctx.store.grant(req.params.id!);
   if (!grant) throw resourceNotFound(req, req.params.id!);
   return grant;
 }
@@ -106,16 +100,14 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const grant = existing(req, ctx);
   const body = jsonBody(req, ["scope"]);
   if (typeof body.scope !== "string") throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
-  grant.previousScope = effectiveScope(ctx, grant);
-  grant.scope = body.scope;
-  grant.effectiveAt = ctx.store.now() + ctx.store.replicationLagMs;
+  ctx.store.changeGrantScope(grant.id, body.scope);
   return graphNoContent(req.headers);
 }
 
 /** A deleted grant stops new tokens at once; tokens already issued stay valid until they expire. */
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorize(req, ctx, GRANT_WRITERS);
-  ctx.store.grants.delete(existing(req, ctx).id);
+  ctx.store.deleteGrant(existing(req, ctx).id);
   return graphNoContent(req.headers);
 }
 

@@ -10,7 +10,7 @@ import {
   callerId,
   type PermissionFamily,
 } from "./directory-auth";
-import { deleteServicePrincipal, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { authorizeGraph } from "./auth";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
@@ -46,7 +46,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
 
 function ofKind(kind: ServicePrincipal["kind"]) {
   return (ctx: EmulatorContext, id: string): ServicePrincipal | undefined => {
-    const sp = ctx.store.servicePrincipals.get(id.toLowerCase());
+    const sp = ctx.store.servicePrincipal(id.toLowerCase());
     return sp?.kind === kind ? sp : undefined;
   };
 }
@@ -54,7 +54,7 @@ const principalById = ofKind("agentIdentityBlueprintPrincipal");
 const identityById = ofKind("agentIdentity");
 
 function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Record<string, unknown>> {
-  return [...ctx.store.servicePrincipals.values()].filter((sp) => kind === undefined || sp.kind === kind).map(view);
+  return ctx.store.servicePrincipals(kind).map(view);
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -75,7 +75,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
   if (ctx.store.servicePrincipalByAppId(appId)) {
     throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", `The blueprint ${appId} already has a service principal in this tenant.`, req.headers);
   }
-  const sp: ServicePrincipal = {
+  const sp = ctx.store.createServicePrincipal({
     id: ctx.store.newId(),
     appId,
     kind: "agentIdentityBlueprintPrincipal",
@@ -86,8 +86,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     owners: callerId(claims),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.servicePrincipals.set(sp.id, sp);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${PRINCIPAL_TYPE}/$entity`, ...view(sp) }, req.headers);
 }
 
@@ -110,7 +109,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   }
   referenced(req, ctx, principal, "The blueprint principal", principal.id);
   const id = ctx.store.newId();
-  const sp: ServicePrincipal = {
+  const sp = ctx.store.createServicePrincipal({
     id,
     // Observed on real agent identities: the appId is the object id.
     appId: id,
@@ -123,8 +122,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     owners: owners(req, ctx, callerId(claims), body["owners@odata.bind"]),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.servicePrincipals.set(id, sp);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${IDENTITY_TYPE}/$entity`, ...view(sp) }, req.headers);
 }
 
@@ -140,7 +138,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   authorizeManage(req, ctx, AGENT_IDENTITIES, identityOwners(ctx, sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
-  if (body.displayName !== undefined) sp.displayName = requiredString(req, body, "displayName");
+  if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: requiredString(req, body, "displayName") });
   return graphNoContent(req.headers);
 }
 
@@ -172,7 +170,7 @@ function typedRoutes(c: TypedCollection): Route[] {
     const sp = c.find(ctx, req.params.id!);
     authorizeManage(req, ctx, c.family, c.owners(ctx, sp));
     if (!sp) throw resourceNotFound(req, req.params.id!);
-    deleteServicePrincipal(ctx.store, sp.id);
+    ctx.store.deleteServicePrincipal(sp.id);
     return graphNoContent(req.headers);
   };
   return [

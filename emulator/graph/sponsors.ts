@@ -12,6 +12,7 @@ import { collection, jsonBody, requireODataVersion } from "./odata";
 
 /** What the sponsor routes need to know about the object they hang off. */
 export interface Sponsored {
+  id: string;
   sponsors: string[];
   owners?: string[];
   createdAt: number;
@@ -24,7 +25,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
     authorizeRead(req, ctx, family);
     const sponsored = visible(req, ctx, object(req, ctx), req.params.id!);
     const users = sponsored.sponsors.flatMap((id) => {
-      const user = ctx.store.users.get(id);
+      const user = ctx.store.user(id);
       return user ? [{ "@odata.type": "#microsoft.graph.user", id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName }] : [];
     });
     return collection(req, users, "microsoft.graph.directoryObject", "directoryObjects");
@@ -40,7 +41,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
       const message = "One or more added object references already exist for the following modified properties: 'sponsors'.";
       throw graphError(400, "Request_BadRequest", message, req.headers);
     }
-    sponsored.sponsors.push(id);
+    ctx.store.addSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
 
@@ -53,7 +54,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
       const message = `An ${family.name} must keep at least one sponsor: add the new sponsor before removing the last one.`;
       throw graphError(400, "Request_BadRequest", message, req.headers);
     }
-    sponsored.sponsors.splice(sponsored.sponsors.indexOf(id), 1);
+    ctx.store.removeSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
 

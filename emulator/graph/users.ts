@@ -2,7 +2,7 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { User } from "../store";
 import { authorizeGraph } from "./auth";
 import { AGENT_USERS, authorizeCreate, authorizeManage, authorizeRead } from "./directory-auth";
-import { deleteUser, referenced, resourceNotFound, visible } from "./directory";
+import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 
@@ -45,7 +45,7 @@ function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
-  const user = ctx.store.users.get(id.toLowerCase());
+  const user = ctx.store.user(id.toLowerCase());
   return user?.kind === "agentUser" ? user : undefined;
 }
 
@@ -53,7 +53,7 @@ function agentUser(ctx: EmulatorContext, id: string): User | undefined {
 function userPrincipalName(req: EmulatorRequest, ctx: EmulatorContext, body: Record<string, unknown>, self?: User): string {
   const upn = requiredString(req, body, "userPrincipalName");
   const domain = upn.slice(upn.lastIndexOf("@") + 1).toLowerCase();
-  if (!upn.includes("@") || !ctx.store.domains.some((d) => d.toLowerCase() === domain)) {
+  if (!upn.includes("@") || !ctx.store.domain(domain)) {
     throw graphError(
       400,
       "Request_BadRequest",
@@ -62,7 +62,7 @@ function userPrincipalName(req: EmulatorRequest, ctx: EmulatorContext, body: Rec
       req.headers,
     );
   }
-  const holder = [...ctx.store.users.values()].find((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase());
+  const holder = ctx.store.userByUpn(upn);
   if (holder && holder !== self) {
     throw graphError(400, "Request_BadRequest", "Another object with the same value for property userPrincipalName already exists.", req.headers);
   }
@@ -83,12 +83,12 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
   referenced(req, ctx, parent, "The agent identity", parentId);
-  const sibling = [...ctx.store.users.values()].find((u) => u.kind === "agentUser" && u.identityParentId === parentId);
+  const sibling = ctx.store.agentUserOf(parentId);
   if (sibling) {
     const message = `Agent identity ${parentId} already has an agent user (${sibling.id}); an agent identity holds at most one.`;
     throw graphError(400, "Request_BadRequest", message, req.headers);
   }
-  const user: User = {
+  const user = ctx.store.createUser({
     id: ctx.store.newId(),
     kind: "agentUser",
     displayName: requiredString(req, body, "displayName"),
@@ -97,15 +97,14 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     accountEnabled: accountEnabled(req, body.accountEnabled, true),
     identityParentId: parentId,
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.users.set(user.id, user);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(user) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorizeRead(req, ctx, AGENT_USERS);
   const clauses = parseFilter(req, ["userPrincipalName", "displayName", "identityParentId", "mailNickname"]);
-  const views = [...ctx.store.users.values()].filter((u) => u.kind === "agentUser").map(view);
+  const views = ctx.store.users("agentUser").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
@@ -120,13 +119,12 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
-  const changes: Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled"> = {
+  ctx.store.updateUser(user.id, {
     displayName: body.displayName !== undefined ? requiredString(req, body, "displayName") : user.displayName,
     mailNickname: body.mailNickname !== undefined ? requiredString(req, body, "mailNickname") : user.mailNickname,
     userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
     accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
-  };
-  Object.assign(user, changes);
+  });
   return graphNoContent(req.headers);
 }
 
@@ -134,7 +132,7 @@ function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
   authorizeManage(req, ctx, AGENT_USERS, user);
   if (!user) throw resourceNotFound(req, req.params.id!);
-  deleteUser(ctx.store, user.id);
+  ctx.store.deleteUser(user.id);
   return graphNoContent(req.headers);
 }
 
