@@ -10,6 +10,7 @@ import { Faults, type BrokenLink, type FaultConfig } from "./faults";
 import { RateLimiter } from "./rate-limit";
 import { decodeJwtClaims } from "../lib/jwt";
 import { graphErrorResponse } from "./graph/envelope";
+import { authorizeRoute } from "./graph/auth";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
 import { ROUTES } from "./routes";
@@ -232,7 +233,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       response = limited;
     } else {
       try {
-        response = await match.route.handler({ method, url, headers: req.headers, body, params: match.params, origin }, ctx);
+        const request = { method, url, headers: req.headers, body, params: match.params, origin };
+        authorizeRoute(match.route, request, ctx);
+        response = await match.route.handler(request, ctx);
       } catch (err) {
         if (!(err instanceof Reply)) throw err;
         response = err.response;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import { newSecret } from "../seed";
 import type { Application, FederatedIdentityCredential } from "../store";
-import { BLUEPRINTS, authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { BLUEPRINTS, managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { collection, entity, jsonBody, requiredString } from "./odata";
@@ -37,7 +37,7 @@ function application(req: EmulatorRequest, ctx: EmulatorContext): Application | 
 /** The application a credential change is for, once the caller may change it. */
 function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
   const app = application(req, ctx);
-  authorizeManage(req, ctx, familyOf(app), app);
+  requireOwner(req, familyOf(app), app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   return app;
 }
@@ -110,9 +110,7 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
 }
 
 function readable(req: EmulatorRequest, ctx: EmulatorContext): Application {
-  const app = application(req, ctx);
-  authorizeRead(req, ctx, familyOf(app));
-  return visible(req, ctx, app, req.params.id!);
+  return visible(req, ctx, application(req, ctx), req.params.id!);
 }
 
 /** A credential is addressed by its id or its name. */
@@ -139,11 +137,15 @@ function removeFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
   return graphNoContent(req.headers);
 }
 
+/** Which permissions apply depends on the kind of application the URL names. */
+const manage = (req: EmulatorRequest, ctx: EmulatorContext) => managePermission(familyOf(application(req, ctx)));
+const read = (req: EmulatorRequest, ctx: EmulatorContext) => readPermission(familyOf(application(req, ctx)));
+
 export const applicationCredentialRoutes: Route[] = [
-  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", handler: addPassword },
-  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", handler: removePassword },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: listFederated },
-  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: addFederated },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: getFederated },
-  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: removeFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", permission: manage, handler: addPassword },
+  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", permission: manage, handler: removePassword },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: read, handler: listFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: manage, handler: addFederated },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: read, handler: getFederated },
+  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: manage, handler: removeFederated },
 ];

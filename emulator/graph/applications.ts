@@ -1,6 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
-import { BLUEPRINTS, authorizeCreate, authorizeManage, authorizeRead, callerId } from "./directory-auth";
+import { BLUEPRINTS, callerId, createPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
 import { owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
@@ -63,7 +63,6 @@ function tags(req: EmulatorRequest, value: unknown): string[] {
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, BLUEPRINTS);
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
   const app = ctx.store.createApplication({
@@ -73,7 +72,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     displayName: displayName(req, body),
     tags: tags(req, body.tags),
     sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
-    owners: owners(req, ctx, callerId(claims), body["owners@odata.bind"]),
+    owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     passwordCredentials: [],
     keyCredentials: [],
     federatedIdentityCredentials: [],
@@ -83,20 +82,18 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, BLUEPRINTS);
   const clauses = parseFilter(req, ["displayName", "appId", "tags"]);
   const views = ctx.store.applications("agentIdentityBlueprint").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, BLUEPRINTS);
   return entity(req, view(visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  authorizeManage(req, ctx, BLUEPRINTS, app);
+  requireOwner(req, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
@@ -108,17 +105,17 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  authorizeManage(req, ctx, BLUEPRINTS, app);
+  requireOwner(req, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   ctx.store.deleteApplication(app.id);
   return graphNoContent(req.headers);
 }
 
 export const applicationRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: remove },
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(BLUEPRINTS), handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: remove },
   ...sponsorRoutes(OBJECT, BLUEPRINTS, blueprint),
 ];

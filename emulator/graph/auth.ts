@@ -1,12 +1,14 @@
 import type { JwtClaims } from "../../lib/jwt";
-import { Reply, type EmulatorContext, type EmulatorRequest } from "../router";
+import { Reply, type EmulatorContext, type EmulatorRequest, type Route } from "../router";
 import { GRAPH_APP_ID, GRAPH_RESOURCE } from "../store";
 import { graphError, graphErrorResponse } from "./envelope";
 
 /**
  * Bearer validation for the emulated Graph routes, in Graph's order: first
  * the token itself (401 InvalidAuthenticationToken), then whether it carries
- * a permission the route accepts (403).
+ * a permission the route accepts (403). Each route declares its permission;
+ * `authorizeRoute` checks it once, before the handler, as Azurite checks its
+ * authorization in one layer ahead of its handlers.
  */
 
 /** What a route accepts; a token kind with no list is refused. */
@@ -41,7 +43,7 @@ function bearer(req: EmulatorRequest): string {
 }
 
 /** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
-export function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
+function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
   const jwt = ctx.key.verify(bearer(req));
   if (!jwt) throw unauthenticated(req, "Access token validation failure: the token is malformed or not signed by this tenant's keys.");
   const c = jwt.claims;
@@ -81,4 +83,16 @@ export function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permi
     return c;
   }
   throw unauthenticated(req, "Access token validation failure: the token has no idtyp claim (user or app).");
+}
+
+/** The one check of a route's declared permission, before its handler; the caller's claims go on the request. */
+export function authorizeRoute(route: Route, req: EmulatorRequest, ctx: EmulatorContext): void {
+  if (!route.permission) return;
+  req.caller = authorizeGraph(req, ctx, typeof route.permission === "function" ? route.permission(req, ctx) : route.permission);
+}
+
+/** The claims `authorizeRoute` verified; a handler on a route without a permission has no caller. */
+export function callerOf(req: EmulatorRequest): JwtClaims {
+  if (!req.caller) throw new Error(`[emulator] ${req.method} ${req.url.pathname} declares no permission, so it has no verified caller`);
+  return req.caller;
 }

@@ -1,6 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Comment, DriveItem } from "../store";
-import { authorizeGraph, type GraphPermission } from "./auth";
+import type { GraphPermission } from "./auth";
 import { graphError, graphOk } from "./envelope";
 
 /**
@@ -61,7 +61,6 @@ function itemByShareId(ctx: EmulatorContext, shareId: string): DriveItem | undef
 }
 
 function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, FILES_PERMISSION);
   const shareId = req.params.shareId!;
   const item = itemByShareId(ctx, shareId);
   if (!item) throw graphError(404, "itemNotFound", "The sharing link no longer exists, or you do not have permission to access it.", req.headers);
@@ -70,7 +69,6 @@ function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
 
 /** The item of a comments path, honouring its per-item 404. */
 function commentedItem(req: EmulatorRequest, ctx: EmulatorContext): DriveItem {
-  authorizeGraph(req, ctx, FILES_PERMISSION);
   const { driveId, itemId } = req.params;
   const item = ctx.store.driveItem(driveId, itemId);
   if (!item || item.commentsNotFound) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
@@ -115,7 +113,7 @@ function replies(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 export const fileRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", handler: shareDriveItem },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", handler: comments },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", handler: replies },
+  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", permission: FILES_PERMISSION, handler: shareDriveItem },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", permission: FILES_PERMISSION, handler: comments },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", permission: FILES_PERMISSION, handler: replies },
 ];

@@ -1,7 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { PermissionGrant } from "../store";
-import { authorizeGraph } from "./auth";
-import { GRANT_READERS, GRANT_WRITERS } from "./directory-auth";
+import { READ_GRANTS, WRITE_GRANTS } from "./directory-auth";
 import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requiredString } from "./odata";
@@ -24,9 +23,6 @@ function view(grant: PermissionGrant): Record<string, unknown> {
   return { id, clientId, consentType, principalId, resourceId, scope };
 }
 
-const authorize = (req: EmulatorRequest, ctx: EmulatorContext, accepted: readonly string[]) =>
-  authorizeGraph(req, ctx, { application: accepted, delegated: accepted, deniedCode: "Authorization_RequestDenied" });
-
 /** Graph's grant ids are the client, resource and (for one user) principal ids, base64url-encoded. */
 function grantId(clientId: string, resourceId: string, principalId: string | null): string {
   const hex = [clientId, resourceId, principalId ?? ""].join("").replace(/-/g, "");
@@ -42,7 +38,6 @@ function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string)
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorize(req, ctx, GRANT_WRITERS);
   const body = jsonBody(req, ["clientId", "consentType", "principalId", "resourceId", "scope"]);
   const { store } = ctx;
   const clientId = guid(req, body, "clientId");
@@ -77,7 +72,6 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorize(req, ctx, GRANT_READERS);
   // The properties oAuth2PermissionGrant documents as filterable (eq only); Graph refuses others.
   const clauses = parseFilter(req, ["clientId", "consentType"]);
   return collection(req, ctx.store.grants().map(view).filter((v) => matches(v, clauses)), TYPE, CONTEXT);
@@ -90,13 +84,11 @@ function existing(req: EmulatorRequest, ctx: EmulatorContext): PermissionGrant {
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorize(req, ctx, GRANT_READERS);
   return entity(req, view(existing(req, ctx)), TYPE, CONTEXT);
 }
 
 /** PATCH replaces the whole scope string; tokens keep the old one until the change replicates. */
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorize(req, ctx, GRANT_WRITERS);
   const grant = existing(req, ctx);
   const body = jsonBody(req, ["scope"]);
   if (typeof body.scope !== "string") throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
@@ -106,15 +98,14 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 /** A deleted grant stops new tokens at once; tokens already issued stay valid until they expire. */
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorize(req, ctx, GRANT_WRITERS);
   ctx.store.deleteGrant(existing(req, ctx).id);
   return graphNoContent(req.headers);
 }
 
 export const grantRoutes: Route[] = [
-  { method: "GET", pattern: COLLECTION, surface: "graph", handler: list },
-  { method: "POST", pattern: COLLECTION, surface: "graph", handler: create },
-  { method: "GET", pattern: OBJECT, surface: "graph", handler: get },
-  { method: "PATCH", pattern: OBJECT, surface: "graph", handler: update },
-  { method: "DELETE", pattern: OBJECT, surface: "graph", handler: remove },
+  { method: "GET", pattern: COLLECTION, surface: "graph", permission: READ_GRANTS, handler: list },
+  { method: "POST", pattern: COLLECTION, surface: "graph", permission: WRITE_GRANTS, handler: create },
+  { method: "GET", pattern: OBJECT, surface: "graph", permission: READ_GRANTS, handler: get },
+  { method: "PATCH", pattern: OBJECT, surface: "graph", permission: WRITE_GRANTS, handler: update },
+  { method: "DELETE", pattern: OBJECT, surface: "graph", permission: WRITE_GRANTS, handler: remove },
 ];

@@ -3,15 +3,15 @@ import type { ServicePrincipal } from "../store";
 import {
   AGENT_IDENTITIES,
   BLUEPRINT_PRINCIPALS,
-  SERVICE_PRINCIPAL_READERS,
-  authorizeCreate,
-  authorizeManage,
-  authorizeRead,
+  READ_SERVICE_PRINCIPALS,
   callerId,
+  createPermission,
+  managePermission,
+  readPermission,
+  requireOwner,
   type PermissionFamily,
 } from "./directory-auth";
 import { owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
-import { authorizeGraph } from "./auth";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
@@ -58,13 +58,11 @@ function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Recor
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, { application: SERVICE_PRINCIPAL_READERS, delegated: SERVICE_PRINCIPAL_READERS, deniedCode: "Authorization_RequestDenied" });
   const clauses = parseFilter(req, ["appId", "displayName"]);
   return collection(req, all(ctx).filter((v) => matches(v, clauses)), "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 
 function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, BLUEPRINT_PRINCIPALS);
   requireODataVersion(req);
   const appId = requiredString(req, jsonBody(req, ["appId"]), "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
@@ -83,7 +81,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     servicePrincipalType: "Application",
     servicePrincipalNames: [appId],
     sponsors: [],
-    owners: callerId(claims),
+    owners: callerId(req),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
   });
@@ -91,7 +89,6 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
 }
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, AGENT_IDENTITIES);
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
   const displayName = requiredString(req, body, "displayName");
@@ -119,7 +116,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     servicePrincipalNames: [],
     agentIdentityBlueprintId: blueprintAppId,
     sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
-    owners: owners(req, ctx, callerId(claims), body["owners@odata.bind"]),
+    owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
   });
@@ -135,7 +132,7 @@ function identityOwners(ctx: EmulatorContext, sp: ServicePrincipal | undefined):
 
 function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const sp = identityById(ctx, req.params.id!);
-  authorizeManage(req, ctx, AGENT_IDENTITIES, identityOwners(ctx, sp));
+  requireOwner(req, AGENT_IDENTITIES, identityOwners(ctx, sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
   if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: requiredString(req, body, "displayName") });
@@ -158,31 +155,29 @@ function typedRoutes(c: TypedCollection): Route[] {
   const type = `microsoft.graph.${c.kind}`;
   const context = `servicePrincipals/${type}`;
   const list = (req: EmulatorRequest, ctx: EmulatorContext) => {
-    authorizeRead(req, ctx, c.family);
     const clauses = parseFilter(req, ["appId", "displayName", "agentIdentityBlueprintId"]);
     return collection(req, all(ctx, c.kind).filter((v) => matches(v, clauses)), type, context);
   };
   const get = (req: EmulatorRequest, ctx: EmulatorContext) => {
-    authorizeRead(req, ctx, c.family);
     return entity(req, view(visible(req, ctx, c.find(ctx, req.params.id!), req.params.id!)), type, context);
   };
   const remove = (req: EmulatorRequest, ctx: EmulatorContext) => {
     const sp = c.find(ctx, req.params.id!);
-    authorizeManage(req, ctx, c.family, c.owners(ctx, sp));
+    requireOwner(req, c.family, c.owners(ctx, sp));
     if (!sp) throw resourceNotFound(req, req.params.id!);
     ctx.store.deleteServicePrincipal(sp.id);
     return graphNoContent(req.headers);
   };
   return [
-    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", handler: list },
-    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", handler: c.create },
-    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", handler: get },
-    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", handler: remove },
+    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: readPermission(c.family), handler: list },
+    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: createPermission(c.family), handler: c.create },
+    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: readPermission(c.family), handler: get },
+    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: managePermission(c.family), handler: remove },
   ];
 }
 
 export const servicePrincipalRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", handler: listAny },
+  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", permission: READ_SERVICE_PRINCIPALS, handler: listAny },
   ...typedRoutes({
     family: BLUEPRINT_PRINCIPALS,
     kind: "agentIdentityBlueprintPrincipal",
@@ -201,6 +196,6 @@ export const servicePrincipalRoutes: Route[] = [
     owners: identityOwners,
     create: createIdentity,
   }),
-  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", handler: updateIdentity },
+  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", permission: managePermission(AGENT_IDENTITIES), handler: updateIdentity },
   ...sponsorRoutes(IDENTITY, AGENT_IDENTITIES, identityById),
 ];

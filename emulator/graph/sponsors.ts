@@ -1,5 +1,5 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
 import { collection, jsonBody, requireODataVersion } from "./odata";
@@ -22,7 +22,6 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
   const object = (req: EmulatorRequest, ctx: EmulatorContext) => find(ctx, req.params.id!.toLowerCase());
 
   const list = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
-    authorizeRead(req, ctx, family);
     const sponsored = visible(req, ctx, object(req, ctx), req.params.id!);
     const users = sponsored.sponsors.flatMap((id) => {
       const user = ctx.store.user(id);
@@ -33,7 +32,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
 
   const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    authorizeManage(req, ctx, family, sponsored);
+    requireOwner(req, family, sponsored);
     requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
     const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
@@ -47,7 +46,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
 
   const remove = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    authorizeManage(req, ctx, family, sponsored);
+    requireOwner(req, family, sponsored);
     const id = req.params.sponsorId!.toLowerCase();
     if (!sponsored || !sponsored.sponsors.includes(id)) throw resourceNotFound(req, req.params.sponsorId!);
     if (sponsored.sponsors.length === 1) {
@@ -59,8 +58,8 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
   };
 
   return [
-    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", handler: list },
-    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", handler: add },
-    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", handler: remove },
+    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", permission: readPermission(family), handler: list },
+    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", permission: managePermission(family), handler: add },
+    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", permission: managePermission(family), handler: remove },
   ];
 }

@@ -1,7 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
-import { authorizeGraph } from "./auth";
-import { AGENT_USERS, authorizeCreate, authorizeManage, authorizeRead } from "./directory-auth";
+import { AGENT_USERS, createPermission, directoryPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
@@ -37,7 +36,6 @@ const USER_READERS: readonly string[] = ["User.Read.All", "User.ReadWrite.All", 
 
 /** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
 function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, { application: USER_READERS, delegated: USER_READERS, deniedCode: "Authorization_RequestDenied" });
   const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
   if (user.kind === "agentUser") return entity(req, view(user), TYPE, CONTEXT);
   const person = { id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName, accountEnabled: user.accountEnabled };
@@ -76,7 +74,6 @@ function accountEnabled(req: EmulatorRequest, value: unknown, fallback: boolean)
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeCreate(req, ctx, AGENT_USERS);
   requireODataVersion(req);
   const body = jsonBody(req, [...WRITABLE, "identityParentId", "passwordProfile"]);
   if (body.passwordProfile !== undefined) throw graphError(400, "Request_BadRequest", "Agent users cannot have a password: remove passwordProfile.", req.headers);
@@ -102,20 +99,18 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, AGENT_USERS);
   const clauses = parseFilter(req, ["userPrincipalName", "displayName", "identityParentId", "mailNickname"]);
   const views = ctx.store.users("agentUser").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, AGENT_USERS);
   return entity(req, view(visible(req, ctx, agentUser(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  authorizeManage(req, ctx, AGENT_USERS, user);
+  requireOwner(req, AGENT_USERS, user);
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
@@ -130,18 +125,18 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  authorizeManage(req, ctx, AGENT_USERS, user);
+  requireOwner(req, AGENT_USERS, user);
   if (!user) throw resourceNotFound(req, req.params.id!);
   ctx.store.deleteUser(user.id);
   return graphNoContent(req.headers);
 }
 
 export const userRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: remove },
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(AGENT_USERS), handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: remove },
   // After the typed collection, whose path this pattern would match too.
-  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", handler: getAny },
+  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", permission: directoryPermission(USER_READERS), handler: getAny },
 ];
