@@ -10,6 +10,7 @@ import { Faults, type BrokenLink, type FaultConfig } from "./faults";
 import { RateLimiter } from "./rate-limit";
 import { decodeJwtClaims } from "../lib/jwt";
 import { graphErrorResponse } from "./graph/envelope";
+import { GRAPH_ERRORS } from "./graph/errors";
 import { authorizeRoute } from "./graph/auth";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
@@ -109,9 +110,8 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 /** 413 for an oversized body, in the shape of the surface the path belongs to. */
 function tooLarge(path: string, req: IncomingMessage): EmulatorResponse {
-  const message = `The request body is larger than ${MAX_BODY_BYTES} bytes.`;
-  if (/^\/(v1\.0|beta)\//.test(path)) return graphErrorResponse(413, "RequestEntityTooLarge", message, req.headers);
-  return { status: 413, body: { error: "invalid_request", error_description: message } };
+  if (/^\/(v1\.0|beta)\//.test(path)) return graphErrorResponse(req, GRAPH_ERRORS.tooLarge(MAX_BODY_BYTES));
+  return { status: 413, body: { error: "invalid_request", error_description: `The request body is larger than ${MAX_BODY_BYTES} bytes.` } };
 }
 
 function write(res: ServerResponse, response: EmulatorResponse): void {
@@ -124,12 +124,10 @@ function write(res: ServerResponse, response: EmulatorResponse): void {
 
 /** The fault answers each surface gives, in that surface's own error shape. */
 function faultResponse(surface: Surface, kind: "throttle" | "unavailable", retryAfterS: number, req: IncomingMessage): EmulatorResponse {
-  const retry = { "retry-after": String(retryAfterS) };
   if (surface === "graph") {
-    return kind === "throttle"
-      ? graphErrorResponse(429, "TooManyRequests", "Too many requests; retry after the interval in Retry-After.", req.headers, retry)
-      : graphErrorResponse(503, "serviceNotAvailable", "The service is temporarily unavailable.", req.headers, retry);
+    return graphErrorResponse(req, kind === "throttle" ? GRAPH_ERRORS.throttled(retryAfterS) : GRAPH_ERRORS.unavailable(retryAfterS));
   }
+  const retry = { "retry-after": String(retryAfterS) };
   const reply =
     kind === "throttle"
       ? aadstsError(429, "temporarily_unavailable", 90055, "The request was throttled; retry after the interval in Retry-After.")
@@ -139,9 +137,7 @@ function faultResponse(surface: Surface, kind: "throttle" | "unavailable", retry
 
 function notFound(path: string, req: IncomingMessage, method: boolean): EmulatorResponse {
   if (/^\/(v1\.0|beta)\//.test(path)) {
-    return method
-      ? graphErrorResponse(405, "Request_BadRequest", `The emulator does not serve ${req.method} ${path}.`, req.headers)
-      : graphErrorResponse(400, "BadRequest", `Resource not found for the segment in '${path}' (the emulator serves a slice of Graph).`, req.headers);
+    return graphErrorResponse(req, method ? GRAPH_ERRORS.methodNotServed(req.method, path) : GRAPH_ERRORS.segmentNotServed(path));
   }
   return { status: method ? 405 : 404, body: { error: "not_found", error_description: `The emulator does not serve ${req.method} ${path}.` } };
 }

@@ -5,6 +5,7 @@ import type { Application, FederatedIdentityCredential } from "../store";
 import { BLUEPRINTS, managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, requiredString } from "./odata";
 
 /**
@@ -45,7 +46,7 @@ function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
 function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date): string {
   if (value === undefined || value === null) return fallback.toISOString();
   const parsed = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(parsed.getTime())) throw graphError(400, "Request_BadRequest", `${name} must be an ISO 8601 date and time.`, req.headers);
+  if (Number.isNaN(parsed.getTime())) throw graphError(req, GRAPH_ERRORS.dateInvalid(name));
   return parsed.toISOString();
 }
 
@@ -54,9 +55,7 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
   const app = managed(req, ctx);
   const body = jsonBody(req, ["passwordCredential"]);
   const given = body.passwordCredential ?? {};
-  if (typeof given !== "object" || Array.isArray(given)) {
-    throw graphError(400, "Request_BadRequest", "passwordCredential must be an object such as {\"displayName\": \"...\"}.", req.headers);
-  }
+  if (typeof given !== "object" || Array.isArray(given)) throw graphError(req, GRAPH_ERRORS.passwordCredentialNotObject());
   const fields = given as Record<string, unknown>;
   const now = new Date(ctx.store.now());
   const secretText = newSecret();
@@ -85,16 +84,11 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
   const app = managed(req, ctx);
   const body = jsonBody(req, ["name", "issuer", "subject", "audiences", "description"]);
   const name = requiredString(req, body, "name");
-  if (app.federatedIdentityCredentials.some((f) => f.name === name)) {
-    const message = `A federated identity credential named '${name}' already exists on this application.`;
-    throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", message, req.headers);
-  }
-  if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) {
-    throw graphError(400, "Request_BadRequest", `An application holds at most ${MAX_FEDERATED} federated identity credentials.`, req.headers);
-  }
+  if (app.federatedIdentityCredentials.some((f) => f.name === name)) throw graphError(req, GRAPH_ERRORS.federatedNameTaken(name));
+  if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) throw graphError(req, GRAPH_ERRORS.federatedLimit(MAX_FEDERATED));
   const audiences = body.audiences;
   if (!Array.isArray(audiences) || audiences.length !== 1 || typeof audiences[0] !== "string") {
-    throw graphError(400, "Request_BadRequest", "audiences must hold exactly one value, e.g. api://AzureADTokenExchange.", req.headers);
+    throw graphError(req, GRAPH_ERRORS.audiencesNotOne());
   }
   const fic: FederatedIdentityCredential = {
     id: randomUUID(),

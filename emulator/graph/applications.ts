@@ -3,6 +3,7 @@ import type { Application } from "../store";
 import { BLUEPRINTS, callerId, createPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
 import { owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
@@ -48,17 +49,13 @@ function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
 
 function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
   const name = requiredString(req, body, "displayName");
-  if (name.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is ${name.length} characters; at most ${MAX_DISPLAY_NAME} are allowed.`, req.headers);
-  }
+  if (name.length > MAX_DISPLAY_NAME) throw graphError(req, GRAPH_ERRORS.displayNameTooLong(name.length, MAX_DISPLAY_NAME));
   return name;
 }
 
 function tags(req: EmulatorRequest, value: unknown): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) {
-    throw graphError(400, "Request_BadRequest", "tags must be a list of strings.", req.headers);
-  }
+  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) throw graphError(req, GRAPH_ERRORS.tagsNotStrings());
   return value;
 }
 

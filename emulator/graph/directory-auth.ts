@@ -1,6 +1,7 @@
 import type { EmulatorRequest } from "../router";
 import { callerOf, type GraphPermission } from "./auth";
 import { graphError } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Who may call the directory routes, after Microsoft's API reference: each
@@ -91,12 +92,7 @@ export function requireOwner(req: EmulatorRequest, family: PermissionFamily, obj
   const held = [...(Array.isArray(claims.roles) ? claims.roles : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
   const owners = object && "owners" in object && Array.isArray(object.owners) ? (object.owners as string[]) : [];
   if (!object || family.all.some((p) => held.includes(p)) || (typeof claims.oid === "string" && owners.includes(claims.oid))) return;
-  throw graphError(
-    403,
-    DENIED,
-    `Insufficient privileges to complete the operation: the caller does not own this ${family.name} and holds none of ${family.all.join(", ")}.`,
-    req.headers,
-  );
+  throw graphError(req, GRAPH_ERRORS.notOwner(family.name, family.all));
 }
 
 /** The calling principal's object id: the owner of what it creates. */

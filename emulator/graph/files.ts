@@ -2,6 +2,7 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { Comment, DriveItem } from "../store";
 import type { GraphPermission } from "./auth";
 import { graphError, graphOk } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Graph's file surface as far as the comment probe uses it (reference
@@ -18,8 +19,6 @@ export const FILES_PERMISSION: GraphPermission = { delegated: ["Files.Read.All",
  */
 export const COMMENTS_PAGE_SIZE = 2;
 const MAX_TOP = 200;
-
-const ITEM_NOT_FOUND = "The resource could not be found.";
 
 function without(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(object).filter(([k]) => !keys.includes(k)));
@@ -63,7 +62,7 @@ function itemByShareId(ctx: EmulatorContext, shareId: string): DriveItem | undef
 function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const shareId = req.params.shareId!;
   const item = itemByShareId(ctx, shareId);
-  if (!item) throw graphError(404, "itemNotFound", "The sharing link no longer exists, or you do not have permission to access it.", req.headers);
+  if (!item) throw graphError(req, GRAPH_ERRORS.sharingLinkNotFound());
   return graphOk(driveItemView(ctx, item, `${req.origin}/v1.0/$metadata#shares('${shareId}')/driveItem/$entity`), req.headers);
 }
 
@@ -71,14 +70,14 @@ function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
 function commentedItem(req: EmulatorRequest, ctx: EmulatorContext): DriveItem {
   const { driveId, itemId } = req.params;
   const item = ctx.store.driveItem(driveId, itemId);
-  if (!item || item.commentsNotFound) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
+  if (!item || item.commentsNotFound) throw graphError(req, GRAPH_ERRORS.itemNotFound());
   return item;
 }
 
 function nonNegativeInteger(req: EmulatorRequest, name: string): number | undefined {
   const value = req.url.searchParams.get(name);
   if (value === null) return undefined;
-  if (!/^\d+$/.test(value)) throw graphError(400, "BadRequest", `Invalid ${name} value '${value}'.`, req.headers);
+  if (!/^\d+$/.test(value)) throw graphError(req, GRAPH_ERRORS.pageValueInvalid(name, value));
   return Number(value);
 }
 
@@ -88,7 +87,7 @@ function nonNegativeInteger(req: EmulatorRequest, name: string): number | undefi
  */
 function page(req: EmulatorRequest, all: readonly unknown[], context: string): EmulatorResponse {
   const top = nonNegativeInteger(req, "$top");
-  if (top !== undefined && (top < 1 || top > MAX_TOP)) throw graphError(400, "BadRequest", `Invalid $top value '${top}': it must be from 1 to ${MAX_TOP}.`, req.headers);
+  if (top !== undefined && (top < 1 || top > MAX_TOP)) throw graphError(req, GRAPH_ERRORS.pageTopOutOfRange(top, MAX_TOP));
   const size = top ?? COMMENTS_PAGE_SIZE;
   const skip = nonNegativeInteger(req, "$skiptoken") ?? 0;
   const end = skip + size;
@@ -108,7 +107,7 @@ function comments(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse 
 function replies(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const item = commentedItem(req, ctx);
   const comment = item.comments.find((c) => c.id === req.params.commentId);
-  if (!comment) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
+  if (!comment) throw graphError(req, GRAPH_ERRORS.itemNotFound());
   return page(req, comment.replies, `${itemContext(req)}/comments('${comment.id}')/replies`);
 }
 

@@ -3,6 +3,7 @@ import type { PermissionGrant } from "../store";
 import { READ_GRANTS, WRITE_GRANTS } from "./directory-auth";
 import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requiredString } from "./odata";
 
 /**
@@ -32,7 +33,7 @@ function grantId(clientId: string, resourceId: string, principalId: string | nul
 function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string): string {
   const value = requiredString(req, body, name).toLowerCase();
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) {
-    throw graphError(400, "Request_BadRequest", `Invalid value specified for property '${name}': it must be an object id (GUID).`, req.headers);
+    throw graphError(req, GRAPH_ERRORS.notAGuid(name));
   }
   return value;
 }
@@ -50,15 +51,15 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     principalId = guid(req, body, "principalId");
     referenced(req, ctx, store.user(principalId), "The user", principalId);
   } else if (consentType !== "AllPrincipals") {
-    throw graphError(400, "Request_BadRequest", "consentType must be Principal or AllPrincipals.", req.headers);
+    throw graphError(req, GRAPH_ERRORS.consentTypeInvalid());
   } else if (body.principalId !== undefined && body.principalId !== null) {
-    throw graphError(400, "Request_BadRequest", "principalId must be null when consentType is AllPrincipals.", req.headers);
+    throw graphError(req, GRAPH_ERRORS.principalIdWithAllPrincipals());
   }
   if (body.scope !== undefined && body.scope !== null && typeof body.scope !== "string") {
-    throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
+    throw graphError(req, GRAPH_ERRORS.scopeNotString());
   }
   const id = grantId(clientId, resourceId, principalId);
-  if (store.grant(id)) throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", "Permission entry already exists.", req.headers);
+  if (store.grant(id)) throw graphError(req, GRAPH_ERRORS.grantExists());
   const grant = store.createGrant({
     id,
     clientId,
@@ -91,7 +92,7 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const grant = existing(req, ctx);
   const body = jsonBody(req, ["scope"]);
-  if (typeof body.scope !== "string") throw graphError(400, "Request_BadRequest", "scope must be a space-separated string of delegated permissions.", req.headers);
+  if (typeof body.scope !== "string") throw graphError(req, GRAPH_ERRORS.scopeNotString());
   ctx.store.changeGrantScope(grant.id, body.scope);
   return graphNoContent(req.headers);
 }

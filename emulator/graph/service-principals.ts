@@ -13,6 +13,7 @@ import {
 } from "./directory-auth";
 import { owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
@@ -66,13 +67,9 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
   requireODataVersion(req);
   const appId = requiredString(req, jsonBody(req, ["appId"]), "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
-  if (app && app.kind !== "agentIdentityBlueprint") {
-    throw graphError(400, "Request_BadRequest", `Application '${appId}' is not an agent identity blueprint.`, req.headers);
-  }
+  if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.notABlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
-  if (ctx.store.servicePrincipalByAppId(appId)) {
-    throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", `The blueprint ${appId} already has a service principal in this tenant.`, req.headers);
-  }
+  if (ctx.store.servicePrincipalByAppId(appId)) throw graphError(req, GRAPH_ERRORS.principalExists(appId));
   const sp = ctx.store.createServicePrincipal({
     id: ctx.store.newId(),
     appId,
@@ -92,18 +89,13 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
   const displayName = requiredString(req, body, "displayName");
-  if (displayName.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is longer than ${MAX_DISPLAY_NAME} characters.`, req.headers);
-  }
+  if (displayName.length > MAX_DISPLAY_NAME) throw graphError(req, GRAPH_ERRORS.identityDisplayNameTooLong(MAX_DISPLAY_NAME));
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
   referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
   // Entra does not create the blueprint principal on its own, and refuses identities without it (reference section 3).
   const principal = ctx.store.servicePrincipalByAppId(blueprintAppId);
-  if (!principal) {
-    const message = `The agent identity blueprint ${blueprintAppId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`;
-    throw graphError(400, "Request_BadRequest", message, req.headers);
-  }
+  if (!principal) throw graphError(req, GRAPH_ERRORS.blueprintWithoutPrincipal(blueprintAppId));
   referenced(req, ctx, principal, "The blueprint principal", principal.id);
   const id = ctx.store.newId();
   const sp = ctx.store.createServicePrincipal({

@@ -2,6 +2,7 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import { managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, jsonBody, requireODataVersion } from "./odata";
 
 /**
@@ -36,10 +37,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
     requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
     const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
-    if (sponsored.sponsors.includes(id)) {
-      const message = "One or more added object references already exist for the following modified properties: 'sponsors'.";
-      throw graphError(400, "Request_BadRequest", message, req.headers);
-    }
+    if (sponsored.sponsors.includes(id)) throw graphError(req, GRAPH_ERRORS.sponsorAlreadyThere());
     ctx.store.addSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
@@ -49,10 +47,7 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
     requireOwner(req, family, sponsored);
     const id = req.params.sponsorId!.toLowerCase();
     if (!sponsored || !sponsored.sponsors.includes(id)) throw resourceNotFound(req, req.params.sponsorId!);
-    if (sponsored.sponsors.length === 1) {
-      const message = `An ${family.name} must keep at least one sponsor: add the new sponsor before removing the last one.`;
-      throw graphError(400, "Request_BadRequest", message, req.headers);
-    }
+    if (sponsored.sponsors.length === 1) throw graphError(req, GRAPH_ERRORS.lastSponsor(family.name));
     ctx.store.removeSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };

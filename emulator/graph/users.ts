@@ -3,6 +3,7 @@ import type { User } from "../store";
 import { AGENT_USERS, createPermission, directoryPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 
 /**
@@ -51,40 +52,27 @@ function agentUser(ctx: EmulatorContext, id: string): User | undefined {
 function userPrincipalName(req: EmulatorRequest, ctx: EmulatorContext, body: Record<string, unknown>, self?: User): string {
   const upn = requiredString(req, body, "userPrincipalName");
   const domain = upn.slice(upn.lastIndexOf("@") + 1).toLowerCase();
-  if (!upn.includes("@") || !ctx.store.domain(domain)) {
-    throw graphError(
-      400,
-      "Request_BadRequest",
-      "The domain portion of the userPrincipalName property is invalid. " +
-        `You must use one of the verified domain names in your organization (${ctx.store.domains.join(", ")}).`,
-      req.headers,
-    );
-  }
+  if (!upn.includes("@") || !ctx.store.domain(domain)) throw graphError(req, GRAPH_ERRORS.upnDomainUnverified(ctx.store.domains));
   const holder = ctx.store.userByUpn(upn);
-  if (holder && holder !== self) {
-    throw graphError(400, "Request_BadRequest", "Another object with the same value for property userPrincipalName already exists.", req.headers);
-  }
+  if (holder && holder !== self) throw graphError(req, GRAPH_ERRORS.upnTaken());
   return upn;
 }
 
 function accountEnabled(req: EmulatorRequest, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== "boolean") throw graphError(400, "Request_BadRequest", "accountEnabled must be true or false.", req.headers);
+  if (typeof value !== "boolean") throw graphError(req, GRAPH_ERRORS.accountEnabledNotBoolean());
   return value;
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
   const body = jsonBody(req, [...WRITABLE, "identityParentId", "passwordProfile"]);
-  if (body.passwordProfile !== undefined) throw graphError(400, "Request_BadRequest", "Agent users cannot have a password: remove passwordProfile.", req.headers);
+  if (body.passwordProfile !== undefined) throw graphError(req, GRAPH_ERRORS.agentUserPassword());
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
   referenced(req, ctx, parent, "The agent identity", parentId);
   const sibling = ctx.store.agentUserOf(parentId);
-  if (sibling) {
-    const message = `Agent identity ${parentId} already has an agent user (${sibling.id}); an agent identity holds at most one.`;
-    throw graphError(400, "Request_BadRequest", message, req.headers);
-  }
+  if (sibling) throw graphError(req, GRAPH_ERRORS.identityHasAgentUser(parentId, sibling.id));
   const user = ctx.store.createUser({
     id: ctx.store.newId(),
     kind: "agentUser",
