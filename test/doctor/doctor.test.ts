@@ -118,8 +118,8 @@ describe("agent-user doctor", () => {
   it("objects that look right but a grant not yet replicated: the tokens link says replication lag, and how old the newest object is", async () => {
     const run = await doctor([], [], undefined, (e) => {
       // The agent user was made a minute ago, and its grant has not reached the token endpoint yet.
-      e.store.users.get(DEFAULT_IDS.agentUserId)!.createdAt = Date.now() - 60_000;
-      e.store.grants.get(DEFAULT_IDS.grantId)!.effectiveAt = Date.now() + 600_000;
+      e.store.setCreatedAt(DEFAULT_IDS.agentUserId, Date.now() - 60_000);
+      e.store.replicateGrantAt(DEFAULT_IDS.grantId, Date.now() + 600_000);
     });
     expect(run.code).toBe(8);
     expect(line(run.stdout, "ok", "grant")).toBe(true);
