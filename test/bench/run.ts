@@ -16,10 +16,12 @@ import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./
 import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `npm run bench [-- --json]`: this runner, the bare-undici floor and the
- * peer (@microsoft/agents-hosting) side by side against one in-process
- * emulator on loopback. Bounded: every phase has a sample count and a time
- * budget, and a watchdog ends the run after 170 s.
+ * `npm run bench [-- --json] [-- --startup]`: this runner, the bare-undici
+ * floor and the peer (@microsoft/agents-hosting) side by side against one
+ * in-process emulator on loopback. Bounded: every phase has a sample count
+ * and a time budget, and a watchdog ends the run after 170 s. `--startup`
+ * runs only the start-up phase (fresh processes, no emulator) and prints its
+ * table, in about 15 s.
  */
 
 const FLEET = 100;
@@ -34,6 +36,7 @@ const CHILD_PLAN = { rounds: 20, hitCalls: HIT_CALLS, tpsRounds: 3, concurrency:
 const WATCHDOG_MS = 170_000;
 
 const json = process.argv.includes("--json");
+const startupOnly = process.argv.includes("--startup");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 type Who = "floor" | "runner" | "peer";
@@ -208,7 +211,7 @@ async function measure(): Promise<Figures> {
   }
 }
 
-interface Summary {
+interface Summary extends StartupSummary {
   floor_cold_ms: number;
   floor_warm_ms: number;
   cold_ms: number;
@@ -222,6 +225,11 @@ interface Summary {
   peer_hit_us: number;
   peer_tps: number;
   peer_rss_mb: number;
+  node_version: string;
+}
+
+/** The start-up figures of the JSON line; `--startup` prints these alone. */
+interface StartupSummary {
   cli_start_ms: number;
   node_start_ms: number;
   node_rss_mb: number;
@@ -230,7 +238,6 @@ interface Summary {
   token_first_request_ms: number;
   token_rss_mb: number;
   peer_import_ms: number;
-  node_version: string;
 }
 
 /** Median wall time, ms: the figure the table and the JSON line report. */
@@ -253,15 +260,21 @@ function summarize(f: Figures): Summary {
     peer_hit_us: round(median(f.hit.peer), 3),
     peer_tps: round(median(f.tps.peer), 1),
     peer_rss_mb: round(f.rss.peer.peakRssMb, 1),
-    cli_start_ms: round(f.startup.cliStartMs, 1),
-    node_start_ms: round(f.startup.nodeStartMs, 1),
-    node_rss_mb: round(f.startup.nodeRssMb, 1),
-    entry_start_ms: round(f.startup.entryStartMs, 1),
-    entry_rss_mb: round(f.startup.entryRssMb, 1),
-    token_first_request_ms: round(f.startup.tokenFirstRequestMs, 1),
-    token_rss_mb: round(f.startup.tokenRssMb, 1),
-    peer_import_ms: round(f.startup.peerImportMs, 1),
+    ...startupSummary(f.startup),
     node_version: process.version,
+  };
+}
+
+function startupSummary(f: StartupFigures): StartupSummary {
+  return {
+    cli_start_ms: round(f.cliStartMs, 1),
+    node_start_ms: round(f.nodeStartMs, 1),
+    node_rss_mb: round(f.nodeRssMb, 1),
+    entry_start_ms: round(f.entryStartMs, 1),
+    entry_rss_mb: round(f.entryRssMb, 1),
+    token_first_request_ms: round(f.tokenFirstRequestMs, 1),
+    token_rss_mb: round(f.tokenRssMb, 1),
+    peer_import_ms: round(f.peerImportMs, 1),
   };
 }
 
@@ -311,8 +324,24 @@ function table(f: Figures, s: Summary): string {
     ],
     ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
   ];
+  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  const detail = [
+    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
+    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
+    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
+    `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
+    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
+    `Node ${process.version}, for every figure above`,
+  ];
+  return `${md(rows)}\n\n${startupTable(f.startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+}
+
+/** The start-up table: whole-process wall times against bare node, measured side by side. */
+function startupTable(f: StartupFigures): string {
+  const s = startupSummary(f);
   const startup: string[][] = [
-    [`start-up (ms, median of ${f.startup.samples} fresh processes, ${process.version})`, "value", "ratio", "peak RSS (MiB)", "target"],
+    [`start-up (ms, median of ${f.samples} fresh processes, ${process.version})`, "value", "ratio", "peak RSS (MiB)", "target"],
     ["---", "---:", "---:", "---:", "---"],
     ["`node -e 0` (spawn to exit)", s.node_start_ms.toFixed(1), "1.00×", s.node_rss_mb.toFixed(1), ""],
     [
@@ -332,17 +361,7 @@ function table(f: Figures, s: Summary): string {
     ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
     [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
   ];
-  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
-  const detail = [
-    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
-    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
-    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
-    `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
-    `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
-    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
-    `Node ${process.version}, for every figure above`,
-  ];
-  return `${md(rows)}\n\n${md(startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+  return startup.map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
 async function main(): Promise<void> {
@@ -352,6 +371,14 @@ async function main(): Promise<void> {
   }, WATCHDOG_MS);
   watchdog.unref();
   const started = performance.now();
+  if (startupOnly) {
+    progress(`start-up only: ${CLI_SAMPLES} spawns each`);
+    const startup = await startupFigures(CLI_SAMPLES, PEER_MODULE);
+    progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    process.stdout.write(`${startupTable(startup)}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ ...startupSummary(startup), node_version: process.version })}\n`);
+    return;
+  }
   const figures = await measure();
   const summary = summarize(figures);
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
