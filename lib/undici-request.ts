@@ -15,9 +15,22 @@ interface UndiciBundle {
 type RequestOptions = Omit<Dispatcher.RequestOptions, "origin" | "path"> & { dispatcher?: Dispatcher };
 type Request = (url: string, options: RequestOptions) => Promise<Dispatcher.ResponseData>;
 
+/* eslint-disable @typescript-eslint/no-require-imports */
+function bundle(): UndiciBundle {
+  try {
+    return require("./undici-bundle") as UndiciBundle;
+  } catch (err) {
+    if ((err as { code?: string }).code !== "MODULE_NOT_FOUND") throw err;
+    // Pulumi's closure serializer copies this function's text into a dynamic provider of a program that
+    // uses the kit from source (as infra/stack.ts does): compiled with no file of its own, it has no
+    // "./undici-bundle" beside it, so it takes the same API from undici's own files (pinned, like the bundle).
+    return { request: (require("undici/lib/api") as { request: UndiciBundle["request"] }).request, getGlobalDispatcher: (require("undici/lib/global") as UndiciBundle).getGlobalDispatcher };
+  }
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 function load(): Request {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { request, getGlobalDispatcher } = require("./undici-bundle") as UndiciBundle;
+  const { request, getGlobalDispatcher } = bundle();
   return (url, options) => {
     const target = new URL(url);
     const { dispatcher: chosen, ...rest } = options;
