@@ -34,10 +34,16 @@ export const NO_FAULTS: FaultConfig = { latencyMs: 0, throttle: 0, retryAfterS: 
 
 const METHODS: readonly string[] = ["GET", "POST", "PATCH", "PUT", "DELETE"];
 
+/** The links of the chain `break=LINK` breaks in the seeded tenant (emulator/breaks.ts), for `agent-user doctor` to find. */
+export const BROKEN_LINKS = ["blueprint-secret-expired", "grant-other-user", "user-other-parent", "identity-disabled", "sponsor-deleted"] as const;
+export type BrokenLink = (typeof BROKEN_LINKS)[number];
+
 export interface ParsedFaults {
   faults: Partial<FaultConfig>;
   /** Replication lag, which the store enforces. */
   lagMs?: number;
+  /** Links to break in the seeded tenant, in the order given, each once. */
+  breaks: BrokenLink[];
 }
 
 export const FAULT_SPEC_HELP = `a comma-separated list of:
@@ -54,7 +60,9 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   on=token|graph|all   which surface the request faults apply to (default all)
   method=POST      only requests with this method take 429, 503, drop and lose (default any)
   idp-rate=N       token endpoint: N requests/s per tenant (burst N), then 429 with Retry-After
-  graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests`;
+  graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests
+  break=LINK       break one link of the seeded chain (repeatable), for agent-user doctor:
+                   ${BROKEN_LINKS.join(", ")}`;
 
 function duration(key: string, value: string, unit: "ms" | "s"): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
@@ -70,7 +78,7 @@ function count(key: string, value: string): number {
 
 /** Parses `--faults` (see FAULT_SPEC_HELP). */
 export function parseFaultSpec(spec: string): ParsedFaults {
-  const out: ParsedFaults = { faults: {} };
+  const out: ParsedFaults = { faults: {}, breaks: [] };
   for (const part of spec.split(",").map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf("=");
     const key = eq < 0 ? part : part.slice(0, eq);
@@ -108,6 +116,10 @@ export function parseFaultSpec(spec: string): ParsedFaults {
       }
       case "lag":
         out.lagMs = duration(key, value, "s");
+        break;
+      case "break":
+        if (!(BROKEN_LINKS as readonly string[]).includes(value)) throw new UsageError(`--faults: break=${value} must be one of ${BROKEN_LINKS.join(", ")}`);
+        if (!out.breaks.includes(value as BrokenLink)) out.breaks.push(value as BrokenLink);
         break;
       case "on":
         if (value !== "token" && value !== "graph" && value !== "all") throw new UsageError(`--faults: on=${value} must be token, graph or all`);

@@ -1,5 +1,6 @@
 import { applicationCredentialRoutes } from "./graph/application-credentials";
 import { applicationRoutes } from "./graph/applications";
+import { domainRoutes } from "./graph/domains";
 import { fileRoutes } from "./graph/files";
 import { grantRoutes } from "./graph/grants";
 import { servicePrincipalRoutes } from "./graph/service-principals";
@@ -20,4 +21,5 @@ export const ROUTES: readonly Route[] = [
   ...servicePrincipalRoutes,
   ...userRoutes,
   ...grantRoutes,
+  ...domainRoutes,
 ];

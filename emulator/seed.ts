@@ -1,5 +1,6 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
 import {
@@ -10,6 +11,7 @@ import {
   type Application,
   type DriveItem,
   type PasswordCredential,
+  type PermissionScope,
   type ServicePrincipal,
   type TenantSeed,
   type User,
@@ -50,17 +52,32 @@ export const SHARE_URLS = {
   document: "https://contoso.sharepoint.com/:w:/s/agents/EDesignNotesShareLink",
 } as const;
 
-/** Application permissions a provisioner needs (README: "Provisioner permissions"). */
-export const PROVISIONER_ROLES = [
-  "AgentIdentityBlueprint.Create",
-  "AgentIdentityBlueprintPrincipal.Create",
-  "AgentIdentity.Create.All",
-  "AgentIdUser.ReadWrite.All",
-  "DelegatedPermissionGrant.ReadWrite.All",
-  "Application.ReadWrite.OwnedBy",
-];
+/** Application permissions the seeded provisioner holds: what it needs to provision, and preflight's reads. */
+export const PROVISIONER_ROLES = [...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS];
 
 export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
+
+/** The delegated permissions the emulated Microsoft Graph publishes: the kit's allow-list and a few neighbours (texts and types are the emulator's). */
+const GRAPH_SCOPES = [...DEFAULT_SCOPES.split(" "), "Chat.Read", "Mail.Read", "Files.ReadWrite.All", "Sites.ReadWrite.All", "User.ReadBasic.All"];
+
+/** A stable id per scope name: the emulator's own, not Microsoft's (which differ per scope and are not needed here). */
+function scopeId(value: string): string {
+  const hex = createHash("sha256").update(`graph-scope:${value}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function graphPermissionScopes(): PermissionScope[] {
+  return GRAPH_SCOPES.map((value) => ({
+    id: scopeId(value),
+    value,
+    type: "User",
+    isEnabled: true,
+    adminConsentDisplayName: value,
+    adminConsentDescription: `Delegated permission ${value} (emulated).`,
+    userConsentDisplayName: value,
+    userConsentDescription: `Delegated permission ${value} (emulated).`,
+  }));
+}
 
 export function newSecret(): string {
   return `emu~${randomBytes(24).toString("base64url")}`;
@@ -113,6 +130,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         servicePrincipalNames: [GRAPH_RESOURCE, GRAPH_APP_ID],
         sponsors: [],
         graphAppRoles: [],
+        oauth2PermissionScopes: graphPermissionScopes(),
       },
       {
         id: ids.tokenExchangePrincipalId,

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { PUBLIC_CLOUD, type FleetAgentOutputs, type StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
-import { Faults, type FaultConfig } from "./faults";
+import { breakLinks } from "./breaks";
+import { Faults, type BrokenLink, type FaultConfig } from "./faults";
 import { RateLimiter } from "./rate-limit";
 import { decodeJwtClaims } from "../lib/jwt";
 import { graphErrorResponse } from "./graph/envelope";
@@ -35,6 +36,8 @@ export interface EmulatorOptions {
    * hard-codes it here. Any other Host is refused with 400.
    */
   extraHosts?: string[];
+  /** Links of the seeded chain to break (`--faults break=LINK`); the outputs stay those of the chain before. */
+  breaks?: readonly BrokenLink[];
 }
 
 /** One request as the emulator saw it, for tests and benchmarks that count round trips. */
@@ -57,9 +60,27 @@ export interface Emulator {
   readonly faults: Faults;
   readonly key: SigningKey;
   readonly requests: RequestRecord[];
+  /** The provisioner application's credential (ARM_* for doctor, preflight and the Pulumi providers); undefined when the tenant has none. */
+  provisioner(): ProvisionerSecret | undefined;
   /** The seeded tenant as stack outputs, with URLs on `scheme`. */
   outputs(scheme?: "http" | "https"): StackOutputs;
   close(): Promise<void>;
+}
+
+export interface ProvisionerSecret {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The first plain application with a secret whose service principal holds Graph application permissions. */
+function provisionerOf(store: TenantStore): ProvisionerSecret | undefined {
+  for (const app of store.applications.values()) {
+    const secret = app.passwordCredentials[0]?.secretText;
+    if (app.kind !== "application" || !secret) continue;
+    if ((store.servicePrincipalByAppId(app.appId)?.graphAppRoles.length ?? 0) > 0) return { tenantId: store.tenantId, clientId: app.appId, clientSecret: secret };
+  }
+  return undefined;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -131,6 +152,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = new TenantStore(options.tenant ?? fleetTenant(options.agents ?? 1));
   // A tenant seeded with several agents describes a fleet; agents added later (tests) do not change its outputs' shape.
   const fleet = tenantOutputs(store, "", true).agents !== undefined;
+  // The outputs `pulumi up` wrote before the links broke: what a person holds when the tenant drifts.
+  const before = options.breaks?.length ? tenantOutputs(store, "", fleet) : undefined;
+  if (options.breaks?.length) breakLinks(store, options.breaks);
   store.replicationLagMs = options.replicationLagMs ?? 0;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);
@@ -256,7 +280,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults,
     key,
     requests,
-    outputs: (scheme = "http") => tenantOutputs(store, scheme === "http" ? httpUrl : httpsUrl, fleet),
+    provisioner: () => provisionerOf(store),
+    outputs: (scheme = "http") => {
+      const baseUrl = scheme === "http" ? httpUrl : httpsUrl;
+      return before ? { ...structuredClone(before), authorityUrl: baseUrl, graphUrl: baseUrl } : tenantOutputs(store, baseUrl, fleet);
+    },
     close: async () => {
       for (const server of [http, https]) server.closeAllConnections();
       await Promise.all([http, https].map((s) => new Promise((r) => s.close(r))));

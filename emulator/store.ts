@@ -59,6 +59,18 @@ export interface Application {
   createdAt: number;
 }
 
+/** A delegated permission a resource API publishes (Graph's permissionScope). */
+export interface PermissionScope {
+  id: string;
+  value: string;
+  type: "User" | "Admin";
+  isEnabled: boolean;
+  adminConsentDisplayName: string;
+  adminConsentDescription: string;
+  userConsentDisplayName: string | null;
+  userConsentDescription: string | null;
+}
+
 export type ServicePrincipalKind = "servicePrincipal" | "agentIdentityBlueprintPrincipal" | "agentIdentity";
 
 export interface ServicePrincipal {
@@ -76,6 +88,10 @@ export interface ServicePrincipal {
   owners?: string[];
   /** Application permissions granted to this principal on Microsoft Graph. */
   graphAppRoles: string[];
+  /** False when an administrator disabled it: no token is issued to it. Enabled when absent. */
+  accountEnabled?: boolean;
+  /** The delegated permissions this principal publishes as a resource API. */
+  oauth2PermissionScopes?: PermissionScope[];
   createdAt: number;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
 import { UsageError } from "../lib/errors";
+import { ONE_ATTEMPT } from "../lib/retry";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
 
 /*
@@ -11,6 +12,23 @@ import { requestToken, tokenEndpoint } from "../lib/token-client";
  * kept only in that process's memory: nothing is captured when the provider is
  * serialized, and nothing is written to state.
  */
+
+/** The Microsoft Graph application permissions the provisioner needs (README: "The provisioner application"). */
+export const PROVISIONER_PERMISSIONS: readonly string[] = [
+  "AgentIdentityBlueprint.Create",
+  "AgentIdentityBlueprintPrincipal.Create",
+  "AgentIdentity.Create.All",
+  "AgentIdUser.ReadWrite.All",
+  "DelegatedPermissionGrant.ReadWrite.All",
+  "Application.ReadWrite.OwnedBy",
+];
+
+/**
+ * Read-only permissions `agent-user preflight` uses beyond those, per
+ * Microsoft's API reference: the UPN domain (domain-get: Domain.Read.All) and
+ * the sponsors (user-get: User.Read.All). Without them those checks are warnings.
+ */
+export const PREFLIGHT_PERMISSIONS: readonly string[] = ["Domain.Read.All", "User.Read.All"];
 
 /** Each setting: its `azuread:` configuration key and its environment variable. */
 export const PROVISIONER_SOURCES = {
@@ -199,11 +217,14 @@ export function forgetProvisionerTokens(): void {
 /**
  * A Graph token for the provisioner (client credentials, scope
  * `{graphUrl}/.default`), from the shared token client, cached until five
- * minutes before it expires.
+ * minutes before it expires. One attempt: it is asked for inside each Graph
+ * attempt, whose loop retries a transient failure of this request too. `env`
+ * is the process's environment, except for a command that runs in-process
+ * with its own (the CLI's doctor and preflight).
  */
-export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now): Promise<string> {
+export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const state = runtime();
-  const credential = resolveProvisionerCredential(gatherSettings(state.config, process.env));
+  const credential = resolveProvisionerCredential(gatherSettings(state.config, env));
   const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
   const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
   const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;
@@ -216,7 +237,7 @@ export async function provisionerToken(authorityUrl: string, graphUrl: string, n
       client_id: credential.clientId,
       scope,
       ...credentialParams(credential, endpoint),
-    });
+    }, { retry: ONE_ATTEMPT });
     entry.refreshAt = now() + response.expires_in * 1000 - TOKEN_REFRESH_MARGIN_MS;
     return response.access_token;
   })();

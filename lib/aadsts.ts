@@ -25,6 +25,7 @@ const HINTS: Readonly<Record<number, string>> = {
   50000: "a UPN was sent as user_id; pass a UPN as the agent user and it is sent as username",
   50034:
     "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--replication-window 120)",
+  7000112: "the agent identity (or application) is disabled; enable it again (accountEnabled) in the Entra admin center, or run `agent-user doctor`",
   50057: "the agent user is disabled; enable the account (accountEnabled) or use another agent user",
   90055: "the identity provider is throttling requests; retry later",
   90024: "the identity provider is busy; retry later",

@@ -13,6 +13,8 @@ export const ExitCode = {
   badClaims: 5,
   shapeDrift: 6,
   commentsNotFound: 7,
+  /** `doctor`, `preflight`: a link of the chain is broken (or a check failed). */
+  brokenLink: 8,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

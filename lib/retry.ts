@@ -13,6 +13,9 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, maxElapsedMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 };
 
+/** For a request inside an operation whose own loop retries: retry layers must not multiply. */
+export const ONE_ATTEMPT: RetryPolicy = { maxAttempts: 1, maxElapsedMs: 0, baseDelayMs: 0, maxDelayMs: 0 };
+
 /** What a failed attempt says about trying again. */
 export interface RetryDecision {
   retry: boolean;
@@ -28,9 +31,11 @@ export const transientOnly: Classifier = (err) =>
 
 /**
  * Right after a create, the next step can meet "not replicated yet" answers
- * for a while. This keeps retrying transient failures as usual, and the
- * failures `lagging` matches only while `windowMs` lasts from now, with
- * enough attempts and time in the policy to cover the window.
+ * for a while. This keeps retrying the failures `lagging` matches while
+ * `windowMs` lasts from now, with enough attempts and time in the policy to
+ * cover the window. Transient failures keep the base policy's own bounds
+ * (its attempts, and no retry starting past its maxElapsedMs), so a window
+ * never turns one request into sixty tries against a failing service.
  */
 export function lagTolerant(
   base: RetryPolicy,
@@ -39,9 +44,15 @@ export function lagTolerant(
   now: () => number = Date.now,
 ): { policy: RetryPolicy; classify: Classifier } {
   const started = now();
+  let transientRetries = 0;
   return {
     policy: { ...base, maxAttempts: Math.max(base.maxAttempts, 60), maxElapsedMs: Math.max(base.maxElapsedMs, windowMs) },
-    classify: (err) => (lagging(err) ? { retry: now() - started < windowMs } : transientOnly(err)),
+    classify: (err) => {
+      if (lagging(err)) return { retry: now() - started < windowMs };
+      const decision = transientOnly(err);
+      if (!decision.retry || ++transientRetries >= base.maxAttempts || now() - started >= base.maxElapsedMs) return { retry: false };
+      return decision;
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
-import { parseStackOutputs, PUBLIC_CLOUD, selectAgent, type StackOutputs } from "./stack-outputs";
+import { fleetAgents, parseStackOutputs, PUBLIC_CLOUD, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
 /**
@@ -53,8 +53,8 @@ export interface ProbeSettings {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function readOutputs(path: string, agent: string | undefined, cwd: string): Partial<StackOutputs> {
-  const source = `--outputs ${path}`;
+/** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
+export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
   let text: string;
   try {
     text = readFileSync(resolve(cwd, path), "utf8");
@@ -70,7 +70,7 @@ function readOutputs(path: string, agent: string | undefined, cwd: string): Part
     const at = /at position \d+/.exec((err as Error).message)?.[0];
     throw new UsageError(`cannot read --outputs ${path}: not valid JSON${at ? ` (${at})` : ""}`, "write the file with `pulumi stack output --json --show-secrets`");
   }
-  return selectAgent(parseStackOutputs(json, source), agent, source);
+  return parseStackOutputs(json, `--outputs ${path}`);
 }
 
 function readText(what: string, path: string, cwd: string): string {
@@ -84,7 +84,8 @@ function readText(what: string, path: string, cwd: string): string {
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
 const MAX_TIMER_S = 2_000_000;
 
-function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {
+/** A flag's value in seconds, as milliseconds; `fallback` (seconds) when absent. */
+export function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {
   if (value === undefined) return fallback * 1000;
   const n = value.trim() === "" ? NaN : Number(value);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_TIMER_S) {
@@ -161,8 +162,27 @@ function hasCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: 
 /** Resolves and validates every input; throws UsageError naming every missing one, or the first bad one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
-  const outputs = flags.outputs !== undefined ? readOutputs(flags.outputs, flags.agent, cwd) : {};
+  const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
   return resolveConnection(flags, env, outputs, cwd, true);
+}
+
+/**
+ * `token --all`: the connection every agent shares (flags, environment, the
+ * file's top-level keys) and the agents of the --outputs file. Each agent's
+ * ids come from the file alone, so the agent flags are refused and the
+ * AGENT_USER_AGENT_* variables are not read.
+ */
+export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ConnectionSettings; agents: FleetAgent[] } {
+  if (flags.outputs === undefined) throw new UsageError("--all mints for every agent of an --outputs file; give --outputs too");
+  for (const flag of ["agent", "agent-identity", "agent-user"] as const) {
+    if (flags[flag] !== undefined) throw new UsageError(`--all mints for every agent of --outputs ${flags.outputs}; leave out --${flag}`, "to mint for one agent, drop --all and name it with --agent NAME");
+  }
+  const source = `--outputs ${flags.outputs}`;
+  const outputs = readOutputsFile(flags.outputs, cwd);
+  const agents = fleetAgents(outputs, source);
+  const shared = { ...outputs, agents: undefined, agentIdentityId: undefined, agentUserId: undefined, agentUserPrincipalName: undefined };
+  const sharedEnv = { ...env, AGENT_USER_AGENT_IDENTITY_ID: undefined, AGENT_USER_AGENT_USER_ID: undefined };
+  return { settings: resolveConnection(flags, sharedEnv, shared, cwd, false), agents };
 }
 
 /** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */

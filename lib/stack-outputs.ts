@@ -131,3 +131,30 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
   // A fleet agent's grant fields are its own: never let the first agent's show through.
   return { ...base, grantId: undefined, grantScopes: undefined, ...agent };
 }
+
+/** One agent `token --all` mints for: its name in the outputs and the ids its token is asked for. */
+export interface FleetAgent {
+  name: string;
+  agentIdentityId: string;
+  /** The agent user's object id, or its UPN when the outputs have no id. */
+  agentUser: string;
+}
+
+/**
+ * Every agent of the outputs, in the stack's order. Outputs without an
+ * `agents` map are a one-agent fleet (the top-level agent keys, named by the
+ * UPN's local part), so one CI step checks any stack; an empty map is a usage error.
+ */
+export function fleetAgents(outputs: Partial<StackOutputs>, source: string): FleetAgent[] {
+  if (outputs.agents !== undefined) {
+    const agents = Object.entries(outputs.agents).map(([name, agent]) => ({ name, agentIdentityId: agent.agentIdentityId, agentUser: agent.agentUserId }));
+    if (agents.length === 0) throw new UsageError(`${source}: the agents map is empty; there is no agent to mint for`, PULUMI_HINT);
+    return agents;
+  }
+  const { agentIdentityId, agentUserId, agentUserPrincipalName } = outputs;
+  const agentUser = agentUserId ?? agentUserPrincipalName;
+  if (!agentIdentityId || !agentUser) {
+    throw new UsageError(`${source} names no agent: it has no "agents" map, and no top-level "agentIdentityId" with "agentUserId" or "agentUserPrincipalName"`, PULUMI_HINT);
+  }
+  return [{ name: agentUserPrincipalName?.split("@")[0] || agentUser, agentIdentityId, agentUser }];
+}

@@ -8,10 +8,13 @@ const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
 
 Usage:
   agent-user token [options]            mint an agent user token through the three hops
+                                        (--all: for every agent of a fleet's --outputs file)
   agent-user manifest [PATH] [options]  check that the tool servers are registered in ToolingManifest.json
   agent-user comments <share_url> [options]
                                         capture a shared file's comments and replies verbatim
   agent-user emulator [options]         run the local tenant emulator until interrupted
+  agent-user doctor [options]           read the provisioned chain from Graph and name the broken link
+  agent-user preflight [options]        check a stack's configuration against the tenant before pulumi up
 
 Run "agent-user <command> --help" (or "agent-user help <command>") for a command's options and examples;
 "agent-user --version" prints the version.
@@ -21,7 +24,8 @@ Exit codes:
   1 a required tool server is missing    5 a token was minted but its claims are wrong
   2 usage or configuration error         6 shape drift against the baseline
   3 the identity provider or Graph       7 the comments endpoint answered 404
-    rejected a request                  70 internal error (a bug: please report it)
+    rejected a request                   8 doctor, preflight: a link of the chain is broken
+                                        70 internal error (a bug: please report it)
 `;
 
 // Each command is loaded only when used, so "--help" starts as fast as node itself.
@@ -31,6 +35,8 @@ const COMMANDS: Record<string, () => Command> = {
   manifest: () => require("./commands/manifest").run,
   comments: () => require("./commands/comments").run,
   emulator: () => require("./commands/emulator").run,
+  doctor: () => require("./commands/doctor").run,
+  preflight: () => require("./commands/preflight").run,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -19,6 +19,8 @@ interface Step {
   argv: string[];
   /** The command as a person would type it. */
   shown: string;
+  /** Environment for this step on top of the process's, e.g. the provisioner's ARM_* for doctor. */
+  env?: NodeJS.ProcessEnv;
 }
 
 async function demo(io: CliIo): Promise<number> {
@@ -32,6 +34,9 @@ async function demo(io: CliIo): Promise<number> {
     const outputs = join(dir, "outputs.json");
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
     const [first, , third] = Object.keys(emulator.outputs().agents ?? {});
+    // What `agent-user emulator --env-file` writes: doctor reads Graph as the provisioner, as `pulumi up` does.
+    const provisioner = emulator.provisioner()!;
+    const arm = { ARM_TENANT_ID: provisioner.tenantId, ARM_CLIENT_ID: provisioner.clientId, ARM_CLIENT_SECRET: provisioner.clientSecret };
     const steps: Step[] = [
       { title: "token: three hops to an agent user token", argv: ["token", "--outputs", outputs, "--agent", first!], shown: `token --outputs outputs.json --agent ${first}` },
       { title: "manifest: is the Word tool server registered?", argv: ["manifest", SAMPLE_MANIFEST], shown: "manifest probes/samples/ToolingManifest.json" },
@@ -45,18 +50,25 @@ async function demo(io: CliIo): Promise<number> {
         argv: ["token", "--outputs", outputs, "--agent", third!],
         shown: `token --outputs outputs.json --agent ${third}`,
       },
+      {
+        title: "doctor: every link of the chain, read from Graph as the provisioner",
+        argv: ["doctor", "--outputs", outputs, "--agent", first!],
+        shown: `doctor --outputs outputs.json --agent ${first}   (with the ARM_* of emulator --env-file)`,
+        env: arm,
+      },
     ];
     io.stdout(`agent-user-kit demo against the local emulator: tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n`);
     const results: Array<{ step: Step; code: number }> = [];
     for (const step of steps) {
       io.stdout(`\n== agent-user ${step.shown}\n`);
-      results.push({ step, code: await main(step.argv, io) });
+      results.push({ step, code: await main(step.argv, step.env ? { ...io, env: { ...io.env, ...step.env } } : io) });
     }
     io.stdout("\nsummary\n");
     for (const { step, code } of results) io.stdout(`  ${code === 0 ? "ok  " : `FAIL (exit ${code})`}  ${step.title}\n`);
     const calls = (surface: string) => emulator.requests.filter((r) => r.surface === surface).length;
     io.stdout(`  ${calls("token")} token requests and ${calls("graph")} Graph requests were served by the emulator\n`);
     io.stdout(`  the comment capture is in ${capture}\n`);
+    io.stdout("  to see doctor name a broken link: agent-user emulator --faults break=grant-other-user (README, agent-user doctor)\n");
     return results.find((r) => r.code !== 0)?.code ?? 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });

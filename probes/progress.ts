@@ -37,3 +37,32 @@ export function reportSources(io: CliIo, settings: ConnectionSettings): void {
     io.stderr(key === "credential" ? `input blueprint credential: ${source} (value not shown)\n` : `input ${key} = ${shown[key] ?? "?"} (from ${source})\n`);
   }
 }
+
+/** One status line rewritten in place while a long run goes on (`token --all`). */
+export interface LiveLine {
+  /** Replaces the line with `text`. */
+  show(text: string): void;
+  /** Writes a whole line of output above the live line, which is then drawn again. */
+  print(text: string): void;
+  /** Removes the line, before the run's own output. */
+  clear(): void;
+}
+
+const ERASE_LINE = "\r\x1b[2K";
+
+/** A live line on a terminal's stderr; none when stderr is not a terminal (a CI log) or with --json. */
+export function liveLine(io: CliIo, json: boolean): LiveLine | undefined {
+  if (json || !io.stderrIsTTY) return undefined;
+  let current = "";
+  return {
+    show: (text) => {
+      current = text;
+      io.stderr(`${ERASE_LINE}${text}`);
+    },
+    print: (text) => io.stderr(`${ERASE_LINE}${text}${current}`),
+    clear: () => {
+      if (current) io.stderr(ERASE_LINE);
+      current = "";
+    },
+  };
+}

@@ -24,6 +24,11 @@ describe("npm start (the demo on the embedded emulator)", () => {
     expect(run.stdout).toMatch(/ok {4}manifest: is the Word tool server registered\?/);
     expect(run.stdout).toMatch(/ok {4}comments: raw JSON of a shared file's comments and replies/);
     expect(run.stdout).toMatch(/ok {4}token --agent: another agent of the same three-agent stack/);
+    // It ends with doctor: every link ok, read as the provisioner.
+    expect(run.stdout).toMatch(/ok {4}doctor: every link of the chain, read from Graph as the provisioner/);
+    expect(run.stdout).toMatch(/^ok\s+grant\s+\S+\s+Principal grant/m);
+    expect(run.stdout).toMatch(/^ok\s+tokens\s+hops 1 to 3 minted/m);
+    expect(run.stdout).not.toMatch(/emu~/);
     expect(run.stdout).toContain("== agent-user token --outputs outputs.json --agent agent-3\n");
     expect(run.stdout).toContain("upn    agent-3@contoso.onmicrosoft.com");
     expect(run.stdout).toContain("idtyp  user");

@@ -6,11 +6,13 @@
  * workflow, parsed, with its agent-user steps run against the emulator.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { gatherSettings, resolveProvisionerCredential } from "../infra/provisioner-credential";
 import { validateConfig, type RawConfig } from "../infra/config";
+import { startEmulator } from "../emulator/server";
+import { DEFAULT_IDS } from "../emulator/seed";
 import { useEmulator } from "./token/helpers";
 
 const ROOT = resolve(__dirname, "..");
@@ -89,11 +91,11 @@ describe("README: provisioning walk-through", () => {
 });
 
 /** Runs a README shell line's agent-user command (npx agent-user … → the built CLI) in `cwd`. */
-function agentUser(line: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function agentUser(line: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const w = words(line.replace(/^.*?npx agent-user /, "agent-user "), {});
   const redirect = w.indexOf(">");
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...w.slice(1, redirect < 0 ? undefined : redirect)], { cwd, env: { PATH: process.env.PATH }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...w.slice(1, redirect < 0 ? undefined : redirect)], { cwd, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -113,19 +115,58 @@ describe("README: smoke step and example CI workflow", () => {
       jobs: { up: { env: Record<string, string>; steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown> }> } };
     };
     const { env, steps } = workflow.jobs.up;
-    const pulumiStep = steps.find((s) => s.uses?.startsWith("pulumi/actions@"))!;
+    const pulumiStep = steps.find((s) => s.uses?.startsWith("pulumi/actions@") && s.with?.command === "up")!;
     expect(pulumiStep.with).toMatchObject({ command: "up", upsert: true });
+    // preflight checks the stack's configuration before `pulumi up`, from `pulumi config --json`.
+    const preflight = steps.findIndex((s) => s.run?.startsWith("npx agent-user preflight --config-from-stack config.json"));
+    expect(preflight).toBeGreaterThan(steps.findIndex((s) => s.run?.includes("pulumi config --json > config.json")));
+    expect(preflight).toBeLessThan(steps.indexOf(pulumiStep));
     // State that outlives the runner: Pulumi Cloud's token, or a cloud-url the action logs in to.
     expect(env.PULUMI_ACCESS_TOKEN !== undefined || pulumiStep.with?.["cloud-url"] !== undefined).toBe(true);
     expect(steps.some((s) => s.run?.includes("pulumi stack output") && s.run.includes("--show-secrets > outputs.json"))).toBe(true);
 
     writeFileSync(join(ctx.scratch.dir, "outputs.json"), JSON.stringify(ctx.emulator.outputs()), { mode: 0o600 });
     writeFileSync(join(ctx.scratch.dir, "ToolingManifest.json"), readFileSync(join(ROOT, "probes/samples/ToolingManifest.json")));
+    // What `pulumi config --json` prints for a new stack on the emulator's tenant, and the provisioner's ARM_* (the job's env).
+    const config = {
+      "agent-user-kit:userDomain": { value: "contoso.onmicrosoft.com", secret: false },
+      "agent-user-kit:blueprintName": { value: "CI agent blueprint", secret: false },
+      "agent-user-kit:agentIdentityName": { value: "CI agent", secret: false },
+      "agent-user-kit:agentUserName": { value: "ci-agent", secret: false },
+      "agent-user-kit:sponsors": { value: JSON.stringify([DEFAULT_IDS.sponsorId]), objectValue: [DEFAULT_IDS.sponsorId], secret: false },
+      "agent-user-kit:graphUrl": { value: ctx.emulator.httpUrl, secret: false },
+      "agent-user-kit:authorityUrl": { value: ctx.emulator.httpUrl, secret: false },
+    };
+    writeFileSync(join(ctx.scratch.dir, "config.json"), JSON.stringify(config));
+    const p = ctx.emulator.provisioner()!;
+    const arm = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
     const agentUserSteps = steps.filter((s) => s.run?.startsWith("npx agent-user "));
-    expect(agentUserSteps.length).toBeGreaterThanOrEqual(2);
+    expect(agentUserSteps.map((s) => s.run!.split(" ")[2])).toEqual(["preflight", "token", "manifest", "doctor"]);
     for (const step of agentUserSteps) {
-      const run = await agentUser(step.run!, ctx.scratch.dir);
+      const run = await agentUser(step.run!, ctx.scratch.dir, arm);
       expect({ step: step.run, code: run.code, stderr: run.stderr }).toEqual({ step: step.run, code: 0, stderr: "" });
+    }
+  });
+
+  it("its fleet smoke step (token --all) mints for every agent of a fleet stack", async () => {
+    const workflow = parse(block("### Example CI workflow", "yaml")) as { jobs: { up: { steps: Array<{ run?: string }> } } };
+    const smoke = workflow.jobs.up.steps.find((s) => s.run?.startsWith("npx agent-user token ") && s.run.includes(" --all"))!;
+    expect(smoke.run).toMatch(/--outputs outputs\.json .*--json/);
+    const fleet = await startEmulator({ agents: 3 });
+    const dir = mkdtempSync(join(ctx.scratch.dir, "fleet-"));
+    try {
+      writeFileSync(join(dir, "outputs.json"), JSON.stringify(fleet.outputs()), { mode: 0o600 });
+      const run = await agentUser(smoke.run!, dir);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+      const json = JSON.parse(run.stdout) as { ok: boolean; agents: Array<{ name: string; ok: boolean }> };
+      expect(json.ok).toBe(true);
+      expect(json.agents.map((a) => [a.name, a.ok])).toEqual([
+        ["research-agent", true],
+        ["agent-2", true],
+        ["agent-3", true],
+      ]);
+    } finally {
+      await fleet.close();
     }
   });
 });

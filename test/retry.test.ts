@@ -109,6 +109,19 @@ describe("lagTolerant", () => {
     expect(classify(new UsageError("bad"))).toEqual({ retry: false });
     expect(policy.maxElapsedMs).toBe(60_000);
   });
+
+  it("gives transient failures the base policy's attempts, however long the window", async () => {
+    const clock = fakeClock();
+    const { policy, classify } = lagTolerant(policy5(), 600_000, () => false, clock.now);
+    let calls = 0;
+    await expect(
+      withRetry(async () => {
+        calls++;
+        throw new NetworkError("x", "ECONNRESET", "r");
+      }, policy, classify, clock),
+    ).rejects.toBeInstanceOf(NetworkError);
+    expect(calls).toBe(5);
+  });
 });
 
 function policy5(): RetryPolicy {

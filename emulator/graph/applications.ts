@@ -37,6 +37,7 @@ function view(app: Application): Record<string, unknown> {
       startDateTime,
     })),
     keyCredentials: app.keyCredentials.map((k) => ({ ...k, key: null })),
+    createdDateTime: new Date(app.createdAt).toISOString(),
   };
 }
 

@@ -54,7 +54,8 @@ export const AGENT_USERS: PermissionFamily = {
   create: ["AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"],
   all: ["AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"],
   owned: [],
-  read: ["User.Read.All", "Directory.Read.All"],
+  // agentuser-get: User.ReadBasic.All is the least privileged read.
+  read: ["User.ReadBasic.All", "User.Read.All", "Directory.Read.All"],
 };
 
 /** Any service principal, read through the untyped collection (e.g. Microsoft Graph's, for a grant's resourceId). */

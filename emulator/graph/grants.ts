@@ -84,7 +84,8 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   authorize(req, ctx, GRANT_READERS);
-  const clauses = parseFilter(req, ["clientId", "consentType", "principalId", "resourceId"]);
+  // The properties oAuth2PermissionGrant documents as filterable (eq only); Graph refuses others.
+  const clauses = parseFilter(req, ["clientId", "consentType"]);
   return collection(req, [...ctx.store.grants.values()].map(view).filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 

@@ -38,7 +38,8 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     displayName: sp.displayName,
     servicePrincipalType: sp.servicePrincipalType,
     servicePrincipalNames: sp.servicePrincipalNames,
-    accountEnabled: true,
+    accountEnabled: sp.accountEnabled ?? true,
+    oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };
 }

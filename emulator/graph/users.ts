@@ -1,5 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
+import { authorizeGraph } from "./auth";
 import { AGENT_USERS, authorizeCreate, authorizeManage, authorizeRead } from "./directory-auth";
 import { deleteUser, referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
@@ -27,7 +28,20 @@ function view(user: User): Record<string, unknown> {
     mailNickname: user.mailNickname,
     userPrincipalName: user.userPrincipalName,
     identityParentId: user.identityParentId ?? null,
+    createdDateTime: new Date(user.createdAt).toISOString(),
   };
+}
+
+/** Application and delegated permissions of user-get (learn.microsoft.com/graph/api/user-get). */
+const USER_READERS: readonly string[] = ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
+
+/** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
+function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  authorizeGraph(req, ctx, { application: USER_READERS, delegated: USER_READERS, deniedCode: "Authorization_RequestDenied" });
+  const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
+  if (user.kind === "agentUser") return entity(req, view(user), TYPE, CONTEXT);
+  const person = { id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName, accountEnabled: user.accountEnabled };
+  return entity(req, person, "microsoft.graph.user", "users");
 }
 
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
@@ -130,4 +144,6 @@ export const userRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: get },
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: update },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: remove },
+  // After the typed collection, whose path this pattern would match too.
+  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", handler: getAny },
 ];

@@ -24,7 +24,12 @@ type Client = { kind: "application"; app: Application } | { kind: "agentIdentity
 function resolveClient(ctx: EmulatorContext, clientId: string): Client {
   const { store } = ctx;
   const identity = store.agentIdentity(clientId);
-  if (identity && store.replicated(identity.createdAt)) return { kind: "agentIdentity", identity };
+  if (identity && store.replicated(identity.createdAt)) {
+    if (identity.accountEnabled === false) {
+      throw aadstsError(400, "unauthorized_client", 7000112, `Application '${identity.id}'(${identity.displayName}) is disabled.`);
+    }
+    return { kind: "agentIdentity", identity };
+  }
   const app = store.applicationByAppId(clientId);
   if (app && store.replicated(app.createdAt)) return { kind: "application", app };
   throw aadstsError(

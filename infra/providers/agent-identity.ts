@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { awaitReplica, createOrAdopt, deleteIfExists, graphSession, odataString, postOnce } from "./graph-ops";
 import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./paths";
 import { readSponsoredObject, sponsorBinds, syncSponsors, updateSponsoredObject } from "./sponsors";
@@ -41,8 +42,8 @@ function outputs(inputs: AgentIdentityInputs, live: GraphAgentIdentity, sponsors
   return { ...inputs, displayName: live.displayName, blueprintAppId: live.agentIdentityBlueprintId?.toLowerCase() ?? inputs.blueprintAppId, sponsors, identityId: live.id };
 }
 
-async function findByName(session: GraphSession, inputs: AgentIdentityInputs): Promise<GraphAgentIdentity | undefined> {
-  const named = await session.graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT}`, {
+async function findByName(graph: GraphClient, inputs: AgentIdentityInputs): Promise<GraphAgentIdentity | undefined> {
+  const named = await graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT}`, {
     agentId: true,
   });
   const mine = named.filter((identity) => identity.agentIdentityBlueprintId?.toLowerCase() === inputs.blueprintAppId);
@@ -84,9 +85,9 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
         const session = graphSession(inputs);
         await awaitReplica(session, blueprintPrincipalPath(inputs.blueprintPrincipalId));
         const { object, adopted } = await createOrAdopt(session, {
-          lookup: () => findByName(session, inputs),
-          create: () =>
-            postOnce<GraphAgentIdentity>(session, AGENT_IDENTITIES, {
+          lookup: (graph) => findByName(graph, inputs),
+          create: (graph) =>
+            postOnce<GraphAgentIdentity>(graph, AGENT_IDENTITIES, {
               displayName: inputs.displayName,
               agentIdentityBlueprintId: inputs.blueprintAppId,
               "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
 import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
@@ -48,8 +49,8 @@ function outputs(inputs: AgentUserInputs, live: GraphAgentUser): AgentUserOutput
   };
 }
 
-async function findByUpn(session: GraphSession, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
-  const [found] = await session.graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
+async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
+  const [found] = await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
     agentId: true,
   });
   if (found && found.identityParentId?.toLowerCase() !== inputs.identityParentId) {
@@ -86,9 +87,9 @@ export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs,
         const session = graphSession(inputs);
         await awaitReplica(session, agentIdentityPath(inputs.identityParentId));
         const { object, adopted } = await createOrAdopt(session, {
-          lookup: () => findByUpn(session, inputs),
-          create: () =>
-            postOnce<GraphAgentUser>(session, AGENT_USERS, {
+          lookup: (graph) => findByUpn(graph, inputs),
+          create: (graph) =>
+            postOnce<GraphAgentUser>(graph, AGENT_USERS, {
               accountEnabled: true,
               displayName: inputs.displayName,
               mailNickname: inputs.mailNickname,

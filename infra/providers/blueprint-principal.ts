@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce } from "./graph-ops";
 import { BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./paths";
 import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 
@@ -28,8 +29,8 @@ const RESOURCE = "agent identity blueprint principal";
 const hints: HintFor = (err) =>
   err.status === 400 ? "check that appId is the appId (not the object id) of an agent identity blueprint in this tenant" : undefined;
 
-async function findByAppId(session: GraphSession, appId: string): Promise<GraphPrincipal | undefined> {
-  const found = await session.graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=id,appId`, { agentId: true });
+async function findByAppId(graph: GraphClient, appId: string): Promise<GraphPrincipal | undefined> {
+  const found = await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=id,appId`, { agentId: true });
   return found[0];
 }
 
@@ -53,8 +54,8 @@ export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<Bluepri
         const session = graphSession(inputs);
         await awaitReplica(session, blueprintPath(inputs.blueprintObjectId));
         const { object } = await createOrAdopt(session, {
-          lookup: () => findByAppId(session, inputs.appId),
-          create: () => postOnce<GraphPrincipal>(session, BLUEPRINT_PRINCIPALS, { appId: inputs.appId }),
+          lookup: (graph) => findByAppId(graph, inputs.appId),
+          create: (graph) => postOnce<GraphPrincipal>(graph, BLUEPRINT_PRINCIPALS, { appId: inputs.appId }),
         });
         return { id: object.id, outs: { ...inputs, principalId: object.id } };
       },

@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { GraphClient } from "../../lib/graph-client";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
-import { createOrAdopt, deleteIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
+import { createOrAdopt, deleteIfExists, graphSession, odataString, postOnce } from "./graph-ops";
 import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { BLUEPRINTS, blueprintPath } from "./paths";
 import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
@@ -43,8 +44,8 @@ function outputs(inputs: BlueprintInputs, live: GraphBlueprint, sponsors: string
   return { ...inputs, displayName: live.displayName, sponsors, objectId: live.id, appId: live.appId };
 }
 
-async function findByTag(session: GraphSession, tag: string): Promise<GraphBlueprint | undefined> {
-  const found = await session.graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true });
+async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
+  const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true });
   if (found.length > 1) {
     throw new Error(`${found.length} blueprints carry the adoption tag ${tag} (${found.map((b) => b.id).join(", ")}); delete the extras in Entra`);
   }
@@ -74,9 +75,9 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
       async () => {
         const session = graphSession(inputs);
         const { object, adopted } = await createOrAdopt(session, {
-          lookup: () => findByTag(session, inputs.adoptionTag),
-          create: () =>
-            postOnce<GraphBlueprint>(session, BLUEPRINTS, {
+          lookup: (graph) => findByTag(graph, inputs.adoptionTag),
+          create: (graph) =>
+            postOnce<GraphBlueprint>(graph, BLUEPRINTS, {
               displayName: inputs.displayName,
               tags: [inputs.adoptionTag],
               "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),

@@ -1,13 +1,17 @@
 import { AgentUserError } from "../../lib/errors";
 import { GraphClient, GraphError } from "../../lib/graph-client";
-import { withRetry, type Classifier } from "../../lib/retry";
+import { DEFAULT_RETRY, lagTolerant, ONE_ATTEMPT, withRetry } from "../../lib/retry";
 import { provisionerToken } from "../provisioner-credential";
 import type { GraphResourceInputs } from "./inputs";
 
 export interface GraphSession {
-  /** Retries throttling and transient failures: for reads, PATCHes and DELETEs, which are safe to repeat. */
+  /**
+   * Retries throttling and transient failures: for reads, PATCHes and DELETEs,
+   * which are safe to repeat. Each call is one operation with one retry budget:
+   * the provisioner's token is requested inside it, in one attempt.
+   */
   graph: GraphClient;
-  /** One attempt only: for creating POSTs, whose repetition after a lost answer is handled by createOrAdopt. */
+  /** One attempt per call: what createOrAdopt hands its steps, so its own loop is that operation's only budget. */
   once: GraphClient;
   consistencyWindowMs: number;
 }
@@ -16,7 +20,7 @@ export function graphSession(inputs: GraphResourceInputs): GraphSession {
   const getToken = () => provisionerToken(inputs.authorityUrl, inputs.graphUrl);
   return {
     graph: new GraphClient({ baseUrl: inputs.graphUrl, getToken }),
-    once: new GraphClient({ baseUrl: inputs.graphUrl, getToken, retry: { maxAttempts: 1, maxElapsedMs: 0, baseDelayMs: 0, maxDelayMs: 0 } }),
+    once: new GraphClient({ baseUrl: inputs.graphUrl, getToken, retry: ONE_ATTEMPT }),
     consistencyWindowMs: inputs.consistencyWindowMs,
   };
 }
@@ -37,35 +41,45 @@ function transient(err: unknown): boolean {
 }
 
 /**
+ * A failure after which the POST may have been committed: the connection
+ * dropped or timed out, or a 5xx. A 429 says the request was not processed.
+ */
+function answerMayBeLost(err: unknown): boolean {
+  return transient(err) && !(err instanceof GraphError && err.status === 429);
+}
+
+/**
  * Creates an object at most once. Before every POST it looks for an object
  * this resource made earlier (a previous `up` that died, or a POST whose
  * answer was lost after Graph committed it) and adopts it. After a lost
  * answer the lookup keeps polling for a while, since a list can lag behind a
  * fresh write. A not-found answer (a parent not replicated yet) is retried
- * within the consistency window; a 400 or 403 is final.
+ * within the consistency window; a 400, 401 or 403 is final.
+ *
+ * The steps get the one-attempt client, so this loop is the operation's only
+ * retry budget: transient failures get DEFAULT_RETRY's attempts and time, as
+ * any other request, however many lookups and POSTs an attempt makes.
  */
 export async function createOrAdopt<T>(
   session: GraphSession,
-  steps: { lookup: () => Promise<T | undefined>; create: () => Promise<T> },
+  steps: { lookup: (graph: GraphClient) => Promise<T | undefined>; create: (graph: GraphClient) => Promise<T> },
 ): Promise<{ object: T; adopted: boolean }> {
   const window = session.consistencyWindowMs;
+  const lookup = () => steps.lookup(session.once);
   let answerLost = false;
-  const classify: Classifier = (err) => {
-    if (transient(err)) return { retry: true, afterMs: (err as { retryAfterMs?: number }).retryAfterMs };
-    return { retry: window > 0 && err instanceof GraphError && err.notFound };
-  };
+  const { policy, classify } = lagTolerant(DEFAULT_RETRY, window, (err) => err instanceof GraphError && err.notFound);
   return withRetry(
     async () => {
-      const existing = answerLost ? await settle(steps.lookup, Math.min(window, LOST_RESPONSE_SETTLE_MS)) : await steps.lookup();
+      const existing = answerLost ? await settle(lookup, Math.min(window, LOST_RESPONSE_SETTLE_MS)) : await lookup();
       if (existing !== undefined) return { object: existing, adopted: true };
       try {
-        return { object: await steps.create(), adopted: false };
+        return { object: await steps.create(session.once), adopted: false };
       } catch (err) {
-        answerLost = transient(err);
+        answerLost = answerMayBeLost(err);
         throw err;
       }
     },
-    { maxAttempts: 10, maxElapsedMs: Math.max(window, 30_000), baseDelayMs: 1_000, maxDelayMs: 10_000 },
+    policy,
     classify,
   );
 }
@@ -79,9 +93,9 @@ async function settle<T>(lookup: () => Promise<T | undefined>, forMs: number): P
   }
 }
 
-/** The creating POST of a typed object, in one attempt (createOrAdopt handles a lost answer); answers the new object. */
-export async function postOnce<T>(session: GraphSession, collectionPath: string, body: Record<string, unknown>): Promise<T> {
-  return (await session.once.call<T>("POST", collectionPath, { agentId: true, body })).body;
+/** The creating POST of a typed object, on createOrAdopt's one-attempt client (it handles a lost answer); answers the new object. */
+export async function postOnce<T>(graph: GraphClient, collectionPath: string, body: Record<string, unknown>): Promise<T> {
+  return (await graph.call<T>("POST", collectionPath, { agentId: true, body })).body;
 }
 
 /** Waits, within the consistency window, until a parent object made moments ago is readable. */

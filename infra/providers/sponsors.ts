@@ -18,6 +18,7 @@ export function sponsorBinds(graphUrl: string, sponsors: readonly string[]): str
  * adopted, which may not have replicated yet.
  */
 export async function readSponsors(session: GraphSession, objectPath: string, consistencyWindowMs = 0): Promise<string[]> {
+  // learn.microsoft.com/graph/api/agentidentity-list-sponsors (and agentidentityblueprint-list-sponsors)
   const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true, consistencyWindowMs });
   return sponsors.map((s) => s.id.toLowerCase()).sort();
 }
@@ -37,6 +38,7 @@ export async function syncSponsors(
   const current = await readSponsors(session, objectPath, consistencyWindowMs);
   for (const id of desired.filter((d) => !current.includes(d))) {
     try {
+      // learn.microsoft.com/graph/api/agentidentity-post-sponsors (and agentidentityblueprint-post-sponsors)
       await session.graph.call("POST", `${objectPath}/sponsors/$ref`, {
         agentId: true,
         body: { "@odata.id": `${graphUrl}/v1.0/directoryObjects/${id}` },
@@ -48,6 +50,7 @@ export async function syncSponsors(
   }
   for (const id of current.filter((c) => !desired.includes(c))) {
     try {
+      // learn.microsoft.com/graph/api/agentidentity-delete-sponsors (and agentidentityblueprint-delete-sponsors)
       await session.graph.call("DELETE", `${objectPath}/sponsors/${id}/$ref`, { agentId: true });
     } catch (err) {
       if (!(err instanceof GraphError && err.notFound)) throw err;

@@ -5,7 +5,7 @@ import { ExitCode, UsageError } from "../../lib/errors";
 import { writeSecretFile } from "../../lib/secret-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
-import { startEmulator } from "../../emulator/server";
+import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { reportFailure } from "../report";
 
@@ -21,6 +21,9 @@ Usage: agent-user emulator [options]
                       agent user and grant; --outputs then has the fleet's "agents" map (default 1)
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
+  --env-file FILE     write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
+                      provisioner (mode 0600), so that \`set -a; . FILE; set +a\` prepares a shell
+                      for agent-user doctor, agent-user preflight and the Pulumi providers
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
@@ -36,7 +39,14 @@ Examples:
   agent-user emulator --outputs outputs.json
   agent-user emulator --port 8400 --faults latency=50,429=2,retry-after=1
   agent-user emulator --tenant-file tenant.json --faults lose=1,method=POST,on=graph
+  agent-user emulator --outputs outputs.json --env-file arm.env --faults break=grant-other-user
 `;
+
+/** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
+function envFileText(p: ProvisionerSecret): string {
+  const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
+  return `ARM_TENANT_ID=${quote(p.tenantId)}\nARM_CLIENT_ID=${quote(p.clientId)}\nARM_CLIENT_SECRET=${quote(p.clientSecret)}\n`;
+}
 
 function port(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -97,6 +107,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         agents: { type: "string" },
         faults: { type: "string" },
         outputs: { type: "string" },
+        "env-file": { type: "string" },
         "ca-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -115,8 +126,9 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const tenantFile = values["tenant-file"] ?? values.tenant;
     const agents = values.agents === undefined ? undefined : agentCount(values.agents);
     if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
-    const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {} };
+    const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
     const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
+    const envFile = values["env-file"] === undefined ? undefined : resolve(io.cwd, values["env-file"]);
     const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
     const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
     // Never into the directory the user happens to stand in: beside the outputs, or a fresh temp directory.
@@ -132,6 +144,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       agents,
       faults: parsed.faults,
       replicationLagMs: parsed.lagMs,
+      breaks: parsed.breaks,
       caFile,
     }).catch((err: unknown) => {
       const e = err as NodeJS.ErrnoException & { port?: number };
@@ -139,6 +152,17 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       const flag = e.port !== undefined && e.port === listen.httpsPort ? "--https-port" : "--port";
       throw new UsageError(`port ${e.port ?? "?"} is in use; choose another ${flag}, or omit it for a free one`);
     });
+    try {
+      // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
+      if (envFile) {
+        const provisioner = emulator.provisioner();
+        if (!provisioner) throw new UsageError("--env-file: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
+        writeSecretFile(envFile, envFileText(provisioner), "--env-file");
+      }
+    } catch (err) {
+      await emulator.close();
+      throw err;
+    }
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
     const stopped = untilStopped();
     const outputs = emulator.outputs();
@@ -157,6 +181,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         `  token endpoint: ${emulator.httpUrl}/${outputs.tenantId}/oauth2/v2.0/token`,
         `  graph:          ${emulator.httpUrl}/v1.0/`,
         ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
+        ...(values["env-file"] ? [`  provisioner settings written to ${values["env-file"]}: set -a; . ${values["env-file"]}; set +a`] : []),
+        ...(parsed.breaks.length > 0 ? [`  broken links: ${parsed.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
         "  shared files, for agent-user comments:",
         ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
         "press Ctrl+C to stop",

@@ -1,15 +1,17 @@
-import { ExitCode } from "../../lib/errors";
+import { ExitCode, UsageError } from "../../lib/errors";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
-import { reportFailure } from "../report";
-import { CONNECTION_OPTIONS, resolveSettings } from "../../lib/settings";
+import { failureJson, reportFailure, type FailureJson } from "../report";
+import { CONNECTION_OPTIONS, resolveFleetSettings, resolveSettings, type ConnectionFlags } from "../../lib/settings";
 import { connectionHelp } from "../connection-help";
-import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
+import { liveLine, progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
+import { concurrencyOf, DEFAULT_CONCURRENCY, fleetExitCode, mintFleet, type FleetResult } from "../token-fleet";
 
 const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
 
 Usage: agent-user token [options]
+       agent-user token --outputs FILE --all [--concurrency N] [options]
 
 Output:
   --json                one JSON object on stdout
@@ -17,19 +19,28 @@ Output:
   --verbose             say where each input came from, and every wait (429, 503,
                         replication lag) on stderr; waits are shown on a terminal anyway
 
+Fleet:
+  --all                 mint for every agent of the --outputs file (its "agents" map; a file
+                        without one is a one-agent fleet) and print a table: agent, ok or the
+                        error code, ms, expiry. T1 and T2 are requested once per agent identity.
+                        On a terminal a progress line is shown on stderr (never with --json).
+                        --json prints {"ok":…,"agents":[{"name","ok","exitCode","ms",…},…]}
+  --concurrency N       with --all, mint for this many agents at a time (default ${DEFAULT_CONCURRENCY}, 1 to 1000)
+
 Exit codes:
-  0 token minted and its claims checked
+  0 token minted and its claims checked (with --all: for every agent)
   2 bad input or configuration (nothing was sent)
   3 the identity provider rejected a hop (the AADSTS code is shown)
   4 unreachable, timed out, or still 429/5xx after retries
   5 a token was minted but its claims are wrong
+  With --all and failures, the most severe failure's code, in this order: 2, 5, 3, 4.
 
 ${connectionHelp(false)}
 
 Examples:
   pulumi stack output --json --show-secrets > outputs.json
-  agent-user token --outputs outputs.json
   agent-user token --outputs outputs.json --agent research --json --replication-window 120
+  agent-user token --outputs outputs.json --all --concurrency 16 --json
   AGENT_USER_TENANT_ID=contoso.onmicrosoft.com AGENT_USER_BLUEPRINT_APP_ID=… agent-user token --agent-identity … --agent-user agent@contoso.onmicrosoft.com
 `;
 
@@ -64,7 +75,15 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
   try {
     const { values } = parseCommandArgs("token", {
       args: argv,
-      options: { ...CONNECTION_OPTIONS, ...VERBOSE_OPTION, json: { type: "boolean" }, "show-token": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        ...CONNECTION_OPTIONS,
+        ...VERBOSE_OPTION,
+        json: { type: "boolean" },
+        "show-token": { type: "boolean" },
+        all: { type: "boolean" },
+        concurrency: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
       allowPositionals: false,
     });
@@ -73,6 +92,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       return ExitCode.ok;
     }
     json = values.json ?? false;
+    if (values.all) return await runAll(values, io, json);
+    if (values.concurrency !== undefined) throw new UsageError("--concurrency applies to --all only", "mint for every agent of the --outputs file with --all --concurrency N");
     const settings = resolveSettings(values, io.env, io.cwd);
     const verbose = values.verbose ?? false;
     if (verbose && !json) reportSources(io, settings);
@@ -89,3 +110,72 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     return reportFailure(err, io, json);
   }
 };
+
+/** The result column of a failed agent: its AADSTS or Graph code when it has one, else the error's kind. */
+function failureCode(failure: FailureJson): string {
+  const code = failure.codes[0];
+  return typeof code === "number" ? `AADSTS${code}` : (code ?? failure.error);
+}
+
+const isoSeconds = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** The --all table (agent, ok or the error code, ms, expiry) and a summary line. */
+function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
+  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(failureJson(r.error)), String(r.ms), r.ok ? isoSeconds(r.token.expiresOn) : "-"]);
+  const table = [["agent", "result", "ms", "expires"], ...rows];
+  const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
+  const lines = table.map(([name, result, ms, expires]) => `${name!.padEnd(widths[0]!)}  ${result!.padEnd(widths[1]!)}  ${ms!.padStart(widths[2]!)}  ${expires}`);
+  const failed = results.filter((r) => !r.ok).length;
+  lines.push(`${results.length} agent${results.length === 1 ? "" : "s"}: ${results.length - failed} ok, ${failed} failed`);
+  if (showToken) for (const r of results) if (r.ok) lines.push(`token ${r.name}: ${r.token.token}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The --all JSON: one object, each agent's success or its failure fields as the single-agent --json prints them. */
+function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<string, unknown> {
+  const agents = results.map((r) =>
+    r.ok
+      ? { name: r.name, ok: true, exitCode: ExitCode.ok, ms: r.ms, expiresOn: r.token.expiresOn.toISOString(), claims: shownClaims(r.token), ...(showToken ? { token: r.token.token } : {}) }
+      : { name: r.name, ...failureJson(r.error), exitCode: r.error.exitCode, ms: r.ms },
+  );
+  return { ok: results.every((r) => r.ok), agents };
+}
+
+type TokenFlags = ConnectionFlags & { json?: boolean; verbose?: boolean; "show-token"?: boolean; concurrency?: string };
+
+/** `token --all`: every agent of the --outputs file through one provider, so T1 and T2 are shared per agent identity. */
+async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<number> {
+  const { settings, agents } = resolveFleetSettings(values, io.env, io.cwd);
+  const concurrency = concurrencyOf(values.concurrency);
+  const verbose = values.verbose ?? false;
+  if (verbose && !json) reportSources(io, settings);
+  const line = liveLine(io, json);
+  // Waits (429, 503, replication lag) are printed above the live line, which is then drawn again.
+  const provider = providerFor(settings, progressHooks(line ? { ...io, stderr: line.print } : io, { verbose, json }));
+  let done = 0;
+  let failed = 0;
+  const show = () => line?.show(`minting agent user tokens: ${done}/${agents.length} done${failed > 0 ? `, ${failed} failed` : ""}`);
+  show();
+  let results: FleetResult[];
+  try {
+    results = await mintFleet(provider, agents, {
+      concurrency,
+      source: `--outputs ${values.outputs}`,
+      onResult: (result) => {
+        done++;
+        if (!result.ok) failed++;
+        show();
+      },
+    });
+  } finally {
+    line?.clear();
+  }
+  const showToken = values["show-token"] ?? false;
+  if (json) {
+    io.stdout(`${JSON.stringify(fleetJson(results, showToken))}\n`);
+  } else {
+    io.stdout(formatFleet(results, showToken));
+    for (const r of results) if (!r.ok) io.stderr(`${r.name}: error: ${r.error.message}\n${r.error.hint ? `  hint: ${r.error.hint}\n` : ""}`);
+  }
+  return fleetExitCode(results.map((r) => (r.ok ? ExitCode.ok : r.error.exitCode)));
+}

@@ -8,6 +8,7 @@ import { providerFor, type AgentUserTokenProvider } from "../../lib/token-provid
 import type { ProbeSettings } from "../../lib/settings";
 import { assertNewCaptureDir, CaptureDir } from "./capture-dir";
 import { Recorder, type IndexEntry, type Recorded } from "./recorder";
+import { mapLimit } from "../map-limit";
 import { diffShapes, hasDrift, ShapeRecorder, type Shape, type ShapeDiff } from "./shape";
 import { shareIdFor, validateShareUrl } from "./share-id";
 
@@ -145,26 +146,6 @@ function parseJson(text: string): unknown {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ok = (rec: Recorded) => rec.response.status >= 200 && rec.response.status < 300;
 const pad = (n: number) => String(n).padStart(3, "0");
-
-/** Runs `fn` over `items`, at most `limit` at a time; after a failure starts no more, waits for the rest, then throws it. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  let failure: { err: unknown } | undefined;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const i = next++;
-      try {
-        results[i] = await fn(items[i]!, i);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.err;
-  return results;
-}
 
 /** The objects of a collection, each with the page answer it came in. */
 interface Collected {

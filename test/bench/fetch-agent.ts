@@ -48,3 +48,8 @@ export function bundledFetchAgent(options: { connect: unknown }): FetchDispatche
 export function setFetchDispatcher(dispatcher: FetchDispatcher): void {
   slot[GLOBAL_DISPATCHER] = dispatcher;
 }
+
+/** Puts Node's own Agent back where `dispatcher` was the process's, so requests after a closed peer still have one. */
+export function restoreFetchDispatcher(dispatcher: FetchDispatcher): void {
+  if (slot[GLOBAL_DISPATCHER] === dispatcher) slot[GLOBAL_DISPATCHER] = bundledDefault;
+}

@@ -1,5 +1,5 @@
 import type { MsalTokenProvider } from "@microsoft/agents-hosting";
-import { bundledFetchAgent, setFetchDispatcher, type FetchDispatcher } from "./fetch-agent";
+import { bundledFetchAgent, restoreFetchDispatcher, setFetchDispatcher, type FetchDispatcher } from "./fetch-agent";
 import type { BlueprintSecret } from "./runner-client";
 import type { AgentPair } from "./tenant";
 import { AUTHORITY, emulatorConnector, type EmulatorTarget } from "./transport";
@@ -46,7 +46,8 @@ export class PeerClient implements TokenClient {
     this.Provider.clearSharedCaches();
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+    restoreFetchDispatcher(this.dispatcher);
   }
 }

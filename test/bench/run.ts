@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
 import { Floor } from "./floor";
+import { fleetProvider, fleetTokens, provisionFleet, refreshStorm, startFleetEmulator, type FleetTokenFigures, type ProvisionFigures, type RefreshStormFigures } from "./fleet";
 import { PEER_MODULE, PeerClient } from "./peer";
 import { AUTHORITY } from "./transport";
 import type { ChildInput, ChildOutput } from "./rss-child";
@@ -16,12 +17,13 @@ import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./
 import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `npm run bench [-- --json] [-- --startup]`: this runner, the bare-undici
- * floor and the peer (@microsoft/agents-hosting) side by side against one
- * in-process emulator on loopback. Bounded: every phase has a sample count
- * and a time budget, and a watchdog ends the run after 170 s. `--startup`
- * runs only the start-up phase (fresh processes, no emulator), with 30
- * samples instead of 10, and prints its table, in under a minute.
+ * `npm run bench [-- --json] [-- --startup | --fleet-only]`: this runner, the
+ * bare-undici floor and the peer (@microsoft/agents-hosting) side by side
+ * against one in-process emulator on loopback, then the fleet figures, each
+ * on an emulator of its own. Bounded: every phase has a sample count and a
+ * time budget, and a watchdog ends the run after 300 s. `--startup` runs only
+ * the start-up phase (fresh processes, no emulator), with 30 samples instead
+ * of 10, and prints its table, in under a minute.
  */
 
 const FLEET = 100;
@@ -35,10 +37,16 @@ const CLI_SAMPLES = 10;
 /** `--startup` alone has the time for more spawns, which narrows the spread other work on the machine causes. */
 const STARTUP_ONLY_SAMPLES = 30;
 const CHILD_PLAN = { rounds: 20, hitCalls: HIT_CALLS, tpsRounds: 3, concurrency: CONCURRENCY };
-const WATCHDOG_MS = 170_000;
+const WATCHDOG_MS = 300_000;
+/** Issue 8's fleet: 100 agents provisioned at --parallel 10 under graph-rate=50; 1,000 agent users under 100 identities minted at concurrency 50 under idp-rate=200. */
+const FLEET_PROVISION = { agents: 100, concurrency: 10, graphRate: 50 };
+const FLEET_TOKENS = { identities: 100, usersEach: 10, concurrency: 50, idpRate: 200 };
 
 const json = process.argv.includes("--json");
+/** Only the start-up figures, with more spawns (`--startup`). */
 const startupOnly = process.argv.includes("--startup");
+/** Only the fleet figures (a shorter run while working on throttling). */
+const fleetOnly = process.argv.includes("--fleet-only");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 type Who = "floor" | "runner" | "peer";
@@ -53,6 +61,127 @@ interface Figures {
   startup: StartupFigures;
   /** 1-minute load average before and after the latency phases: other work on the machine widens the spread. */
   load: [number, number];
+}
+
+interface FleetFigures {
+  provision: ProvisionFigures;
+  tokens: FleetTokenFigures;
+  peerTokens: FleetTokenFigures;
+  storm: RefreshStormFigures;
+}
+
+/** The fleet figures, each on an emulator of its own with the rate limit the issue names. */
+async function measureFleet(): Promise<FleetFigures> {
+  const p = FLEET_PROVISION;
+  progress(`fleet provisioning: ${p.agents} agents (identity, user, grant) at concurrency ${p.concurrency}, graph-rate=${p.graphRate}`);
+  const provision = await provisionFleet(p.agents, p.concurrency, p.graphRate);
+  const t = FLEET_TOKENS;
+  const fleet = await startFleetEmulator(t.identities, t.usersEach, t.idpRate);
+  const offset = { ms: 0 };
+  const runner = fleetProvider(fleet, offset);
+  const peer = await PeerClient.create(fleet.target, fleet.blueprint);
+  try {
+    progress(`fleet tokens: ${t.identities * t.usersEach} agent users under ${t.identities} identities, cold, concurrency ${t.concurrency}, idp-rate=${t.idpRate}`);
+    const tokens = await fleetTokens(fleet, runner.client, t.concurrency, t.idpRate);
+    progress("fleet tokens: the peer, same fleet and limit");
+    const peerTokens = await fleetTokens(fleet, peer, t.concurrency, t.idpRate);
+    progress("refresh storm: every token of the fleet in its refresh window at once");
+    const storm = await refreshStorm(fleet, runner, offset, t.concurrency, 4 * tokens.floorMs);
+    return { provision, tokens, peerTokens, storm };
+  } finally {
+    await Promise.all([runner.close(), peer.close()]);
+    await fleet.emulator.close();
+  }
+}
+
+interface FleetSummary {
+  fleet_provision_ms: number;
+  fleet_provision_floor_ms: number;
+  fleet_provision_failures: number;
+  fleet_provision_429s: number;
+  fleet_provision_duplicates: number;
+  fleet_tokens_ms: number;
+  fleet_tokens_floor_ms: number;
+  fleet_tokens_failures: number;
+  fleet_token_requests: number;
+  fleet_tokens_429s: number;
+  peer_fleet_tokens_ms: number;
+  peer_fleet_tokens_failures: number;
+  peer_fleet_token_requests: number;
+  refresh_storm_failures: number;
+  refresh_storm_max_wait_ms: number;
+  refresh_storm_refreshed: number;
+  refresh_storm_settle_ms: number;
+}
+
+function summarizeFleet(f: FleetFigures): FleetSummary {
+  return {
+    fleet_provision_ms: round(f.provision.ms, 0),
+    fleet_provision_floor_ms: round(f.provision.floorMs, 0),
+    fleet_provision_failures: f.provision.failures,
+    fleet_provision_429s: f.provision.throttled,
+    fleet_provision_duplicates: f.provision.duplicates,
+    fleet_tokens_ms: round(f.tokens.ms, 0),
+    fleet_tokens_floor_ms: round(f.tokens.floorMs, 0),
+    fleet_tokens_failures: f.tokens.failures,
+    fleet_token_requests: f.tokens.tokenRequests,
+    fleet_tokens_429s: f.tokens.throttled,
+    peer_fleet_tokens_ms: round(f.peerTokens.ms, 0),
+    peer_fleet_tokens_failures: f.peerTokens.failures,
+    peer_fleet_token_requests: f.peerTokens.tokenRequests,
+    refresh_storm_failures: f.storm.failures,
+    refresh_storm_max_wait_ms: round(f.storm.maxWaitMs, 1),
+    refresh_storm_refreshed: f.storm.refreshed,
+    refresh_storm_settle_ms: round(f.storm.settleMs, 0),
+  };
+}
+
+function fleetTable(s: FleetSummary): string {
+  const p = FLEET_PROVISION;
+  const t = FLEET_TOKENS;
+  const agents = t.identities * t.usersEach;
+  const expected = 2 * t.identities + agents;
+  const rows: string[][] = [
+    [`fleet (${process.version})`, "ms", "floor ms", "ratio", "429s", "failures", "target"],
+    ["---", "---:", "---:", "---:", "---:", "---:", "---"],
+    [
+      `provisioning: ${p.agents} agents (identity, user, grant), concurrency ${p.concurrency}, graph-rate=${p.graphRate}; floor = Graph requests / ${p.graphRate} per s; duplicates ${s.fleet_provision_duplicates}`,
+      String(s.fleet_provision_ms),
+      String(s.fleet_provision_floor_ms),
+      x(ratio(s.fleet_provision_ms, s.fleet_provision_floor_ms)),
+      String(s.fleet_provision_429s),
+      String(s.fleet_provision_failures),
+      `≤ 1.2× floor, no failure, no duplicate: ${ok(s.fleet_provision_ms <= 1.2 * s.fleet_provision_floor_ms && s.fleet_provision_failures === 0 && s.fleet_provision_duplicates === 0)}`,
+    ],
+    [
+      `tokens: ${agents} agent users under ${t.identities} identities, cold, concurrency ${t.concurrency}, idp-rate=${t.idpRate}; ${s.fleet_token_requests} requests (expected ${expected})`,
+      String(s.fleet_tokens_ms),
+      String(s.fleet_tokens_floor_ms),
+      x(ratio(s.fleet_tokens_ms, s.fleet_tokens_floor_ms)),
+      String(s.fleet_tokens_429s),
+      String(s.fleet_tokens_failures),
+      `≤ 1.1× floor, ${expected} requests, no failure: ${ok(s.fleet_tokens_ms <= 1.1 * s.fleet_tokens_floor_ms && s.fleet_token_requests === expected && s.fleet_tokens_failures === 0)}`,
+    ],
+    [
+      `tokens, the peer: same fleet and limit; ${s.peer_fleet_token_requests} requests`,
+      String(s.peer_fleet_tokens_ms),
+      String(s.fleet_tokens_floor_ms),
+      `${x(ratio(s.peer_fleet_tokens_ms, s.fleet_tokens_floor_ms))} (${x(ratio(s.peer_fleet_tokens_ms, s.fleet_tokens_ms))} the runner's time)`,
+      "",
+      String(s.peer_fleet_tokens_failures),
+      "",
+    ],
+    [
+      `refresh storm: all ${agents} tokens in their refresh window at once; longest call ${s.refresh_storm_max_wait_ms} ms; ${s.refresh_storm_refreshed} refreshed`,
+      String(s.refresh_storm_settle_ms),
+      String(s.fleet_tokens_floor_ms),
+      x(ratio(s.refresh_storm_settle_ms, s.fleet_tokens_floor_ms)),
+      "",
+      String(s.refresh_storm_failures),
+      `no failed call, no call waiting > 2× floor: ${ok(s.refresh_storm_failures === 0 && s.refresh_storm_max_wait_ms <= 2 * s.fleet_tokens_floor_ms)}`,
+    ],
+  ];
+  return `${rows.map((r) => `| ${r.join(" | ")} |`).join("\n")}\n`;
 }
 
 function claimsOf(token: string): Record<string, unknown> {
@@ -381,11 +510,13 @@ async function main(): Promise<void> {
     if (json) process.stdout.write(`${JSON.stringify({ ...startupSummary(startup), node_version: process.version })}\n`);
     return;
   }
-  const figures = await measure();
-  const summary = summarize(figures);
+  const figures = fleetOnly ? undefined : await measure();
+  const summary = figures && summarize(figures);
+  const fleet = summarizeFleet(await measureFleet());
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  process.stdout.write(`${table(figures, summary)}`);
-  if (json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  if (figures && summary) process.stdout.write(`${table(figures, summary)}\n`);
+  process.stdout.write(fleetTable(fleet));
+  if (json) process.stdout.write(`${JSON.stringify({ ...summary, ...fleet, node_version: process.version })}\n`);
 }
 
 main().then(

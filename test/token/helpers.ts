@@ -71,11 +71,11 @@ export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) =>
   return ctx;
 }
 
-/** Runs `agent-user ARGV` in-process with exactly `env` as its environment. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}, cwd: string = tmpdir()): Promise<CliRun> {
+/** Runs `agent-user ARGV` in-process with exactly `env` as its environment (and stderr a terminal with `stderrIsTTY`). */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}, cwd: string = tmpdir(), stderrIsTTY = false): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd };
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd, stderrIsTTY };
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }

@@ -1,0 +1,34 @@
+import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
+import { authorizeGraph } from "./auth";
+import { resourceNotFound } from "./directory";
+import { entity } from "./odata";
+
+/**
+ * `GET /v1.0/domains/{id}` (learn.microsoft.com/graph/api/domain-get): the
+ * tenant's domains, each verified and managed; the first is the default and
+ * initial one. `agent-user preflight` reads it for the UPN domain.
+ */
+
+const TYPE = "microsoft.graph.domain";
+/** Application and delegated permissions of domain-get (least privileged first). */
+const DOMAIN_READERS: readonly string[] = ["Domain.Read.All", "Domain.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
+
+function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  authorizeGraph(req, ctx, { application: DOMAIN_READERS, delegated: DOMAIN_READERS, deniedCode: "Authorization_RequestDenied" });
+  const wanted = req.params.id!.toLowerCase();
+  const index = ctx.store.domains.findIndex((d) => d.toLowerCase() === wanted);
+  if (index < 0) throw resourceNotFound(req, req.params.id!);
+  const view = {
+    id: ctx.store.domains[index],
+    authenticationType: "Managed",
+    isAdminManaged: true,
+    isDefault: index === 0,
+    isInitial: index === 0,
+    isRoot: true,
+    isVerified: true,
+    supportedServices: ["Email", "OfficeCommunicationsOnline"],
+  };
+  return entity(req, view, TYPE, "domains");
+}
+
+export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", handler: get }];

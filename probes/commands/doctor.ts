@@ -1,0 +1,112 @@
+import { ExitCode, UsageError } from "../../lib/errors";
+import { CONNECTION_OPTIONS, GRAPH_OPTIONS, readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
+import { agentNames, selectAgent, type StackOutputs } from "../../lib/stack-outputs";
+import { broken, formatChecks, type Check } from "../checks";
+import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import { connectionHelp } from "../connection-help";
+import { diagnose } from "../doctor/chain";
+import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { provisionerGraph } from "../provisioner-graph";
+import { reportFailure } from "../report";
+
+const HELP = `agent-user doctor: read the chain from Microsoft Graph and name the broken link
+
+Usage: agent-user doctor [--outputs FILE] [--agent NAME | --all] [options]
+
+It reads, as the provisioner (ARM_TENANT_ID, ARM_CLIENT_ID and one of ARM_CLIENT_SECRET,
+ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`),
+each link in order: blueprint, blueprint credential, blueprint principal, agent identity,
+agent user, grant; then it runs the three hops and lays a failure on the link that
+explains it. It only reads: it never sends a Graph write.
+
+  --all                 check every agent of a fleet's --outputs file
+  --warn-days N         warn about credentials that end within N days (default 30)
+  --fail-on-warning     exit 8 on a warning too
+  --json                one JSON object on stdout: {"ok", "links": [{"agent"?, "link", "status", "id", "detail", "fix"}]}
+  --verbose             show waits (429, 503) on stderr
+
+Exit codes:
+  0 every link is ok (warnings allowed unless --fail-on-warning)
+  2 bad input or configuration, e.g. no provisioner credential (nothing was sent)
+  3 Graph or the identity provider refused the provisioner
+  4 unreachable, timed out, or still 429/5xx after retries
+  8 a link of the chain is broken (or a warning, with --fail-on-warning)
+
+${connectionHelp(true)}
+
+Examples:
+  agent-user doctor --outputs outputs.json
+  agent-user doctor --outputs outputs.json --all --json
+  agent-user emulator --outputs outputs.json --env-file arm.env --faults break=grant-other-user &
+  set -a; . ./arm.env; set +a; agent-user doctor --outputs outputs.json
+`;
+
+/** At most ten years: beyond that a window means nothing. */
+function warnDays(value: string | undefined): number {
+  if (value === undefined) return 30;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 3650) throw new UsageError(`--warn-days must be a whole number of days from 0 to 3650, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** One target per agent: the named one, every one (--all), or the only one. */
+function targets(values: Record<string, string | boolean | undefined>, io: CliIo): Array<{ name?: string; outputs: Partial<StackOutputs>; settings: ProbeSettings }> {
+  const flags = values as Record<string, string | undefined>;
+  if (!values.all) {
+    const settings = resolveSettings(flags, io.env, io.cwd);
+    const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, io.cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
+    return [{ outputs, settings }];
+  }
+  if (flags.outputs === undefined) throw new UsageError("--all checks every agent of an --outputs file; give --outputs too");
+  if (flags.agent !== undefined) throw new UsageError("give --agent NAME or --all, not both");
+  const all = readOutputsFile(flags.outputs, io.cwd);
+  const source = `--outputs ${flags.outputs}`;
+  const names = agentNames(all);
+  if (names.length === 0) return [{ outputs: all, settings: resolveConnection(flags, io.env, all, io.cwd, true) }];
+  return names.map((name) => {
+    const outputs = selectAgent(all, name, source);
+    return { name, outputs, settings: resolveConnection(flags, io.env, outputs, io.cwd, true) };
+  });
+}
+
+export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+  let json = argv.includes("--json");
+  try {
+    const { values } = parseCommandArgs("doctor", {
+      args: argv,
+      options: {
+        ...CONNECTION_OPTIONS,
+        ...GRAPH_OPTIONS,
+        ...VERBOSE_OPTION,
+        all: { type: "boolean" },
+        "warn-days": { type: "string" },
+        "fail-on-warning": { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      io.stdout(HELP);
+      return ExitCode.ok;
+    }
+    json = values.json ?? false;
+    const options = { warnDays: warnDays(values["warn-days"]), now: Date.now() };
+    const list = targets(values, io);
+    const first = list[0]!.settings;
+    const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
+    const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, timeoutMs: first.timeoutMs, hooks });
+    const checks: Check[] = [];
+    for (const target of list) {
+      const found = await diagnose(graph, target, options);
+      checks.push(...(target.name === undefined ? found : found.map((c) => ({ ...c, agent: target.name }))));
+    }
+    const bad = broken(checks, values["fail-on-warning"] ?? false);
+    if (json) io.stdout(`${JSON.stringify({ ok: !bad, links: checks })}\n`);
+    else io.stdout(formatChecks(checks));
+    return bad ? ExitCode.brokenLink : ExitCode.ok;
+  } catch (err) {
+    return reportFailure(err, io, json);
+  }
+};

@@ -1,0 +1,82 @@
+import { ExitCode } from "../../lib/errors";
+import { seconds } from "../../lib/settings";
+import { broken, formatChecks } from "../checks";
+import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import { preflight } from "../preflight/checklist";
+import { CONFIG_FLAGS, stackConfig } from "../preflight/stack-config";
+import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
+import { reportFailure } from "../report";
+
+const HELP = `agent-user preflight: check a stack's configuration against the tenant before \`pulumi up\`
+
+Usage: agent-user preflight [--config-from-stack FILE] [--<key> VALUE ...] [options]
+
+It reads, as the provisioner (ARM_TENANT_ID, ARM_CLIENT_ID and one of ARM_CLIENT_SECRET,
+ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`):
+  - the provisioner's token holds the six application permissions of the README, and not
+    Directory.AccessAsUser.All (Domain.Read.All and User.Read.All let it run the next checks)
+  - the UPN domain is a verified domain of the tenant
+  - each sponsor is an existing user
+  - the resource API's service principal exists and publishes every requested scope
+  - the blueprint display name and each agent user UPN are free, or held by this stack
+It only reads: it never sends a Graph write.
+
+  --config-from-stack FILE  the JSON of \`pulumi config --json\` in the stack's directory
+  --<key> VALUE             any agent-user-kit: key as a flag, over the file's value; lists
+                            as JSON or comma-separated, e.g. --user-domain contoso.onmicrosoft.com
+                            --blueprint-name "Research agent blueprint" --sponsors ID1,ID2
+                            --scopes Chat.ReadWrite,User.Read --graph-url URL --authority-url URL
+  --stack NAME              the stack's name: a blueprint tagged by this stack counts as its own
+                            (without it, any agent-user-kit stack's tag does)
+  --timeout SECONDS         per-request timeout (default 15)
+  --json                    one JSON object on stdout: {"ok", "links": [{"link", "status", "id", "detail", "fix"}]}
+  --verbose                 show waits (429, 503) on stderr
+
+Exit codes:
+  0 every check passed (warnings allowed)
+  2 bad input or configuration (the key is named), or no provisioner credential
+  3 Graph or the identity provider refused the provisioner
+  4 unreachable, timed out, or still 429/5xx after retries
+  8 a check failed: \`pulumi up\` would fail or build the wrong thing
+
+Examples:
+  pulumi config --json > config.json && agent-user preflight --config-from-stack config.json --stack dev
+  agent-user preflight --user-domain contoso.onmicrosoft.com --blueprint-name "Research agent blueprint" \\
+    --agent-identity-name "Research agent" --agent-user-name research-agent --sponsors "$SPONSOR_ID"
+`;
+
+export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+  let json = argv.includes("--json");
+  try {
+    const { values } = parseCommandArgs("preflight", {
+      args: argv,
+      options: {
+        ...CONFIG_FLAGS,
+        ...VERBOSE_OPTION,
+        "config-from-stack": { type: "string" },
+        stack: { type: "string" },
+        timeout: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help) {
+      io.stdout(HELP);
+      return ExitCode.ok;
+    }
+    json = values.json === true;
+    const config = stackConfig(values["config-from-stack"] as string | undefined, values as Record<string, string | undefined>, io.cwd);
+    const timeoutMs = seconds("--timeout", values.timeout as string | undefined, 15, false);
+    const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env };
+    const graph = provisionerGraph({ ...where, timeoutMs, hooks: progressHooks(io, { verbose: values.verbose === true, json }) });
+    const checks = await preflight(graph, await provisionerAccessToken(where), config, values.stack as string | undefined);
+    const bad = broken(checks, false);
+    io.stdout(json ? `${JSON.stringify({ ok: !bad, links: checks })}\n` : formatChecks(checks));
+    return bad ? ExitCode.brokenLink : ExitCode.ok;
+  } catch (err) {
+    return reportFailure(err, io, json);
+  }
+};

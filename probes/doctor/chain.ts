@@ -1,0 +1,258 @@
+import { isReplicationAadsts } from "../../lib/aadsts";
+import { ClaimsError } from "../../lib/errors";
+import { GraphError, type GraphClient } from "../../lib/graph-client";
+import { HOP_STEPS } from "../../lib/hop-chain";
+import type { ProbeSettings } from "../../lib/settings";
+import { PUBLIC_CLOUD, type StackOutputs } from "../../lib/stack-outputs";
+import { TokenEndpointError } from "../../lib/token-client";
+import { providerFor } from "../../lib/token-provider";
+import { isLoopbackHost } from "../../lib/urls";
+import { MICROSOFT_GRAPH_APP_ID } from "../../lib/well-known";
+import { odataString } from "../../infra/providers/graph-ops";
+import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
+import { failed, ok, warning, type Check } from "../checks";
+import { checkCredentials, type GraphCredential, type GraphFederatedCredential } from "./credentials";
+
+/**
+ * `agent-user doctor`: the chain read from Graph as the provisioner, link by
+ * link, then the three hops, whose failure is laid on the link that explains
+ * it. Every Graph call here is a GET.
+ */
+
+export interface DoctorTarget {
+  /** The outputs, narrowed to one agent. */
+  outputs: Partial<StackOutputs>;
+  settings: ProbeSettings;
+}
+
+export interface DoctorOptions {
+  warnDays: number;
+  now: number;
+}
+
+interface GraphBlueprint {
+  id: string;
+  appId: string;
+  displayName: string;
+  createdDateTime?: string | null;
+  passwordCredentials?: GraphCredential[];
+  keyCredentials?: GraphCredential[];
+}
+interface GraphPrincipal {
+  id: string;
+  appId: string;
+  accountEnabled?: boolean;
+  agentIdentityBlueprintId?: string | null;
+  displayName?: string;
+}
+interface GraphAgentUser {
+  id: string;
+  userPrincipalName: string;
+  accountEnabled?: boolean;
+  identityParentId?: string | null;
+  createdDateTime?: string | null;
+}
+interface GraphGrant {
+  id: string;
+  clientId: string;
+  consentType: string;
+  principalId: string | null;
+  resourceId: string;
+  scope?: string | null;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A collection property as a list: an answer of the wrong shape counts as empty, never as a crash. */
+const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
+const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+const REFRESH_UP = "run `pulumi refresh`, then `pulumi up`, which recreates it; then write the outputs again (`pulumi stack output --json --show-secrets`)";
+
+/** The object, or undefined when Graph answers not found; any other error is not the chain's but the run's (exit 3 or 4). */
+async function read<T>(graph: GraphClient, path: string): Promise<T | undefined> {
+  try {
+    return (await graph.call<T>("GET", path, { agentId: true })).body;
+  } catch (err) {
+    if (err instanceof GraphError && err.notFound) return undefined;
+    throw err;
+  }
+}
+
+/** What the links found, for the tokens link: which failed, and when the newest object was made. */
+interface Found {
+  checks: Check[];
+  created: Array<{ what: string; at: string }>;
+}
+
+async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
+  const { outputs, settings } = t;
+  const blueprint = outputs.blueprintObjectId
+    ? await read<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId))
+    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+  const shownId = outputs.blueprintObjectId ?? settings.blueprintAppId;
+  if (!blueprint) {
+    found.checks.push(failed("blueprint", shownId, `no agent identity blueprint ${shownId} in the tenant (deleted, or another tenant)`, REFRESH_UP));
+    found.checks.push(failed("blueprint credential", undefined, "not checked: the blueprint is missing", "fix the blueprint link first"));
+  } else if (!same(blueprint.appId, settings.blueprintAppId)) {
+    found.checks.push(failed("blueprint", blueprint.id, `its appId is ${blueprint.appId}, but the outputs name ${settings.blueprintAppId}`, REFRESH_UP));
+  } else {
+    if (blueprint.createdDateTime) found.created.push({ what: "blueprint", at: blueprint.createdDateTime });
+    found.checks.push(ok("blueprint", blueprint.id, `"${blueprint.displayName}" (appId ${blueprint.appId})`));
+    // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
+    const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`);
+    const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
+    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
+  }
+
+  const principal = outputs.blueprintPrincipalId
+    ? await read<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId))
+    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+  if (!principal) {
+    found.checks.push(failed("blueprint principal", outputs.blueprintPrincipalId, `no service principal for the blueprint ${settings.blueprintAppId} in this tenant`, REFRESH_UP));
+  } else if (!same(principal.appId, settings.blueprintAppId)) {
+    found.checks.push(failed("blueprint principal", principal.id, `it is the principal of ${principal.appId}, not of the blueprint ${settings.blueprintAppId}`, REFRESH_UP));
+  } else {
+    found.checks.push(ok("blueprint principal", principal.id, `for appId ${principal.appId}`));
+  }
+}
+
+async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<void> {
+  const id = t.settings.agentIdentityId;
+  const identity = await read<GraphPrincipal>(graph, agentIdentityPath(id));
+  const link = "agent identity";
+  if (!identity) return void found.checks.push(failed(link, id, "no such agent identity in the tenant (deleted, or not replicated yet)", REFRESH_UP));
+  if (identity.accountEnabled === false) {
+    return void found.checks.push(
+      failed(link, id, `"${identity.displayName ?? id}" is disabled: no token is issued to it (AADSTS7000112)`, "enable it again in the Microsoft Entra admin center (Agent ID, agent identities), or ask who disabled it and why"),
+    );
+  }
+  if (!same(identity.agentIdentityBlueprintId, t.settings.blueprintAppId)) {
+    return void found.checks.push(failed(link, id, `its blueprint is ${identity.agentIdentityBlueprintId ?? "none"}, not ${t.settings.blueprintAppId}`, REFRESH_UP));
+  }
+  // A deleted user drops out of the sponsors list: an empty list means every sponsor is gone.
+  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors`, { agentId: true });
+  if (sponsors.length === 0) {
+    return void found.checks.push(
+      failed(link, id, "it has no sponsor left: every sponsor was deleted", "set agent-user-kit:sponsors to people who are still in the tenant and run `pulumi up`"),
+    );
+  }
+  found.checks.push(ok(link, id, `enabled, of blueprint ${identity.agentIdentityBlueprintId}, ${sponsors.length} sponsor(s)`));
+}
+
+/** Returns the agent user's object id, for the grant link. */
+async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<string | undefined> {
+  const { outputs, settings } = t;
+  const link = "agent user";
+  const wantedUpn = outputs.agentUserPrincipalName ?? (GUID.test(settings.agentUser) ? undefined : settings.agentUser);
+  const userId = outputs.agentUserId ?? (GUID.test(settings.agentUser) ? settings.agentUser : undefined);
+  const user = userId
+    ? await read<GraphAgentUser>(graph, agentUserPath(userId))
+    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true }))[0];
+  const shown = userId ?? wantedUpn;
+  if (!user) return void found.checks.push(failed(link, shown, "no such agent user in the tenant (deleted, or not replicated yet)", REFRESH_UP));
+  if (user.createdDateTime) found.created.push({ what: "agent user", at: user.createdDateTime });
+  if (!same(user.identityParentId, settings.agentIdentityId)) {
+    found.checks.push(
+      failed(link, user.id, `its identityParentId is ${user.identityParentId ?? "none"}, not the agent identity ${settings.agentIdentityId}: hop 3 cannot act as it`, REFRESH_UP),
+    );
+  } else if (user.accountEnabled === false) {
+    found.checks.push(failed(link, user.id, `${user.userPrincipalName} is disabled (AADSTS50057)`, "enable the account again (accountEnabled) in the Microsoft Entra admin center"));
+  } else if (wantedUpn && !same(user.userPrincipalName, wantedUpn)) {
+    found.checks.push(failed(link, user.id, `its UPN is ${user.userPrincipalName}, the outputs say ${wantedUpn}`, "run `pulumi refresh` and write the outputs again, or `pulumi up` to set the configured name"));
+  } else {
+    found.checks.push(ok(link, user.id, `${user.userPrincipalName}, enabled, parented to ${user.identityParentId}`));
+  }
+  return user.id;
+}
+
+/** The appId of the resource the token is for: Graph's for Graph's URL (or the emulator's), the GUID itself, else unknown. */
+function resourceAppId(resourceUrl: string, graphUrl: string): string | undefined {
+  const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
+  const r = norm(resourceUrl);
+  if (r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID) return MICROSOFT_GRAPH_APP_ID;
+  if (GUID.test(r)) return r;
+  try {
+    if (isLoopbackHost(new URL(r).hostname)) return MICROSOFT_GRAPH_APP_ID;
+  } catch {
+    // not a URL: unknown
+  }
+  return undefined;
+}
+
+async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | undefined, found: Found): Promise<void> {
+  const { outputs, settings } = t;
+  const link = "grant";
+  const appId = resourceAppId(settings.resourceUrl, settings.graphUrl);
+  if (!appId) return void found.checks.push(warning(link, undefined, `not checked: the resource ${settings.resourceUrl} is not named by an appId`, "give --resource as the resource's appId to check its grant"));
+  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId)
+  const [resource] = await graph.list<{ id: string }>(`/v1.0/servicePrincipals?$filter=appId eq ${odataString(appId)}`);
+  if (!resource) return void found.checks.push(failed(link, undefined, `the resource ${appId} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), then `pulumi up`"));
+  // learn.microsoft.com/graph/api/oauth2permissiongrant-list: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
+  const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`)).filter((g) =>
+    same(g.resourceId, resource.id),
+  );
+  const mine = grants.find((g) => g.consentType === "AllPrincipals" || (g.consentType === "Principal" && same(g.principalId, userId)));
+  if (!mine) {
+    const elsewhere = grants.find((g) => g.consentType === "Principal");
+    const detail = elsewhere
+      ? `the agent identity's grant is for user ${elsewhere.principalId}, not the agent user ${userId ?? settings.agentUser}: hop 3 fails with AADSTS65001`
+      : "no delegated permission grant from the agent identity to this resource for the agent user: hop 3 fails with AADSTS65001";
+    return void found.checks.push(failed(link, elsewhere?.id, detail, "run `pulumi refresh`, then `pulumi up`, which grants the scopes to the agent user"));
+  }
+  const held = (mine.scope ?? "").split(/\s+/).filter(Boolean);
+  const missing = (outputs.grantScopes ?? "").split(/\s+/).filter((s) => s && !held.includes(s));
+  if (missing.length > 0) {
+    return void found.checks.push(failed(link, mine.id, `the grant lacks ${missing.join(", ")}, which the outputs name`, "run `pulumi up` to grant the configured scopes"));
+  }
+  found.checks.push(ok(link, mine.id, `${mine.consentType} grant on ${appId}: ${held.join(" ")}`));
+}
+
+/** The link an AADSTS code points at (the issue's table), else the hop's own link. */
+function explainingLink(codes: readonly number[], hop: number): string {
+  if (codes.includes(65001)) return "grant";
+  if (codes.some((c) => [700016, 7000112].includes(c))) return hop === 1 ? "blueprint" : "agent identity";
+  if (codes.some((c) => [7000215, 7000222, 7000216, 700027, 70021, 700211, 700213, 7002121].includes(c))) return "blueprint credential";
+  if (codes.includes(7000229)) return "blueprint principal";
+  if (codes.some((c) => [50034, 50057].includes(c))) return "agent user";
+  return hop === 1 ? "blueprint credential" : hop === 2 ? "agent identity" : "agent user";
+}
+
+function ago(iso: string, now: number): string {
+  const minutes = Math.max(0, Math.round((now - Date.parse(iso)) / 60_000));
+  return minutes < 120 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
+}
+
+async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
+  const link = "tokens";
+  try {
+    const token = await providerFor(t.settings).getToken({ fresh: true });
+    found.checks.push(ok(link, undefined, `hops 1 to 3 minted a token for ${String(token.claims.upn ?? token.claims.oid)} (scp ${String(token.claims.scp ?? "")})`));
+  } catch (err) {
+    // A network failure or throttling is the run's problem, not the chain's: it ends the command (exit 4).
+    if (!(err instanceof TokenEndpointError) && !(err instanceof ClaimsError)) throw err;
+    const hop = Number(/^hop (\d)/.exec(err.step)?.[1] ?? 3);
+    const codes = err instanceof TokenEndpointError ? err.codes : [];
+    const what = `${HOP_STEPS[hop as 1 | 2 | 3]} failed: ${err.message.slice(err.step.length + 2).replace(/\.$/, "")}`;
+    const cause = explainingLink(codes, hop);
+    const causeCheck = found.checks.find((c) => c.link === cause);
+    if (causeCheck && causeCheck.status === "failed") return void found.checks.push(failed(link, undefined, `${what}; explained by the ${cause} link`, `fix the ${cause} link (above)`));
+    if (codes.some(isReplicationAadsts)) {
+      const newest = found.created.sort((a, b) => Date.parse(b.at) - Date.parse(a.at))[0];
+      const age = newest ? `; the newest object, the ${newest.what}, was created ${ago(newest.at, o.now)}` : "";
+      return void found.checks.push(
+        failed(link, undefined, `${what}; the objects look right, so this is likely replication lag${age}`, "wait 2 to 5 minutes and run doctor again, or mint with --replication-window 120"),
+      );
+    }
+    found.checks.push(failed(link, undefined, `${what}; points at the ${cause} link`, err.hint ?? `check the ${cause} link`));
+  }
+}
+
+/** Every link of one agent's chain, in order. */
+export async function diagnose(graph: GraphClient, target: DoctorTarget, options: DoctorOptions): Promise<Check[]> {
+  const found: Found = { checks: [], created: [] };
+  await blueprintLinks(graph, target, options, found);
+  await identityLink(graph, target, found);
+  const userId = await userLink(graph, target, found);
+  await grantLink(graph, target, userId, found);
+  await tokensLink(target, options, found);
+  return found.checks;
+}

@@ -1,0 +1,152 @@
+import { decodeJwtClaims } from "../../lib/jwt";
+import { GraphError, type GraphClient } from "../../lib/graph-client";
+import type { KitConfig } from "../../infra/config";
+import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
+import { odataString } from "../../infra/providers/graph-ops";
+import { BLUEPRINTS, agentIdentityPath } from "../../infra/providers/paths";
+import { failed, ok, warning, type Check } from "../checks";
+import { didYouMean } from "../did-you-mean";
+
+/**
+ * `agent-user preflight`: what `pulumi up` would otherwise find out halfway.
+ * Every Graph call here is a GET, as the provisioner.
+ */
+
+const REFUSED = "Directory.AccessAsUser.All";
+const CONSENT =
+  "in the Microsoft Entra admin center, App registrations → the provisioner → API permissions → Add a permission → Microsoft Graph → Application permissions, add it, then Grant admin consent";
+
+interface PermissionScope {
+  value: string;
+  isEnabled?: boolean;
+}
+interface GraphUser {
+  id: string;
+  displayName?: string;
+  userPrincipalName?: string;
+  "@odata.type"?: string;
+  identityParentId?: string | null;
+}
+
+/** The object, undefined when not found, or "denied" when the provisioner may not read it (403). */
+async function read<T>(graph: GraphClient, path: string): Promise<T | undefined | "denied"> {
+  try {
+    return (await graph.call<T>("GET", path)).body;
+  } catch (err) {
+    if (err instanceof GraphError && err.notFound) return undefined;
+    if (err instanceof GraphError && err.status === 403) return "denied";
+    throw err;
+  }
+}
+
+function permissionsCheck(token: string): Check {
+  const claims = decodeJwtClaims(token) ?? {};
+  const held = [...(Array.isArray(claims.roles) ? claims.roles.map(String) : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
+  const link = "provisioner permissions";
+  if (held.includes(REFUSED)) {
+    return failed(link, String(claims.appid ?? claims.azp ?? ""), `the token carries ${REFUSED}, which the Agent ID APIs refuse`, "use a dedicated provisioner application with application permissions, never an Azure CLI sign-in");
+  }
+  const missing = PROVISIONER_PERMISSIONS.filter((p) => !held.includes(p));
+  if (missing.length > 0) return failed(link, String(claims.appid ?? ""), `the token's roles lack ${missing.join(", ")}`, `for each of ${missing.join(", ")}: ${CONSENT}`);
+  const reads = PREFLIGHT_PERMISSIONS.filter((p) => !held.includes(p));
+  if (reads.length > 0) return warning(link, String(claims.appid ?? ""), `all six provisioning permissions; not ${reads.join(", ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
+  return ok(link, String(claims.appid ?? ""), `all six provisioning permissions, and ${PREFLIGHT_PERMISSIONS.join(", ")} for these checks`);
+}
+
+const denied = (link: string, id: string, permission: string) =>
+  warning(link, id, `not checked: the provisioner may not read it (403)`, `grant the provisioner ${permission} (read-only) to check it here, or check it by hand`);
+
+async function domainCheck(graph: GraphClient, config: KitConfig): Promise<Check> {
+  const link = "upn domain";
+  // learn.microsoft.com/graph/api/domain-get
+  const domain = await read<{ isVerified?: boolean }>(graph, `/v1.0/domains/${encodeURIComponent(config.userDomain)}`);
+  if (domain === "denied") return denied(link, config.userDomain, "Domain.Read.All");
+  if (!domain) return failed(link, config.userDomain, "not a domain of this tenant", "set agent-user-kit:userDomain to one of the tenant's verified domains (e.g. <tenant>.onmicrosoft.com)");
+  if (domain.isVerified !== true) return failed(link, config.userDomain, "the domain is not verified", "verify it (Entra admin center → Domain names) or pick a verified one");
+  return ok(link, config.userDomain, "a verified domain of the tenant");
+}
+
+async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Check[]> {
+  const fix = "set agent-user-kit:sponsors to the object ids of people in this tenant";
+  return Promise.all(
+    config.sponsors.map(async (id): Promise<Check> => {
+      // learn.microsoft.com/graph/api/user-get
+      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`);
+      if (user === "denied") return denied("sponsor", id, "User.Read.All");
+      if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
+      if (user["@odata.type"] === "#microsoft.graph.agentUser") return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
+      return ok("sponsor", id, `${user.displayName ?? ""} <${user.userPrincipalName ?? "?"}>`);
+    }),
+  );
+}
+
+async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Check[]> {
+  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId); oauth2PermissionScopes is a servicePrincipal property
+  const [sp] = await graph.list<{ id: string; displayName?: string; oauth2PermissionScopes?: PermissionScope[] }>(
+    `/v1.0/servicePrincipals?$filter=appId eq ${odataString(config.resourceAppId)}&$select=id,appId,displayName,oauth2PermissionScopes`,
+  );
+  if (!sp) {
+    return [failed("resource", config.resourceAppId, "the resource API has no service principal in this tenant", "add it to the tenant (an admin consents to it once), or fix agent-user-kit:resourceAppId")];
+  }
+  // An answer of the wrong shape publishes nothing: every scope then fails, by name, never a crash.
+  const published = (Array.isArray(sp.oauth2PermissionScopes) ? sp.oauth2PermissionScopes : []).filter((s) => s?.isEnabled !== false && typeof s?.value === "string").map((s) => s.value);
+  const wanted = [...new Set(config.agents.flatMap((a) => a.scopes))];
+  return [
+    ok("resource", sp.id, `${sp.displayName ?? config.resourceAppId} publishes ${published.length} delegated scopes`),
+    ...wanted.map((scope) => {
+      if (published.includes(scope)) return ok("scope", scope, "published by the resource");
+      const guess = didYouMean(scope, published);
+      return failed("scope", scope, `not a delegated scope of ${sp.displayName ?? config.resourceAppId}${guess ? `; did you mean ${guess}?` : ""}`, `fix the scope in agent-user-kit:scopes (and allowedScopes, or the agent's own scopes)${guess ? `: ${guess}` : ""}`);
+    }),
+  ];
+}
+
+const ownTag = (tags: readonly string[] | undefined, stack: string | undefined) =>
+  (tags ?? []).find((t) => (stack === undefined ? t.startsWith("agent-user-kit:") : t.startsWith(`agent-user-kit:agent-user-kit/${stack}/`)));
+
+async function nameChecks(graph: GraphClient, config: KitConfig, stack: string | undefined): Promise<Check[]> {
+  const checks: Check[] = [];
+  // learn.microsoft.com/graph/api/agentidentityblueprint-list ($filter on displayName)
+  const blueprints = await graph.list<{ id: string; appId: string; tags?: string[] }>(`${BLUEPRINTS}?$filter=displayName eq ${odataString(config.blueprintName)}&$select=id,appId,tags`, {
+    agentId: true,
+  });
+  const mine = blueprints.find((b) => ownTag(b.tags, stack));
+  const others = blueprints.filter((b) => b !== mine);
+  if (others.length > 0) {
+    checks.push(
+      warning("blueprint name", config.blueprintName, `${others.length} other blueprint(s) already carry this display name (${others.map((b) => b.id).join(", ")})`, "display names are not unique in Entra, but people will confuse them: set agent-user-kit:blueprintName to another name"),
+    );
+  } else if (mine) {
+    checks.push(ok("blueprint name", config.blueprintName, `held by this stack's blueprint ${mine.id} (tag ${ownTag(mine.tags, stack)})`));
+  } else {
+    checks.push(ok("blueprint name", config.blueprintName, "free"));
+  }
+  for (const agent of config.agents) {
+    // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
+    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`);
+    const link = "agent user upn";
+    if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
+    else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
+    else {
+      const parent = user.identityParentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, agentIdentityPath(user.identityParentId)) : undefined;
+      const owned = mine && typeof parent === "object" && parent.agentIdentityBlueprintId === mine.appId;
+      checks.push(
+        owned
+          ? ok(link, agent.userPrincipalName, `held by this stack's agent user ${user.id}`)
+          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === "#microsoft.graph.agentUser" ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
+      );
+    }
+  }
+  return checks;
+}
+
+/** The whole checklist, in the order a person fixes things. */
+export async function preflight(graph: GraphClient, token: string, config: KitConfig, stack: string | undefined): Promise<Check[]> {
+  return [
+    permissionsCheck(token),
+    await domainCheck(graph, config),
+    ...(await sponsorChecks(graph, config)),
+    ...(await resourceChecks(graph, config)),
+    ...(await nameChecks(graph, config, stack)),
+  ];
+}

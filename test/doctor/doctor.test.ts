@@ -1,0 +1,187 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrokenLink } from "../../emulator/faults";
+import { DEFAULT_IDS } from "../../emulator/seed";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { forgetProvisionerTokens } from "../../infra/provisioner-credential";
+import { runCli, scratchDir, type CliRun } from "../token/helpers";
+
+/**
+ * `agent-user doctor` over real HTTP against the emulator: a healthy chain,
+ * then each `--faults break=LINK`, diagnosed by exit code, link and fix; and
+ * never a Graph write, by the emulator's request log.
+ */
+
+const scratch = scratchDir();
+afterAll(() => scratch.remove());
+
+interface Run extends CliRun {
+  emulator: Emulator;
+}
+
+/** Starts an emulator with `breaks`, runs doctor against its outputs as its provisioner, and closes it. */
+async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number, prepare?: (e: Emulator) => void): Promise<Run> {
+  const emulator = await startEmulator({ breaks, agents });
+  prepare?.(emulator);
+  try {
+    const outputs = join(scratch.dir, `outputs-${breaks.join("-") || "healthy"}-${agents ?? 1}.json`);
+    writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+    const p = emulator.provisioner()!;
+    forgetProvisionerTokens();
+    const run = await runCli(["doctor", "--outputs", outputs, ...args], { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret });
+    return { ...run, emulator };
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** The request log holds no Graph write: only GETs on Graph, and token requests. */
+function onlyReads(emulator: Emulator): void {
+  const graph = emulator.requests.filter((r) => r.surface === "graph");
+  expect(graph.length).toBeGreaterThan(5);
+  expect(graph.filter((r) => r.method !== "GET")).toEqual([]);
+  expect(emulator.requests.filter((r) => r.surface !== "graph" && r.surface !== "token")).toEqual([]);
+}
+
+const line = (stdout: string, status: string, link: string) => new RegExp(`^\\s*${status}\\s+${link}\\s{2,}`, "m").test(stdout);
+
+describe("agent-user doctor", () => {
+  it("a healthy chain: every link ok, exit 0, only reads", async () => {
+    const run = await doctor([]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    for (const link of ["blueprint", "blueprint credential", "blueprint principal", "agent identity", "agent user", "grant", "tokens"]) {
+      expect(line(run.stdout, "ok", link)).toBe(true);
+    }
+    expect(run.stdout).toContain(DEFAULT_IDS.agentIdentityId);
+    expect(run.stdout).not.toContain("what to do");
+    expect(run.stdout).not.toMatch(/emu~|eyJ[A-Za-z0-9_-]+\./);
+    onlyReads(run.emulator);
+  });
+
+  it("--json: one object with a links array", async () => {
+    const run = await doctor([], ["--json"]);
+    const json = JSON.parse(run.stdout) as { ok: boolean; links: Array<{ link: string; status: string; id?: string }> };
+    expect(json.ok).toBe(true);
+    expect(json.links.map((l) => l.link)).toEqual(["blueprint", "blueprint credential", "blueprint principal", "agent identity", "agent user", "grant", "tokens"]);
+    expect(json.links.find((l) => l.link === "agent user")?.id).toBe(DEFAULT_IDS.agentUserId);
+  });
+
+  const cases: Array<[BrokenLink, string, RegExp, RegExp]> = [
+    ["blueprint-secret-expired", "blueprint credential", /the secret in use, password "dev" \(keyId [0-9a-f-]+\), expired on \d{4}-\d\d-\d\d/, /blueprint credential: rotate the secret: .*secretEndDate.*pulumi up/],
+    ["grant-other-user", "grant", new RegExp(`grant is for user ${DEFAULT_IDS.sponsorId}, not the agent user ${DEFAULT_IDS.agentUserId}`), /grant: run `pulumi refresh`, then `pulumi up`, which grants the scopes/],
+    ["user-other-parent", "agent user", /its identityParentId is [0-9a-f-]+, not the agent identity/, /agent user: run `pulumi refresh`, then `pulumi up`/],
+    ["identity-disabled", "agent identity", /"Research agent" is disabled: no token is issued to it \(AADSTS7000112\)/, /agent identity: enable it again in the Microsoft Entra admin center/],
+    ["sponsor-deleted", "agent identity", /it has no sponsor left: every sponsor was deleted/, /agent identity: set agent-user-kit:sponsors to people who are still in the tenant and run `pulumi up`/],
+  ];
+
+  it.each(cases)("break=%s: exit 8, the %s link failed, with its fix; only reads", async (fault, link, detail, fix) => {
+    const run = await doctor([fault]);
+    expect(run.code).toBe(8);
+    expect(line(run.stdout, "failed", link)).toBe(true);
+    expect(run.stdout).toMatch(detail);
+    expect(run.stdout).toMatch(fix);
+    // Only the broken link and the tokens it explains fail.
+    const failedLinks = [...run.stdout.matchAll(/^failed\s+(\S+(?: \S+)?)\s{2,}/gm)].map((m) => m[1]);
+    expect(failedLinks.filter((l) => l !== link && l !== "tokens")).toEqual([]);
+    onlyReads(run.emulator);
+  });
+
+  it.each([
+    ["blueprint-secret-expired", "blueprint credential", "AADSTS7000222"],
+    ["grant-other-user", "grant", "AADSTS65001"],
+    ["identity-disabled", "agent identity", "AADSTS7000112"],
+  ] as const)("break=%s: the failed hop is laid on the %s link (%s)", async (fault, link, code) => {
+    const run = await doctor([fault]);
+    expect(run.stdout).toMatch(new RegExp(`^failed\\s+tokens\\s+hop \\d \\([a-z ]+\\) failed: ${code}.*; explained by the ${link} link$`, "m"));
+  });
+
+  it("a secret ending within --warn-days is a warning: exit 0, or 8 with --fail-on-warning", async () => {
+    const warned = await doctor([], ["--warn-days", "400"]);
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toMatch(/^warning\s+blueprint credential\s+[0-9a-f-]+\s+the secret in use ends on \d{4}-\d\d-\d\d, within 400 days$/m);
+    const strict = await doctor([], ["--warn-days", "400", "--fail-on-warning", "--json"]);
+    expect(strict.code).toBe(8);
+    expect(JSON.parse(strict.stdout).ok).toBe(false);
+  });
+
+  it("--all checks every agent of a fleet, naming each", async () => {
+    const run = await doctor(["grant-other-user"], ["--all"], 3);
+    expect(run.code).toBe(8);
+    expect(run.stdout).toMatch(/^agent research-agent\n/m);
+    expect(run.stdout).toMatch(/^agent agent-3\n/m);
+    expect(run.stdout).toMatch(/research-agent: grant: run `pulumi refresh`/);
+    expect(run.stdout).not.toMatch(/agent-2: grant:/);
+    onlyReads(run.emulator);
+  });
+
+  it("objects that look right but a grant not yet replicated: the tokens link says replication lag, and how old the newest object is", async () => {
+    const run = await doctor([], [], undefined, (e) => {
+      // The agent user was made a minute ago, and its grant has not reached the token endpoint yet.
+      e.store.users.get(DEFAULT_IDS.agentUserId)!.createdAt = Date.now() - 60_000;
+      e.store.grants.get(DEFAULT_IDS.grantId)!.effectiveAt = Date.now() + 600_000;
+    });
+    expect(run.code).toBe(8);
+    expect(line(run.stdout, "ok", "grant")).toBe(true);
+    expect(run.stdout).toMatch(/^failed\s+tokens\s+hop 3 \(agent user token\) failed: AADSTS65001.*; the objects look right, so this is likely replication lag; the newest object, the agent user, was created 1 min ago$/m);
+    expect(run.stdout).toMatch(/tokens: wait 2 to 5 minutes and run doctor again/);
+  });
+
+  it("without --outputs, from the AGENT_USER_* variables: the blueprint and its principal are found by appId", async () => {
+    const emulator = await startEmulator();
+    try {
+      const out = emulator.outputs();
+      const p = emulator.provisioner()!;
+      forgetProvisionerTokens();
+      const run = await runCli(["doctor", "--json"], {
+        ARM_TENANT_ID: p.tenantId,
+        ARM_CLIENT_ID: p.clientId,
+        ARM_CLIENT_SECRET: p.clientSecret,
+        AGENT_USER_TENANT_ID: out.tenantId,
+        AGENT_USER_AUTHORITY_URL: out.authorityUrl,
+        AGENT_USER_GRAPH_URL: out.graphUrl,
+        AGENT_USER_BLUEPRINT_APP_ID: out.blueprintAppId,
+        AGENT_USER_BLUEPRINT_SECRET: out.blueprintClientSecret,
+        AGENT_USER_AGENT_IDENTITY_ID: out.agentIdentityId,
+        AGENT_USER_AGENT_USER_ID: out.agentUserPrincipalName,
+      });
+      expect(run.code).toBe(0);
+      const links = (JSON.parse(run.stdout) as { links: Array<{ link: string; id?: string; status: string }> }).links;
+      expect(links.find((l) => l.link === "blueprint")).toMatchObject({ status: "ok", id: DEFAULT_IDS.blueprintObjectId });
+      expect(links.find((l) => l.link === "blueprint principal")).toMatchObject({ status: "ok", id: DEFAULT_IDS.blueprintPrincipalId });
+      expect(links.find((l) => l.link === "agent user")).toMatchObject({ status: "ok", id: DEFAULT_IDS.agentUserId });
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("no provisioner credential is exit 2, naming ARM_* and --env-file, with nothing sent", async () => {
+    const emulator = await startEmulator();
+    try {
+      const outputs = join(scratch.dir, "outputs-nocred.json");
+      writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+      const run = await runCli(["doctor", "--outputs", outputs], {});
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/ARM_TENANT_ID/);
+      expect(run.stderr).toMatch(/--env-file/);
+      expect(emulator.requests).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("a refused provisioner is exit 3 (AADSTS7000215), not 8", async () => {
+    const emulator = await startEmulator();
+    try {
+      const outputs = join(scratch.dir, "outputs-refused.json");
+      writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+      const p = emulator.provisioner()!;
+      forgetProvisionerTokens();
+      const run = await runCli(["doctor", "--outputs", outputs], { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: "wrong" });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(/AADSTS7000215/);
+    } finally {
+      await emulator.close();
+    }
+  });
+});

@@ -1,0 +1,204 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
+import { DEFAULT_IDS, PROVISIONER_ROLES } from "../../emulator/seed";
+import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { GRAPH_APP_ID } from "../../emulator/store";
+import { decodeJwtClaims } from "../../lib/jwt";
+import { requestToken, tokenEndpoint } from "../../lib/token-client";
+import { runCli, scratchDir } from "../token/helpers";
+
+/**
+ * The Graph reads `agent-user doctor` and `preflight` make, with Graph's
+ * shapes; `--faults break=LINK`; and `emulator --env-file`.
+ */
+
+async function provisionerGet(emulator: Emulator, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const p = emulator.provisioner()!;
+  const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
+    grant_type: "client_credentials",
+    client_id: p.clientId,
+    client_secret: p.clientSecret,
+    scope: `${emulator.httpUrl}/.default`,
+  });
+  const res = await fetch(`${emulator.httpUrl}${path}`, { headers: { authorization: `Bearer ${response.access_token}` } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Hop 1 to 3 through the CLI, as JSON. */
+async function mint(emulator: Emulator, dir: string): Promise<{ code: number; json: Record<string, unknown> }> {
+  const file = join(dir, `outputs-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+  const run = await runCli(["token", "--outputs", file, "--json"]);
+  return { code: run.code, json: JSON.parse(run.stdout) as Record<string, unknown> };
+}
+
+describe("emulated Graph: the reads of doctor and preflight", () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator();
+  });
+  afterAll(() => emulator.close());
+
+  it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", async () => {
+    const p = emulator.provisioner()!;
+    expect(p).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
+    const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
+      grant_type: "client_credentials",
+      client_id: p.clientId,
+      client_secret: p.clientSecret,
+      scope: `${emulator.httpUrl}/.default`,
+    });
+    expect(decodeJwtClaims(response.access_token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+    expect(PROVISIONER_ROLES).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+  });
+
+  it("GET /v1.0/domains/{id}: a verified domain, and 404 Request_ResourceNotFound for another", async () => {
+    const ok = await provisionerGet(emulator, `/v1.0/domains/${DEFAULT_IDS.domain}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ id: DEFAULT_IDS.domain, isVerified: true, isDefault: true, authenticationType: "Managed" });
+    const missing = await provisionerGet(emulator, "/v1.0/domains/fabrikam.example");
+    expect(missing.status).toBe(404);
+    expect((missing.body.error as { code: string }).code).toBe("Request_ResourceNotFound");
+  });
+
+  it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id", async () => {
+    const person = await provisionerGet(emulator, `/v1.0/users/${DEFAULT_IDS.sponsorId}`);
+    expect(person.status).toBe(200);
+    expect(person.body).toMatchObject({ id: DEFAULT_IDS.sponsorId, userPrincipalName: `ada@${DEFAULT_IDS.domain}` });
+    const agent = await provisionerGet(emulator, `/v1.0/users/${DEFAULT_IDS.agentUserId}`);
+    expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", identityParentId: DEFAULT_IDS.agentIdentityId });
+    expect((await provisionerGet(emulator, "/v1.0/users/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+  });
+
+  it("a blueprint's credentials with their end dates: passwords, certificates and federated credentials", async () => {
+    const blueprint = await provisionerGet(emulator, `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/microsoft.graph.agentIdentityBlueprint`);
+    const [password] = blueprint.body.passwordCredentials as Array<Record<string, unknown>>;
+    expect(password).toMatchObject({ displayName: "dev", secretText: null });
+    expect(Date.parse(password!.endDateTime as string)).toBeGreaterThan(Date.now());
+    expect(blueprint.body.keyCredentials).toEqual([]);
+    expect(typeof blueprint.body.createdDateTime).toBe("string");
+    const fics = await provisionerGet(emulator, `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/federatedIdentityCredentials`);
+    expect((fics.body.value as Array<Record<string, unknown>>)[0]).toMatchObject({ subject: DEFAULT_IDS.managedIdentityPrincipalId, audiences: ["api://AzureADTokenExchange"] });
+  });
+
+  it("Microsoft Graph's service principal publishes its delegated scopes in oauth2PermissionScopes", async () => {
+    const answer = await provisionerGet(emulator, `/v1.0/servicePrincipals?$filter=appId eq '${GRAPH_APP_ID}'&$select=id,oauth2PermissionScopes`);
+    const [graph] = answer.body.value as Array<{ oauth2PermissionScopes: Array<Record<string, unknown>> }>;
+    const values = graph!.oauth2PermissionScopes.map((s) => s.value);
+    expect(values).toEqual(expect.arrayContaining(["Chat.ReadWrite", "User.Read", "Files.Read.All"]));
+    expect(values).not.toContain("Chat.ReadWritte");
+    expect(graph!.oauth2PermissionScopes[0]).toMatchObject({ isEnabled: true, type: "User", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  it("grants by $filter on clientId and consentType, the properties Graph documents as filterable; principalId is refused", async () => {
+    const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and consentType eq 'Principal'`;
+    const answer = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);
+    expect(answer.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.agentUserId, scope: expect.stringContaining("Chat.ReadWrite") })]);
+    const refused = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(`principalId eq '${DEFAULT_IDS.agentUserId}'`)}`);
+    expect(refused.status).toBe(400);
+    expect((refused.body.error as { code: string }).code).toBe("Request_UnsupportedQuery");
+  });
+});
+
+describe("--faults break=LINK", () => {
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  it("parses each link, repeatable, and refuses an unknown one naming the five", () => {
+    expect(parseFaultSpec("break=identity-disabled,break=sponsor-deleted,break=identity-disabled").breaks).toEqual(["identity-disabled", "sponsor-deleted"]);
+    expect(() => parseFaultSpec("break=grant")).toThrow(
+      /break=grant must be one of blueprint-secret-expired, grant-other-user, user-other-parent, identity-disabled, sponsor-deleted/,
+    );
+  });
+
+  const cases: Array<[BrokenLink, (e: Emulator) => Promise<void>]> = [
+    [
+      "blueprint-secret-expired",
+      async (e) => {
+        const { code, json } = await mint(e, scratch.dir);
+        expect([code, json.hop, json.codes]).toEqual([3, 1, [7000222]]);
+      },
+    ],
+    [
+      "grant-other-user",
+      async (e) => {
+        const { code, json } = await mint(e, scratch.dir);
+        expect([code, json.hop, json.codes]).toEqual([3, 3, [65001]]);
+        const grants = await provisionerGet(e, `/v1.0/oauth2PermissionGrants?$filter=clientId eq '${DEFAULT_IDS.agentIdentityId}'`);
+        expect(grants.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.sponsorId })]);
+      },
+    ],
+    [
+      "user-other-parent",
+      async (e) => {
+        const user = await provisionerGet(e, `/v1.0/users/microsoft.graph.agentUser/${DEFAULT_IDS.agentUserId}`);
+        expect(user.body.identityParentId).not.toBe(DEFAULT_IDS.agentIdentityId);
+        const { code, json } = await mint(e, scratch.dir);
+        expect([code, json.hop]).toEqual([3, 3]);
+      },
+    ],
+    [
+      "identity-disabled",
+      async (e) => {
+        const identity = await provisionerGet(e, `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity`);
+        expect(identity.body.accountEnabled).toBe(false);
+        const { code, json } = await mint(e, scratch.dir);
+        expect([code, json.hop, json.codes]).toEqual([3, 2, [7000112]]);
+      },
+    ],
+    [
+      "sponsor-deleted",
+      async (e) => {
+        const sponsors = await provisionerGet(e, `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity/sponsors`);
+        expect(sponsors.body.value).toEqual([]);
+        expect((await provisionerGet(e, `/v1.0/users/${DEFAULT_IDS.sponsorId}`)).status).toBe(404);
+      },
+    ],
+  ];
+  it.each(cases)("break=%s breaks that link, and the outputs stay those of the chain before", async (link, check) => {
+    const e = await startEmulator({ breaks: [link] });
+    try {
+      expect(e.outputs()).toMatchObject({ agentIdentityId: DEFAULT_IDS.agentIdentityId, agentUserId: DEFAULT_IDS.agentUserId, grantId: DEFAULT_IDS.grantId });
+      await check(e);
+    } finally {
+      await e.close();
+    }
+  });
+});
+
+describe("agent-user emulator --env-file", () => {
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  it("writes the provisioner's ARM_* settings (0600) that a shell sources with set -a", async () => {
+    const envFile = join(scratch.dir, "arm.env");
+    const outputs = join(scratch.dir, "outputs.json");
+    const running = runCli(["emulator", "--env-file", envFile, "--outputs", outputs, "--ca-file", join(scratch.dir, "ca.pem")], {}, scratch.dir);
+    try {
+      for (let i = 0; i < 200 && !existsSync(outputs); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(lstatSync(envFile).mode & 0o777).toBe(0o600);
+      const text = readFileSync(envFile, "utf8");
+      expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\n$/);
+      const shell = spawnSync("bash", ["-c", `set -a; . "${envFile}"; set +a; printf '%s %s %s' "$ARM_TENANT_ID" "$ARM_CLIENT_ID" "\${#ARM_CLIENT_SECRET}"`], { encoding: "utf8" });
+      expect(shell.stdout).toBe(`${DEFAULT_IDS.tenantId} ${DEFAULT_IDS.provisionerAppId} ${/ARM_CLIENT_SECRET='([^']+)'/.exec(text)![1]!.length}`);
+    } finally {
+      process.emit("SIGTERM");
+    }
+    const run = await running;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`provisioner settings written to ${envFile}`);
+  });
+
+  it("never writes through a symbolic link", async () => {
+    const target = join(scratch.dir, "elsewhere");
+    const link = join(scratch.dir, "link.env");
+    symlinkSync(target, link);
+    const run = await runCli(["emulator", "--env-file", link], {}, scratch.dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--env-file .*link\.env is a symbolic link/);
+    expect(existsSync(target)).toBe(false);
+  });
+});

@@ -1,0 +1,154 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_IDS } from "../../emulator/seed";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { forgetProvisionerTokens } from "../../infra/provisioner-credential";
+import { runCli, scratchDir, type CliRun } from "../token/helpers";
+
+/**
+ * `agent-user preflight` over real HTTP against the emulator: the checklist
+ * of a new stack, each failure it exists to catch, and never a Graph write.
+ */
+
+const scratch = scratchDir();
+let emulator: Emulator;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  const p = emulator.provisioner()!;
+  env = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
+});
+afterAll(async () => {
+  await emulator.close();
+  scratch.remove();
+});
+beforeEach(() => forgetProvisionerTokens());
+
+/** What `pulumi config --json` prints for these agent-user-kit keys (lists JSON-encoded in value, as Pulumi does). */
+function configFile(overrides: Record<string, string | string[]> = {}): string {
+  const keys: Record<string, string | string[]> = {
+    userDomain: DEFAULT_IDS.domain,
+    blueprintName: "Support agent blueprint",
+    agentIdentityName: "Support agent",
+    agentUserName: "support-agent",
+    sponsors: [DEFAULT_IDS.sponsorId],
+    scopes: ["Chat.ReadWrite", "User.Read"],
+    graphUrl: emulator.httpUrl,
+    authorityUrl: emulator.httpUrl,
+    ...overrides,
+  };
+  const json: Record<string, unknown> = { "azuread:clientSecret": { secret: true } };
+  for (const [key, value] of Object.entries(keys)) {
+    json[`agent-user-kit:${key}`] = Array.isArray(value) ? { value: JSON.stringify(value), objectValue: value, secret: false } : { value, secret: false };
+  }
+  const file = join(scratch.dir, `config-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(json));
+  return file;
+}
+
+async function preflight(args: string[]): Promise<CliRun> {
+  const before = emulator.requests.length;
+  const run = await runCli(["preflight", ...args], env);
+  const graph = emulator.requests.slice(before).filter((r) => r.surface === "graph");
+  expect(graph.filter((r) => r.method !== "GET")).toEqual([]);
+  return run;
+}
+
+const line = (stdout: string, status: string, link: string, id: string) =>
+  new RegExp(`^${status}\\s+${link}\\s+${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s`, "m").test(stdout);
+
+describe("agent-user preflight", () => {
+  it("a new stack's configuration: every check ok, exit 0, only GETs", async () => {
+    const run = await preflight(["--config-from-stack", configFile()]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(line(run.stdout, "ok", "provisioner permissions", DEFAULT_IDS.provisionerAppId)).toBe(true);
+    expect(line(run.stdout, "ok", "upn domain", DEFAULT_IDS.domain)).toBe(true);
+    expect(line(run.stdout, "ok", "sponsor", DEFAULT_IDS.sponsorId)).toBe(true);
+    expect(line(run.stdout, "ok", "resource", DEFAULT_IDS.graphPrincipalId)).toBe(true);
+    expect(line(run.stdout, "ok", "scope", "Chat.ReadWrite")).toBe(true);
+    expect(line(run.stdout, "ok", "blueprint name", "Support agent blueprint")).toBe(true);
+    expect(line(run.stdout, "ok", "agent user upn", `support-agent@${DEFAULT_IDS.domain}`)).toBe(true);
+  });
+
+  it("a typo scope (Chat.ReadWritte) is caught here, with the scope it likely meant: exit 8", async () => {
+    const file = configFile({ scopes: ["Chat.ReadWritte", "User.Read"], allowedScopes: ["Chat.ReadWritte", "User.Read"] });
+    const run = await preflight(["--config-from-stack", file, "--json"]);
+    expect(run.code).toBe(8);
+    const json = JSON.parse(run.stdout) as { ok: boolean; links: Array<{ link: string; status: string; id: string; detail: string; fix: string }> };
+    expect(json.ok).toBe(false);
+    const scope = json.links.find((l) => l.id === "Chat.ReadWritte")!;
+    expect(scope).toMatchObject({ link: "scope", status: "failed" });
+    expect(scope.detail).toMatch(/not a delegated scope of Microsoft Graph; did you mean Chat\.ReadWrite\?/);
+    expect(scope.fix).toMatch(/agent-user-kit:scopes/);
+    expect(json.links.filter((l) => l.status === "failed")).toHaveLength(1);
+  });
+
+  it("an unknown UPN domain and a sponsor who does not exist: each failed, named, with its fix", async () => {
+    const gone = "0a1b2c3d-4e5f-4a6b-8c7d-000000000099";
+    const run = await preflight(["--config-from-stack", configFile(), "--user-domain", "fabrikam.example", "--sponsors", `${DEFAULT_IDS.sponsorId},${gone}`]);
+    expect(run.code).toBe(8);
+    expect(run.stdout).toMatch(/^failed\s+upn domain\s+fabrikam\.example\s+not a domain of this tenant$/m);
+    expect(run.stdout).toMatch(new RegExp(`^failed\\s+sponsor\\s+${gone}\\s+no user with this object id in the tenant$`, "m"));
+    expect(line(run.stdout, "ok", "sponsor", DEFAULT_IDS.sponsorId)).toBe(true);
+    expect(run.stdout).toMatch(/upn domain: set agent-user-kit:userDomain to one of the tenant's verified domains/);
+    expect(run.stdout).toMatch(/sponsor: set agent-user-kit:sponsors to the object ids of people in this tenant/);
+  });
+
+  it("names held by another chain fail; held by this stack (--stack) they pass", async () => {
+    const taken = configFile({ blueprintName: "Research agent blueprint", agentUserName: "research-agent" });
+    const other = await preflight(["--config-from-stack", taken]);
+    expect(other.code).toBe(8);
+    expect(other.stdout).toMatch(/^warning\s+blueprint name\s+Research agent blueprint\s+1 other blueprint\(s\) already carry this display name/m);
+    expect(other.stdout).toMatch(/^failed\s+agent user upn\s+research-agent@\S+\s+already taken by another chain's agent user/m);
+
+    const blueprint = emulator.store.applications.get(DEFAULT_IDS.blueprintObjectId)!;
+    blueprint.tags = ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"];
+    try {
+      const mine = await preflight(["--config-from-stack", taken, "--stack", "dev"]);
+      expect(mine.code).toBe(0);
+      expect(mine.stdout).toMatch(/^ok\s+blueprint name\s+Research agent blueprint\s+held by this stack's blueprint/m);
+      expect(mine.stdout).toMatch(/^ok\s+agent user upn\s+research-agent@\S+\s+held by this stack's agent user/m);
+      expect((await preflight(["--config-from-stack", taken, "--stack", "prod"])).code).toBe(8);
+    } finally {
+      blueprint.tags = [];
+    }
+  });
+
+  it("a missing provisioning permission fails naming it and the admin-consent step; a missing read permission only warns", async () => {
+    const provisioner = emulator.store.servicePrincipals.get(DEFAULT_IDS.provisionerPrincipalId)!;
+    const saved = [...provisioner.graphAppRoles];
+    try {
+      provisioner.graphAppRoles = saved.filter((r) => r !== "AgentIdUser.ReadWrite.All" && r !== "Domain.Read.All");
+      const run = await preflight(["--config-from-stack", configFile()]);
+      expect(run.code).toBe(8);
+      expect(run.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AgentIdUser\.ReadWrite\.All$/m);
+      expect(run.stdout).toMatch(/provisioner permissions: for each of AgentIdUser\.ReadWrite\.All: .*Grant admin consent/);
+      expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403\)$/m);
+      forgetProvisionerTokens();
+      provisioner.graphAppRoles = saved.filter((r) => r !== "Domain.Read.All");
+      const readOnly = await preflight(["--config-from-stack", configFile()]);
+      expect(readOnly.code).toBe(0);
+      expect(readOnly.stdout).toMatch(/^warning\s+provisioner permissions\s+\S+\s+all six provisioning permissions; not Domain\.Read\.All/m);
+    } finally {
+      provisioner.graphAppRoles = saved;
+    }
+  });
+
+  it("takes the keys as flags alone, without a file", async () => {
+    const run = await preflight([
+      "--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Flag blueprint", "--agent-identity-name", "Flag agent", "--agent-user-name", "flag-agent",
+      "--sponsors", DEFAULT_IDS.sponsorId, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl,
+    ]);
+    expect(run.code).toBe(0);
+    expect(line(run.stdout, "ok", "agent user upn", `flag-agent@${DEFAULT_IDS.domain}`)).toBe(true);
+  });
+
+  it("invalid configuration is exit 2 naming the key, with nothing sent to Graph", async () => {
+    const before = emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", configFile({ sponsors: ["ada@contoso.onmicrosoft.com"] })], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/agent-user-kit:sponsors must hold user object ids/);
+    expect(emulator.requests.length).toBe(before);
+  });
+});
