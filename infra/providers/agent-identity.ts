@@ -70,7 +70,7 @@ export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentit
 
   // Replacing deletes first: a new identity with the same name and blueprint must never adopt the outgoing one.
   async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, {
+    return diffKeys<AgentIdentityInputs>(olds, news, {
       replace: ["blueprintAppId", "blueprintPrincipalId"],
       update: ["displayName", "sponsors"],
       deleteBeforeReplace: true,

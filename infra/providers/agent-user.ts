@@ -76,7 +76,7 @@ export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs,
 
   // Replacing deletes first: the new user reuses the UPN, which two users cannot hold at once.
   async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["identityParentId"], update: [...UPDATABLE], deleteBeforeReplace: true });
+    return diffKeys<AgentUserInputs>(olds, news, { replace: ["identityParentId"], update: [...UPDATABLE], deleteBeforeReplace: true });
   },
 
   async create(inputs) {

@@ -43,7 +43,7 @@ export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<Bluepri
   },
 
   async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["appId", "blueprintObjectId"], update: [] });
+    return diffKeys<BlueprintPrincipalInputs>(olds, news, { replace: ["appId", "blueprintObjectId"], update: [] });
   },
 
   async create(inputs) {

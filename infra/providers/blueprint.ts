@@ -65,7 +65,7 @@ export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs,
   },
 
   async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["adoptionTag"], update: ["displayName", "sponsors"] });
+    return diffKeys<BlueprintInputs>(olds, news, { replace: ["adoptionTag"], update: ["displayName", "sponsors"] });
   },
 
   async create(inputs) {
