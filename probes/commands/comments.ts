@@ -8,8 +8,8 @@ import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type Shape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
 import { reportFailure } from "../report";
-import { CONNECTION_OPTIONS, GRAPH_OPTIONS, resolveSettings } from "../../lib/settings";
-import { connectionHelp } from "../connection-help";
+import { resolveSettings } from "../../lib/settings";
+import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 
 const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim

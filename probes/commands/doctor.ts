@@ -1,9 +1,9 @@
 import { ExitCode, UsageError } from "../../lib/errors";
-import { CONNECTION_OPTIONS, GRAPH_OPTIONS, readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
+import { readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
 import { agentNames, selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
-import { connectionHelp } from "../connection-help";
+import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { diagnose } from "../doctor/chain";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
