@@ -82,21 +82,15 @@ function reportJson(report: CaptureReport): string {
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values, positionals } = parseCommandArgs("comments", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...GRAPH_OPTIONS,
-        ...VERBOSE_OPTION,
-        out: { type: "string" },
-        "all-replies": { type: "boolean" },
-        baseline: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs("comments", argv, {
+      ...CONNECTION_OPTIONS,
+      ...GRAPH_OPTIONS,
+      ...VERBOSE_OPTION,
+      out: { type: "string" },
+      "all-replies": { type: "boolean" },
+      baseline: { type: "string" },
+      json: { type: "boolean" },
+    }, { positionals: true });
     if (values.help) {
       io.stdout(HELP);
       return ExitCode.ok;

@@ -72,20 +72,14 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values } = parseCommandArgs("doctor", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...GRAPH_OPTIONS,
-        ...VERBOSE_OPTION,
-        all: { type: "boolean" },
-        "warn-days": { type: "string" },
-        "fail-on-warning": { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("doctor", argv, {
+      ...CONNECTION_OPTIONS,
+      ...GRAPH_OPTIONS,
+      ...VERBOSE_OPTION,
+      all: { type: "boolean" },
+      "warn-days": { type: "string" },
+      "fail-on-warning": { type: "boolean" },
+      json: { type: "boolean" },
     });
     if (values.help) {
       io.stdout(HELP);

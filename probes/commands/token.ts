@@ -74,19 +74,13 @@ export function formatToken(token: AgentUserAccessToken, showToken: boolean): st
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values } = parseCommandArgs("token", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...VERBOSE_OPTION,
-        json: { type: "boolean" },
-        "show-token": { type: "boolean" },
-        all: { type: "boolean" },
-        concurrency: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("token", argv, {
+      ...CONNECTION_OPTIONS,
+      ...VERBOSE_OPTION,
+      json: { type: "boolean" },
+      "show-token": { type: "boolean" },
+      all: { type: "boolean" },
+      concurrency: { type: "string" },
     });
     if (values.help) {
       io.stdout(HELP);
