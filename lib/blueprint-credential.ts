@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
@@ -49,6 +48,9 @@ class ImdsError extends AgentUserError {
 
 async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
   if (cred.tokenFile) {
+    // Loaded here, not at import: only this credential reads a file, and node:fs/promises costs start-up time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { readFile } = require("node:fs/promises") as typeof import("node:fs/promises");
     const text = await readFile(cred.tokenFile, "utf8").catch(() => {
       throw new UsageError(`cannot read the managed identity token file ${cred.tokenFile}`);
     });
