@@ -32,14 +32,16 @@ interface ImdsTokenResponse {
 
 class ImdsError extends AgentUserError {
   readonly exitCode: ExitCode;
-  readonly status: number;
-  /** IMDS's Retry-After, which transientOnly honours. */
-  readonly retryAfterMs?: number;
+  declare readonly status: number;
   constructor(status: number, detail: string, retryAfterMs?: number) {
-    super(STEP, `IMDS answered HTTP ${status}: ${detail}`, "check that this machine has the user-assigned managed identity and that its client id is right");
-    this.status = status;
+    super(STEP, `IMDS answered HTTP ${status}: ${detail}`, {
+      code: "ImdsError",
+      hop: 1,
+      status,
+      retryAfterMs,
+      hint: "check that this machine has the user-assigned managed identity and that its client id is right",
+    });
     this.exitCode = exitCodeForStatus(status);
-    this.retryAfterMs = retryAfterMs;
   }
   /** As Azure's SDKs do: IMDS answers 404 while an identity is being assigned and 410 while it is being updated. */
   override get transient(): boolean {
@@ -58,7 +60,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   const url = new URL("/metadata/identity/oauth2/token", base);
   url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: TOKEN_EXCHANGE_AUDIENCE, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
   return withRetry(async () => {
-    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds });
+    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds, hop: 1 });
     let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
     try {
       body = JSON.parse(res.body) ?? {};

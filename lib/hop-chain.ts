@@ -91,14 +91,15 @@ export class HopChain {
   private readonly cache = new Map<string, CachedToken>();
   private readonly inFlight = new Map<string, Promise<CachedToken>>();
   private readonly now: () => number;
-  /** Token-client options without a replication window: the same for every request, so built once. */
-  private readonly plainOptions: TokenClientOptions;
+  /** Token-client options without a replication window: the same for every request of a hop, so built once. */
+  private readonly plainOptions: Record<Hop, TokenClientOptions>;
 
   constructor(config: HopChainConfig) {
     this.config = config;
     this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
     this.now = config.now ?? Date.now;
-    this.plainOptions = { ...config.http, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks };
+    const plain = (hop: Hop): TokenClientOptions => ({ ...config.http, hop, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks });
+    this.plainOptions = { 1: plain(1), 2: plain(2), 3: plain(3) };
   }
 
   /** A delegated token for the agent user, checked against what was asked for. */
@@ -121,7 +122,7 @@ export class HopChain {
       tidOfT1: typeof tidOfT1 === "string" ? tidOfT1 : undefined,
       now: this.now(),
     });
-    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches);
+    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches, 3);
     return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
   }
 
@@ -177,18 +178,17 @@ export class HopChain {
 
   private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
-    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions));
-    const notReplicated = (err: unknown) => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
+    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions[hop]));
+    const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
     try {
-      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry: policy, classify, hooks: this.config.hooks }));
+      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks }));
     } catch (err) {
       // The window was given and spent: telling the user to pass it again would send them in a circle.
-      if (notReplicated(err)) {
-        (err as TokenEndpointError).hint =
-          `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`;
-      }
-      throw err;
+      if (!notReplicated(err)) throw err;
+      throw err.withHint(
+        `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`,
+      );
     }
   }
 

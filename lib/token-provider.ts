@@ -77,7 +77,7 @@ export interface AgentUserAccessToken {
 export class AbortError extends AgentUserError {
   readonly exitCode = ExitCode.unreachable;
   constructor(step: string) {
-    super(step, "the caller aborted the request");
+    super(step, "the caller aborted the request", { code: "AbortError" });
     this.name = "AbortError";
   }
 }

@@ -20,7 +20,7 @@ export function failureJson(err: AgentUserError): FailureJson {
   const hop = /^hop (\d)\b/.exec(err.step);
   const base = { ok: false as const, hop: hop ? Number(hop[1]) : null, step: err.step, message: err.message, hint: err.hint ?? null };
   if (err instanceof TokenEndpointError) return { ...base, status: err.status, error: err.error, codes: [...err.codes] };
-  if (err instanceof GraphError) return { ...base, status: err.status, error: err.code, codes: [...err.innerCodes] };
+  if (err instanceof GraphError) return { ...base, status: err.status, error: err.code, codes: [...err.codes] };
   if (err instanceof NetworkError) return { ...base, status: null, error: err.code, codes: [] };
   if (err instanceof ClaimsError) return { ...base, status: null, error: "claims_mismatch", codes: [] };
   if (err instanceof UsageError) return { ...base, status: null, error: "usage", codes: [] };

@@ -83,9 +83,9 @@ it("a Graph error whose message is an object, and that echoes the bearer token, 
   const token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.hostile-bearer-token";
   answer = (_form, headers) => ({ status: 400, body: JSON.stringify({ error: { code: "BadRequest", message: { echo: headers.authorization }, innerError: { code: { nested: 1 }, innerError: "x" } } }) });
   const graph = new GraphClient({ baseUrl: base, getToken: async () => token });
-  const err = (await graph.call("GET", "/v1.0/me").catch((e: unknown) => e)) as AgentUserError & { code: string; innerCodes: string[]; response: { body: string } };
+  const err = (await graph.call("GET", "/v1.0/me").catch((e: unknown) => e)) as AgentUserError & { code: string; codes: string[]; response: { body: string } };
   expect(err.exitCode).toBe(3);
   expect(err.code).toBe("BadRequest");
-  expect(err.innerCodes).toEqual([]);
+  expect(err.codes).toEqual([]);
   expect(`${err.message} ${err.response.body}`).not.toContain(token);
 });
