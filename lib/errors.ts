@@ -15,6 +15,8 @@ export const ExitCode = {
   commentsNotFound: 7,
   /** `doctor`, `preflight`: a link of the chain is broken (or a check failed). */
   brokenLink: 8,
+  /** A bug in the kit (anything that is not an AgentUserError): please report it. sysexits' EX_SOFTWARE. */
+  internal: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

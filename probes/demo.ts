@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SHARE_URLS } from "../emulator/seed";
 import { startEmulator } from "../emulator/server";
+import { ExitCode } from "../lib/errors";
 import { main } from "./cli";
 import { processIo, type CliIo } from "./cli-io";
 
@@ -80,6 +81,6 @@ demo(processIo()).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(70);
+    process.exit(ExitCode.internal);
   },
 );
