@@ -10,6 +10,7 @@ import { GraphClient, GraphError } from "../../lib/graph-client";
 import { HopChain } from "../../lib/hop-chain";
 import { ONE_ATTEMPT } from "../../lib/retry";
 import { TokenEndpointError } from "../../lib/token-client";
+import { failureJson } from "../../probes/report";
 
 const BLUEPRINT = "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70";
 const IDENTITY = "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9";
@@ -67,6 +68,8 @@ it("a refused connection on hop 1 keeps undici's error as its cause, out of the 
   expect([err.code, err.hop, err.status, err.transient]).toEqual(["ECONNREFUSED", 1, undefined, true]);
   expect(err.cause).toMatchObject({ code: "ECONNREFUSED" });
   expect(Object.keys(JSON.parse(JSON.stringify(err)) as object)).not.toContain("cause");
+  // The report reads the same facts, in the shape the README documents.
+  expect(failureJson(err)).toEqual({ ok: false, hop: 1, step: "hop 1 (blueprint token)", status: null, error: "ECONNREFUSED", codes: [], message: err.message, hint: err.hint });
 });
 
 it("a Graph refusal carries Graph's code, inner codes and Retry-After, and no hop", async () => {
