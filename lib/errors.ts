@@ -158,3 +158,15 @@ export class ClaimsError extends AgentUserError {
     this.mismatches = mismatches;
   }
 }
+
+/** A token was minted but it is not a JWT, so its claims cannot be checked: `reason` says how it is not one. */
+export class NotJwtError extends AgentUserError {
+  readonly exitCode = ExitCode.badClaims;
+  constructor(step: string, reason: string, hop?: number) {
+    super(step, `the access_token is not a JWT: ${reason}`, {
+      code: "not_a_jwt",
+      hop,
+      hint: "the identity provider, or a proxy in front of it, answered with a token whose claims cannot be read; check the authority URL and any proxy, and that the resource does not encrypt its tokens",
+    });
+  }
+}

@@ -1,8 +1,8 @@
 import { isReplicationAadsts } from "./aadsts";
 import { JWT_BEARER } from "./client-assertion";
-import { ClaimsError, type ClaimMismatch } from "./errors";
+import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
-import { decodeJwtClaims, type JwtClaims } from "./jwt";
+import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { PUBLIC_CLOUD } from "./stack-outputs";
 import { isLoopbackHost } from "./urls";
@@ -110,7 +110,8 @@ export class HopChain {
     const final =
       this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
-    const claims = decodeJwtClaims(final.token) ?? {};
+    const claims = decodeJwtClaims(final.token);
+    if (!claims) throw new NotJwtError(HOP_STEPS[3], whyNotJwt(final.token)!, 3);
     // A tenant named by its domain is checked against the tid Entra put in T1.
     const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.get(`1|${agentIdentityId}`);
     const tidOfT1 = t1 && decodeJwtClaims(t1.token)?.tid;

@@ -18,7 +18,7 @@ export type { HopRecord, Hop } from "./hop-chain";
 export type { BlueprintCredential } from "./blueprint-credential";
 export { loadCertificate } from "./client-assertion";
 export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
-export { AgentUserError, UsageError, NetworkError, ClaimsError, ExitCode, exitCodeForStatus } from "./errors";
+export { AgentUserError, UsageError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
 export type { TokenErrorBody } from "./token-client";
