@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
+import { loadCertificate } from "../lib/client-assertion";
+import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../lib/client-auth";
 import { UsageError } from "../lib/errors";
 import { ONE_ATTEMPT } from "../lib/retry";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
@@ -132,18 +133,17 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
   );
 }
 
-/** The credential part of a client-credentials request: a secret, or a signed or federated assertion. */
-export function credentialParams(credential: ProvisionerCredential, endpoint: string): Record<string, string> {
+/** How the provisioner authenticates a token request; a certificate or OIDC token file is read each time, since platforms rotate them. */
+export function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
   switch (credential.kind) {
     case "secret":
-      return { client_secret: credential.secret };
+      return clientSecretPost(credential.secret);
     case "certificate":
-      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(credential.clientId, endpoint, readPemBundle(credential)) };
+      return privateKeyJwt(readPemBundle(credential));
     case "oidcToken":
-      return { client_assertion_type: JWT_BEARER, client_assertion: credential.token };
+      return federatedAssertion(credential.token);
     case "oidcTokenFile":
-      // Read on every request: platforms rotate these files (workload identity renews them hourly).
-      return { client_assertion_type: JWT_BEARER, client_assertion: readText(credential.path).trim() };
+      return federatedAssertion(readText(credential.path).trim());
   }
 }
 
@@ -236,7 +236,7 @@ export async function provisionerToken(authorityUrl: string, graphUrl: string, n
       grant_type: "client_credentials",
       client_id: credential.clientId,
       scope,
-      ...credentialParams(credential, endpoint),
+      ...provisionerClientAuth(credential)(credential.clientId, endpoint),
     }, { retry: ONE_ATTEMPT });
     entry.refreshAt = now() + response.expires_in * 1000 - TOKEN_REFRESH_MARGIN_MS;
     return response.access_token;

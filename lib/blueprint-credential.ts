@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
+import type { LoadedCertificate } from "./client-assertion";
+import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "./client-auth";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
@@ -76,21 +77,15 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   }, retry);
 }
 
-/** The credential parameters of a hop-1 request for this token endpoint. */
-export async function blueprintCredentialParams(
-  cred: BlueprintCredential,
-  blueprintAppId: string,
-  tokenEndpoint: string,
-  http: HttpOptions,
-  retry: RetryPolicy = DEFAULT_RETRY,
-): Promise<Record<string, string>> {
+/** How the blueprint authenticates a hop-1 request; a managed identity asks IMDS (or reads its token file) each time. */
+export async function blueprintClientAuth(cred: BlueprintCredential, http: HttpOptions, retry: RetryPolicy = DEFAULT_RETRY): Promise<ClientAuth> {
   switch (cred.kind) {
     case "secret":
-      return { client_secret: cred.secret };
+      return clientSecretPost(cred.secret);
     case "certificate":
-      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(blueprintAppId, tokenEndpoint, cred.certificate) };
+      return privateKeyJwt(cred.certificate);
     case "managedIdentity":
-      return { client_assertion_type: JWT_BEARER, client_assertion: await managedIdentityToken(cred, http, retry) };
+      return federatedAssertion(await managedIdentityToken(cred, http, retry));
   }
 }
 

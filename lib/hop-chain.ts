@@ -1,5 +1,5 @@
 import { isReplicationAadsts } from "./aadsts";
-import { JWT_BEARER } from "./client-assertion";
+import { federatedAssertion } from "./client-auth";
 import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
@@ -8,7 +8,7 @@ import { PUBLIC_CLOUD } from "./stack-outputs";
 import { isLoopbackHost } from "./urls";
 import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
-import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
+import { blueprintClientAuth, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
 /**
  * The three token requests that give an agent its own delegated token, with
@@ -199,12 +199,12 @@ export class HopChain {
 
   private async hop1(agentIdentityId: string): Promise<CachedToken> {
     const { blueprintAppId, credential, http, retry } = this.config;
-    const proof = await blueprintCredentialParams(credential, blueprintAppId, this.endpoint, http ?? {}, retry);
-    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...proof });
+    const auth = await blueprintClientAuth(credential, http ?? {}, retry);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) });
   }
 
   private hop2(agentIdentityId: string, t1: string): Promise<CachedToken> {
-    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: t1 });
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) });
   }
 
   private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string): Promise<CachedToken> {
@@ -212,8 +212,7 @@ export class HopChain {
       grant_type: "user_fic",
       client_id: agentIdentityId,
       scope: `${resourceUrl.replace(/\/+$/, "")}/.default`,
-      client_assertion_type: JWT_BEARER,
-      client_assertion: t1,
+      ...federatedAssertion(t1)(agentIdentityId, this.endpoint),
       user_federated_identity_credential: t2,
       // A UPN in user_id fails with AADSTS50000: UPNs go in username.
       ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),
