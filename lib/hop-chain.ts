@@ -7,6 +7,7 @@ import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryP
 import { PUBLIC_CLOUD } from "./stack-outputs";
 import { isLoopbackHost } from "./urls";
 import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
+import { TokenCache } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
@@ -26,8 +27,6 @@ export const HOP_STEPS = {
 export type Hop = keyof typeof HOP_STEPS;
 
 const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
-/** Cached tokens are used until this long before they expire. */
-export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
 
 export interface HopChainConfig {
   authorityUrl: string;
@@ -88,8 +87,7 @@ const isGuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 export class HopChain {
   private readonly config: HopChainConfig;
   private readonly endpoint: string;
-  private readonly cache = new Map<string, CachedToken>();
-  private readonly inFlight = new Map<string, Promise<CachedToken>>();
+  private readonly cache = new TokenCache<CachedToken>();
   private readonly now: () => number;
   /** Token-client options without a replication window: the same for every request of a hop, so built once. */
   private readonly plainOptions: Record<Hop, TokenClientOptions>;
@@ -113,7 +111,7 @@ export class HopChain {
     const claims = decodeJwtClaims(final.token);
     if (!claims) throw new NotJwtError(HOP_STEPS[3], whyNotJwt(final.token)!, 3);
     // A tenant named by its domain is checked against the tid Entra put in T1.
-    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.get(`1|${agentIdentityId}`);
+    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.last(`1|${agentIdentityId}`);
     const tidOfT1 = t1 && decodeJwtClaims(t1.token)?.tid;
     const mismatches = checkAgentUserClaims(claims, {
       agentIdentityId,
@@ -141,38 +139,18 @@ export class HopChain {
     return await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
   }
 
-  /**
-   * The cached token for `key` while it is more than EXPIRY_MARGIN_MS from
-   * expiry, unless `fresh`. Synchronous: a cached hop costs no await (on the
-   * warm path of `npm run bench` the awaits cost more than the lookups).
-   */
+  /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */
   private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop): CachedToken | undefined {
-    const hit = fresh ? undefined : this.cache.get(key);
-    if (!hit) return undefined;
+    if (fresh) return undefined;
     const now = this.now();
-    if (hit.expiresAt - EXPIRY_MARGIN_MS <= now) return undefined;
-    hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
+    const hit = this.cache.get(key, now);
+    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
     return hit;
   }
 
-  /** Mints the token for `key`, or joins the request already in flight for it, then caches it. */
+  /** Mints the token for `key` (or joins the request in flight for it) through the cache, recorded as a hop. */
   private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
-    // Concurrent callers share one request; a fresh caller starts its own so it never gets an older grant's token.
-    let flight = fresh ? undefined : this.inFlight.get(key);
-    const joined = flight !== undefined;
-    const owns = !joined && !fresh;
-    if (!flight) {
-      flight = mint();
-      if (owns) this.inFlight.set(key, flight);
-    }
-    let token: CachedToken;
-    try {
-      token = await flight;
-    } finally {
-      // The caller that started the request awaited it first, so it resumes (and forgets it) before any joiner.
-      if (owns) this.inFlight.delete(key);
-    }
-    this.cache.set(key, token);
+    const { token, joined } = await this.cache.mint(key, fresh, mint);
     hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
     return token;
   }

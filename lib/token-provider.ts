@@ -1,6 +1,7 @@
 import type { BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, ExitCode, UsageError } from "./errors";
-import { EXPIRY_MARGIN_MS, HopChain, type HopRecord } from "./hop-chain";
+import { HopChain, type HopRecord } from "./hop-chain";
+import { EXPIRY_MARGIN_MS } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import type { RetryHooks, RetryPolicy } from "./retry";
