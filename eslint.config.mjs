@@ -12,5 +12,5 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
-  { files: ["jest.config.js", "test/summary-reporter.js"], rules: { "@typescript-eslint/no-require-imports": "off" } },
+  { files: ["jest.config.js", "test/summary-reporter.js", "scripts/*.js"], rules: { "@typescript-eslint/no-require-imports": "off" } },
 );

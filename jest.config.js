@@ -6,6 +6,8 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/", "/dist/", "/test/bench/"],
   // Transpile only: `npm test` type-checks the whole tree once with tsc first.
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
+  // lib/undici-request.ts loads the undici bundle that `npm run build` writes (scripts/bundle-undici.js): tests use that same file.
+  moduleNameMapper: { "^\\./undici-bundle$": "<rootDir>/dist/lib/undici-bundle.js" },
   testTimeout: 30000,
   maxWorkers: 2,
   reporters: ["<rootDir>/node_modules/@jest/reporters/build/DefaultReporter.js", "<rootDir>/test/summary-reporter.js"],

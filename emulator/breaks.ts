@@ -1,6 +1,5 @@
 import { UsageError } from "../lib/errors";
 import type { BrokenLink } from "./faults";
-import { deleteUser } from "./graph/directory";
 import { agentEntries } from "./seed";
 import type { TenantStore } from "./store";
 
@@ -13,11 +12,10 @@ import type { TenantStore } from "./store";
 const DAY_MS = 86_400_000;
 
 function firstChain(store: TenantStore) {
-  const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
+  const blueprint = store.applications("agentIdentityBlueprint")[0];
   if (!blueprint) throw new UsageError("break=: the tenant has no agent identity blueprint to break");
-  for (const identity of store.servicePrincipals.values()) {
-    if (identity.kind !== "agentIdentity" || identity.agentIdentityBlueprintId !== blueprint.appId) continue;
-    const user = [...store.users.values()].find((u) => u.identityParentId === identity.id);
+  for (const identity of store.agentIdentitiesOf(blueprint.appId)) {
+    const user = store.agentUserOf(identity.id);
     if (user) return { blueprint, identity, user };
   }
   throw new UsageError("break=: the tenant's blueprint has no agent identity with an agent user to break");
@@ -30,16 +28,19 @@ export function breakLinks(store: TenantStore, links: readonly BrokenLink[]): vo
     switch (link) {
       case "blueprint-secret-expired":
         // Ended yesterday: hop 1 with it is refused with AADSTS7000222.
-        for (const p of blueprint.passwordCredentials) {
-          p.startDateTime = new Date(now - 366 * DAY_MS).toISOString();
-          p.endDateTime = new Date(now - DAY_MS).toISOString();
-        }
+        store.updateApplication(blueprint.id, {
+          passwordCredentials: blueprint.passwordCredentials.map((p) => ({
+            ...p,
+            startDateTime: new Date(now - 366 * DAY_MS).toISOString(),
+            endDateTime: new Date(now - DAY_MS).toISOString(),
+          })),
+        });
         break;
       case "grant-other-user": {
         // The grant names a person instead of the agent user: hop 3 finds no consent (AADSTS65001).
-        const other = [...store.users.values()].find((u) => u.kind === "user");
+        const other = store.users("user")[0];
         if (!other) throw new UsageError("break=grant-other-user: the tenant has no other user to move the grant to");
-        for (const g of store.grants.values()) if (g.clientId === identity.id && g.principalId === user.id) g.principalId = other.id;
+        store.moveGrants(identity.id, user.id, other.id);
         break;
       }
       case "user-other-parent": {
@@ -52,15 +53,15 @@ export function breakLinks(store: TenantStore, links: readonly BrokenLink[]): vo
           blueprintAppId: blueprint.appId,
           sponsors: identity.sponsors,
         }).identity;
-        store.servicePrincipals.set(other.id, { ...other, createdAt: 0 });
-        user.identityParentId = other.id;
+        store.createServicePrincipal({ ...other, createdAt: 0 });
+        store.updateUser(user.id, { identityParentId: other.id });
         break;
       }
       case "identity-disabled":
-        identity.accountEnabled = false;
+        store.updateServicePrincipal(identity.id, { accountEnabled: false });
         break;
       case "sponsor-deleted":
-        for (const id of [...identity.sponsors]) deleteUser(store, id);
+        for (const id of [...identity.sponsors]) store.deleteUser(id);
         break;
     }
   }

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { JwtClaims } from "../lib/jwt";
 import type { Faults } from "./faults";
+import type { GraphPermission } from "./graph/auth";
 import type { SigningKey } from "./signing-key";
 import type { TenantStore } from "./store";
 
@@ -15,6 +17,8 @@ export interface EmulatorRequest {
   params: Record<string, string>;
   /** scheme://host:port the client used, e.g. for a token endpoint URL or an @odata.nextLink. */
   origin: string;
+  /** The verified claims of the caller, on a route that declares a permission. */
+  caller?: JwtClaims;
 }
 
 export interface EmulatorResponse {
@@ -38,6 +42,11 @@ export interface Route {
   method: string;
   pattern: RegExp;
   surface: Surface;
+  /**
+   * What a Graph caller must hold, checked before the handler runs (graph/auth.ts
+   * `authorizeRoute`); a function when it depends on the object the URL names.
+   */
+  permission?: GraphPermission | ((req: EmulatorRequest, ctx: EmulatorContext) => GraphPermission);
   handler: Handler;
 }
 

@@ -10,6 +10,8 @@ import { Faults, type BrokenLink, type FaultConfig } from "./faults";
 import { RateLimiter } from "./rate-limit";
 import { decodeJwtClaims } from "../lib/jwt";
 import { graphErrorResponse } from "./graph/envelope";
+import { GRAPH_ERRORS } from "./graph/errors";
+import { authorizeRoute } from "./graph/auth";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
 import { ROUTES } from "./routes";
@@ -75,9 +77,9 @@ export interface ProvisionerSecret {
 
 /** The first plain application with a secret whose service principal holds Graph application permissions. */
 function provisionerOf(store: TenantStore): ProvisionerSecret | undefined {
-  for (const app of store.applications.values()) {
+  for (const app of store.applications("application")) {
     const secret = app.passwordCredentials[0]?.secretText;
-    if (app.kind !== "application" || !secret) continue;
+    if (!secret) continue;
     if ((store.servicePrincipalByAppId(app.appId)?.graphAppRoles.length ?? 0) > 0) return { tenantId: store.tenantId, clientId: app.appId, clientSecret: secret };
   }
   return undefined;
@@ -108,9 +110,8 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 /** 413 for an oversized body, in the shape of the surface the path belongs to. */
 function tooLarge(path: string, req: IncomingMessage): EmulatorResponse {
-  const message = `The request body is larger than ${MAX_BODY_BYTES} bytes.`;
-  if (/^\/(v1\.0|beta)\//.test(path)) return graphErrorResponse(413, "RequestEntityTooLarge", message, req.headers);
-  return { status: 413, body: { error: "invalid_request", error_description: message } };
+  if (/^\/(v1\.0|beta)\//.test(path)) return graphErrorResponse(req, GRAPH_ERRORS.tooLarge(MAX_BODY_BYTES));
+  return { status: 413, body: { error: "invalid_request", error_description: `The request body is larger than ${MAX_BODY_BYTES} bytes.` } };
 }
 
 function write(res: ServerResponse, response: EmulatorResponse): void {
@@ -123,12 +124,10 @@ function write(res: ServerResponse, response: EmulatorResponse): void {
 
 /** The fault answers each surface gives, in that surface's own error shape. */
 function faultResponse(surface: Surface, kind: "throttle" | "unavailable", retryAfterS: number, req: IncomingMessage): EmulatorResponse {
-  const retry = { "retry-after": String(retryAfterS) };
   if (surface === "graph") {
-    return kind === "throttle"
-      ? graphErrorResponse(429, "TooManyRequests", "Too many requests; retry after the interval in Retry-After.", req.headers, retry)
-      : graphErrorResponse(503, "serviceNotAvailable", "The service is temporarily unavailable.", req.headers, retry);
+    return graphErrorResponse(req, kind === "throttle" ? GRAPH_ERRORS.throttled(retryAfterS) : GRAPH_ERRORS.unavailable(retryAfterS));
   }
+  const retry = { "retry-after": String(retryAfterS) };
   const reply =
     kind === "throttle"
       ? aadstsError(429, "temporarily_unavailable", 90055, "The request was throttled; retry after the interval in Retry-After.")
@@ -138,9 +137,7 @@ function faultResponse(surface: Surface, kind: "throttle" | "unavailable", retry
 
 function notFound(path: string, req: IncomingMessage, method: boolean): EmulatorResponse {
   if (/^\/(v1\.0|beta)\//.test(path)) {
-    return method
-      ? graphErrorResponse(405, "Request_BadRequest", `The emulator does not serve ${req.method} ${path}.`, req.headers)
-      : graphErrorResponse(400, "BadRequest", `Resource not found for the segment in '${path}' (the emulator serves a slice of Graph).`, req.headers);
+    return graphErrorResponse(req, method ? GRAPH_ERRORS.methodNotServed(req.method, path) : GRAPH_ERRORS.segmentNotServed(path));
   }
   return { status: method ? 405 : 404, body: { error: "not_found", error_description: `The emulator does not serve ${req.method} ${path}.` } };
 }
@@ -232,7 +229,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       response = limited;
     } else {
       try {
-        response = await match.route.handler({ method, url, headers: req.headers, body, params: match.params, origin }, ctx);
+        const request = { method, url, headers: req.headers, body, params: match.params, origin };
+        authorizeRoute(match.route, request, ctx);
+        response = await match.route.handler(request, ctx);
       } catch (err) {
         if (!(err instanceof Reply)) throw err;
         response = err.response;
@@ -299,16 +298,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
  */
 export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolean): StackOutputs {
   const outputs: StackOutputs = { tenantId: store.tenantId, authorityUrl: baseUrl, graphUrl: baseUrl, resourceUrl: PUBLIC_CLOUD.resourceUrl };
-  const blueprint = [...store.applications.values()].find((a) => a.kind === "agentIdentityBlueprint");
+  const blueprint = store.applications("agentIdentityBlueprint")[0];
   if (!blueprint) return outputs;
   const principal = store.servicePrincipalByAppId(blueprint.appId);
   const graph = store.servicePrincipalByAppId(GRAPH_APP_ID);
   const agents: Array<{ name: string } & FleetAgentOutputs> = [];
-  for (const identity of store.servicePrincipals.values()) {
-    if (identity.kind !== "agentIdentity" || identity.agentIdentityBlueprintId !== blueprint.appId) continue;
-    const user = [...store.users.values()].find((u) => u.identityParentId === identity.id);
+  for (const identity of store.agentIdentitiesOf(blueprint.appId)) {
+    const user = store.agentUserOf(identity.id);
     if (!user) continue;
-    const grant = [...store.grants.values()].find((g) => g.clientId === identity.id && g.principalId === user.id && g.resourceId === graph?.id);
+    const grant = store.grantFor(identity.id, user.id, graph?.id);
     agents.push({ name: user.mailNickname, agentIdentityId: identity.id, agentUserId: user.id, agentUserPrincipalName: user.userPrincipalName, grantId: grant?.id, grantScopes: grant?.scope });
   }
   const first = agents[0];

@@ -163,28 +163,33 @@ export interface TenantSeed {
 /** Objects created at seed time are old enough to be replicated everywhere. */
 const LONG_AGO = 0;
 
+/** The fields a PATCH or a drift may change; ids, kinds and creation times stay. */
+export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials">>;
+export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled">>;
+export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId">>;
+
 export class TenantStore {
   readonly tenantId: string;
-  readonly domains: string[];
-  readonly applications = new Map<string, Application>();
-  readonly servicePrincipals = new Map<string, ServicePrincipal>();
-  readonly users = new Map<string, User>();
-  readonly grants = new Map<string, PermissionGrant>();
-  readonly managedIdentities: ManagedIdentity[];
-  readonly driveItems: DriveItem[];
+  readonly #domains: string[];
+  readonly #applications = new Map<string, Application>();
+  readonly #servicePrincipals = new Map<string, ServicePrincipal>();
+  readonly #users = new Map<string, User>();
+  readonly #grants = new Map<string, PermissionGrant>();
+  readonly #managedIdentities: ManagedIdentity[];
+  readonly #driveItems: DriveItem[];
   /** How long a new object stays unknown to the token endpoint, and a grant change unseen. */
   replicationLagMs = 0;
   now: () => number = Date.now;
 
   constructor(seed: TenantSeed) {
     this.tenantId = seed.tenantId;
-    this.domains = [...seed.domains];
-    for (const app of seed.applications) this.applications.set(app.id, structuredClone({ ...app, createdAt: LONG_AGO }));
-    for (const sp of seed.servicePrincipals) this.servicePrincipals.set(sp.id, structuredClone({ ...sp, createdAt: LONG_AGO }));
-    for (const user of seed.users) this.users.set(user.id, structuredClone({ ...user, createdAt: LONG_AGO }));
-    for (const grant of seed.grants) this.grants.set(grant.id, { ...grant, effectiveAt: LONG_AGO });
-    this.managedIdentities = structuredClone(seed.managedIdentities);
-    this.driveItems = structuredClone(seed.driveItems);
+    this.#domains = [...seed.domains];
+    for (const app of seed.applications) this.#applications.set(app.id, structuredClone({ ...app, createdAt: LONG_AGO }));
+    for (const sp of seed.servicePrincipals) this.#servicePrincipals.set(sp.id, structuredClone({ ...sp, createdAt: LONG_AGO }));
+    for (const user of seed.users) this.#users.set(user.id, structuredClone({ ...user, createdAt: LONG_AGO }));
+    for (const grant of seed.grants) this.#grants.set(grant.id, { ...grant, effectiveAt: LONG_AGO });
+    this.#managedIdentities = structuredClone(seed.managedIdentities);
+    this.#driveItems = structuredClone(seed.driveItems);
   }
 
   /** Whether an object written at `createdAt` has reached the token endpoint. */
@@ -203,57 +208,287 @@ export class TenantStore {
 
   isTenant(tenant: string): boolean {
     const t = tenant.toLowerCase();
-    return t === this.tenantId || this.domains.some((d) => d.toLowerCase() === t);
+    return t === this.tenantId || this.#domains.some((d) => d.toLowerCase() === t);
+  }
+
+  // --- Reads. Ids are looked up as given: handlers lower-case what a URL names, as Entra compares GUIDs without regard to case.
+
+  get domains(): readonly string[] {
+    return this.#domains;
+  }
+
+  /** The tenant's domain spelled as seeded, for a name compared without regard to case. */
+  domain(name: string): string | undefined {
+    const wanted = name.toLowerCase();
+    return this.#domains.find((d) => d.toLowerCase() === wanted);
+  }
+
+  application(id: string): Application | undefined {
+    return this.#applications.get(id);
+  }
+
+  applications(kind?: ApplicationKind): Application[] {
+    return [...this.#applications.values()].filter((a) => kind === undefined || a.kind === kind);
+  }
+
+  servicePrincipal(id: string): ServicePrincipal | undefined {
+    return this.#servicePrincipals.get(id);
+  }
+
+  servicePrincipals(kind?: ServicePrincipalKind): ServicePrincipal[] {
+    return [...this.#servicePrincipals.values()].filter((sp) => kind === undefined || sp.kind === kind);
+  }
+
+  user(id: string): User | undefined {
+    return this.#users.get(id);
+  }
+
+  users(kind?: UserKind): User[] {
+    return [...this.#users.values()].filter((u) => kind === undefined || u.kind === kind);
+  }
+
+  grant(id: string): PermissionGrant | undefined {
+    return this.#grants.get(id);
+  }
+
+  grants(): PermissionGrant[] {
+    return [...this.#grants.values()];
+  }
+
+  get managedIdentities(): readonly ManagedIdentity[] {
+    return this.#managedIdentities;
+  }
+
+  /** A user or a service principal: what `owners@odata.bind` may name. */
+  hasDirectoryObject(id: string): boolean {
+    return this.#users.has(id) || this.#servicePrincipals.has(id);
   }
 
   // Entra compares GUIDs without regard to case; the store keeps them as seeded or created (lower case).
   applicationByAppId(appId: string): Application | undefined {
     const wanted = appId.toLowerCase();
-    for (const app of this.applications.values()) if (app.appId.toLowerCase() === wanted) return app;
+    for (const app of this.#applications.values()) if (app.appId.toLowerCase() === wanted) return app;
     return undefined;
   }
 
   servicePrincipalByAppId(appId: string): ServicePrincipal | undefined {
-    for (const sp of this.servicePrincipals.values()) if (sp.appId === appId && sp.kind !== "agentIdentity") return sp;
+    for (const sp of this.#servicePrincipals.values()) if (sp.appId === appId && sp.kind !== "agentIdentity") return sp;
     return undefined;
   }
 
   /** Agent identities are addressed by object id; their appId is the same value. */
   agentIdentity(id: string): ServicePrincipal | undefined {
-    const sp = this.servicePrincipals.get(id) ?? this.servicePrincipals.get(id.toLowerCase());
+    const sp = this.#servicePrincipals.get(id) ?? this.#servicePrincipals.get(id.toLowerCase());
     return sp?.kind === "agentIdentity" ? sp : undefined;
+  }
+
+  /** The agent identities a blueprint (by appId) has made. */
+  agentIdentitiesOf(blueprintAppId: string): ServicePrincipal[] {
+    return this.servicePrincipals("agentIdentity").filter((sp) => sp.agentIdentityBlueprintId === blueprintAppId);
+  }
+
+  /** The agent user of an agent identity: an identity holds at most one. */
+  agentUserOf(identityId: string): User | undefined {
+    for (const user of this.#users.values()) if (user.kind === "agentUser" && user.identityParentId === identityId) return user;
+    return undefined;
   }
 
   /** The service principal a token `{resource}/.default` scope names, by appId or identifier URI. */
   resourceByIdentifier(resource: string): ServicePrincipal | undefined {
     const r = resource.replace(/\/+$/, "").toLowerCase();
-    for (const sp of this.servicePrincipals.values()) {
+    for (const sp of this.#servicePrincipals.values()) {
       if (sp.appId.toLowerCase() === r || sp.servicePrincipalNames.some((n) => n.replace(/\/+$/, "").toLowerCase() === r)) return sp;
     }
     return undefined;
   }
 
+  /** The user holding a UPN, compared without regard to case. */
+  userByUpn(upn: string): User | undefined {
+    const wanted = upn.toLowerCase();
+    for (const user of this.#users.values()) if (user.userPrincipalName.toLowerCase() === wanted) return user;
+    return undefined;
+  }
+
   userByIdOrUpn(value: string): User | undefined {
-    const direct = this.users.get(value) ?? this.users.get(value.toLowerCase());
-    if (direct) return direct;
-    const v = value.toLowerCase();
-    for (const user of this.users.values()) if (user.userPrincipalName.toLowerCase() === v) return user;
+    return this.#users.get(value) ?? this.#users.get(value.toLowerCase()) ?? this.userByUpn(value);
+  }
+
+  /** The grant a client holds for one user on a resource. */
+  grantFor(clientId: string, principalId: string, resourceId: string | undefined): PermissionGrant | undefined {
+    for (const g of this.#grants.values()) if (g.clientId === clientId && g.principalId === principalId && g.resourceId === resourceId) return g;
     return undefined;
   }
 
   /** The delegated scopes the token endpoint sees now for this client, user and resource. */
   effectiveGrantScopes(clientId: string, principalId: string, resourceId: string): string[] | undefined {
-    const now = this.now();
     const scopes = new Set<string>();
     let found = false;
-    for (const g of this.grants.values()) {
+    for (const g of this.#grants.values()) {
       if (g.clientId !== clientId || g.resourceId !== resourceId) continue;
       if (g.consentType === "Principal" && g.principalId !== principalId) continue;
-      const scope = now >= g.effectiveAt ? g.scope : g.previousScope;
+      const scope = this.effectiveScope(g);
       if (scope === undefined) continue;
       found = true;
       for (const s of scope.split(/\s+/)) if (s) scopes.add(s);
     }
     return found ? [...scopes] : undefined;
+  }
+
+  /** The scope the token endpoint sees now: the new one once the change has replicated. */
+  effectiveScope(grant: PermissionGrant): string | undefined {
+    return this.now() >= grant.effectiveAt ? grant.scope : grant.previousScope;
+  }
+
+  driveItem(driveId: string, itemId: string): DriveItem | undefined {
+    return this.#driveItems.find((i) => i.driveId === driveId && i.id === itemId);
+  }
+
+  /** The item a sharing URL points at. */
+  driveItemByShareUrl(url: string): DriveItem | undefined {
+    return this.#driveItems.find((i) => i.shareUrl === url);
+  }
+
+  // --- Writes. Each keeps the tenant consistent: a delete takes what depends on the object with it.
+
+  createApplication(app: Application): Application {
+    this.#applications.set(app.id, app);
+    return app;
+  }
+
+  createServicePrincipal(sp: ServicePrincipal): ServicePrincipal {
+    this.#servicePrincipals.set(sp.id, sp);
+    return sp;
+  }
+
+  createUser(user: User): User {
+    this.#users.set(user.id, user);
+    return user;
+  }
+
+  /** A grant as given, effectiveAt included: a Graph create sets it a replication lag ahead. */
+  createGrant(grant: PermissionGrant): PermissionGrant {
+    this.#grants.set(grant.id, grant);
+    return grant;
+  }
+
+  updateApplication(id: string, changes: ApplicationChanges): void {
+    const app = this.#applications.get(id);
+    if (app) Object.assign(app, changes);
+  }
+
+  updateServicePrincipal(id: string, changes: ServicePrincipalChanges): void {
+    const sp = this.#servicePrincipals.get(id);
+    if (sp) Object.assign(sp, changes);
+  }
+
+  updateUser(id: string, changes: UserChanges): void {
+    const user = this.#users.get(id);
+    if (user) Object.assign(user, changes);
+  }
+
+  /** A new scope, which tokens see only after the replication lag; until then they keep the one they saw. */
+  changeGrantScope(id: string, scope: string): void {
+    const grant = this.#grants.get(id);
+    if (!grant) return;
+    grant.previousScope = this.effectiveScope(grant);
+    grant.scope = scope;
+    grant.effectiveAt = this.now() + this.replicationLagMs;
+  }
+
+  /** Moves a client's grants from one user to another. */
+  moveGrants(clientId: string, fromPrincipalId: string, toPrincipalId: string): void {
+    for (const g of this.#grants.values()) if (g.clientId === clientId && g.principalId === fromPrincipalId) g.principalId = toPrincipalId;
+  }
+
+  /** A sponsor added to a blueprint or an agent identity, by object id. */
+  addSponsor(objectId: string, userId: string): void {
+    this.#sponsored(objectId)?.sponsors.push(userId);
+  }
+
+  removeSponsor(objectId: string, userId: string): void {
+    const sponsors = this.#sponsored(objectId)?.sponsors;
+    if (sponsors?.includes(userId)) sponsors.splice(sponsors.indexOf(userId), 1);
+  }
+
+  #sponsored(objectId: string): { sponsors: string[] } | undefined {
+    return this.#applications.get(objectId) ?? this.#servicePrincipals.get(objectId);
+  }
+
+  addPassword(applicationId: string, credential: PasswordCredential): void {
+    this.#applications.get(applicationId)?.passwordCredentials.push(credential);
+  }
+
+  /** Whether the application held a password with this keyId. */
+  removePassword(applicationId: string, keyId: string): boolean {
+    const passwords = this.#applications.get(applicationId)?.passwordCredentials;
+    const index = passwords?.findIndex((p) => p.keyId === keyId) ?? -1;
+    if (index >= 0) passwords!.splice(index, 1);
+    return index >= 0;
+  }
+
+  addFederatedCredential(applicationId: string, credential: FederatedIdentityCredential): void {
+    this.#applications.get(applicationId)?.federatedIdentityCredentials.push(credential);
+  }
+
+  removeFederatedCredential(applicationId: string, credentialId: string): void {
+    const fics = this.#applications.get(applicationId)?.federatedIdentityCredentials;
+    const index = fics?.findIndex((f) => f.id === credentialId) ?? -1;
+    if (index >= 0) fics!.splice(index, 1);
+  }
+
+  /** Deleting an application deletes its service principal in the tenant too. */
+  deleteApplication(id: string): void {
+    const app = this.#applications.get(id);
+    if (!app) return;
+    this.#applications.delete(id);
+    const principal = this.servicePrincipalByAppId(app.appId);
+    if (principal) this.deleteServicePrincipal(principal.id);
+  }
+
+  /** Deleting a service principal removes the grants it is the client or resource of; a blueprint principal also takes its agent identities. */
+  deleteServicePrincipal(id: string): void {
+    const sp = this.#servicePrincipals.get(id);
+    if (!sp) return;
+    this.#servicePrincipals.delete(id);
+    for (const grant of this.grants()) if (grant.clientId === id || grant.resourceId === id) this.#grants.delete(grant.id);
+    if (sp.kind !== "agentIdentityBlueprintPrincipal") return;
+    // Reference section 3: deleting a blueprint principal removes its identities (their agent users stay).
+    for (const identity of this.agentIdentitiesOf(sp.appId)) this.deleteServicePrincipal(identity.id);
+  }
+
+  /** Deleting a user removes the grants made for it. */
+  deleteUser(id: string): void {
+    this.#users.delete(id);
+    for (const grant of this.grants()) if (grant.principalId === id) this.#grants.delete(grant.id);
+  }
+
+  /** The grant removed, if there was one: tokens already issued stay valid until they expire. */
+  deleteGrant(id: string): PermissionGrant | undefined {
+    const grant = this.#grants.get(id);
+    this.#grants.delete(id);
+    return grant;
+  }
+
+  // --- For tests and `--tenant` drift: changes no Graph API makes.
+
+  /** Another domain the tenant answers to, e.g. an alias in a token's issuer. */
+  addDomain(domain: string): void {
+    this.#domains.push(domain);
+  }
+
+  addManagedIdentity(identity: ManagedIdentity): void {
+    this.#managedIdentities.push(identity);
+  }
+
+  /** When the token endpoint starts to see a grant's current scope: 0 for at once, as if it had replicated. */
+  replicateGrantAt(id: string, at: number): void {
+    const grant = this.#grants.get(id);
+    if (grant) grant.effectiveAt = at;
+  }
+
+  /** When an application, service principal or user was written, e.g. to play an object made a minute ago. */
+  setCreatedAt(id: string, at: number): void {
+    const object = this.#applications.get(id) ?? this.#servicePrincipals.get(id) ?? this.#users.get(id);
+    if (object) object.createdAt = at;
   }
 }

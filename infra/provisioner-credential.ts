@@ -218,11 +218,19 @@ export function forgetProvisionerTokens(): void {
  * minutes before it expires. One attempt: it is asked for inside each Graph
  * attempt, whose loop retries a transient failure of this request too. `env`
  * is the process's environment, except for a command that runs in-process
- * with its own (the CLI's doctor and preflight).
+ * with its own (the CLI's doctor and preflight); `config` is the stack
+ * configuration the Pulumi engine gave the provider, unless the CLI passes
+ * the azuread: keys of a `pulumi config --json` file.
  */
-export async function provisionerToken(authorityUrl: string, graphUrl: string, now: () => number = Date.now, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function provisionerToken(
+  authorityUrl: string,
+  graphUrl: string,
+  now: () => number = Date.now,
+  env: NodeJS.ProcessEnv = process.env,
+  config?: ConfigLookup,
+): Promise<string> {
   const state = runtime();
-  const credential = resolveProvisionerCredential(gatherSettings(state.config, env));
+  const credential = resolveProvisionerCredential(gatherSettings(config ?? state.config, env));
   const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
   const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
   const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { LoadedCertificate } from "./client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "./client-auth";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
@@ -52,6 +51,9 @@ class ImdsError extends AgentUserError {
 
 async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
   if (cred.tokenFile) {
+    // Loaded here, not at import: only this credential reads a file, and node:fs/promises costs start-up time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { readFile } = require("node:fs/promises") as typeof import("node:fs/promises");
     const text = await readFile(cred.tokenFile, "utf8").catch(() => {
       throw new UsageError(`cannot read the managed identity token file ${cred.tokenFile}`);
     });

@@ -1,4 +1,5 @@
-import { createHash, createPrivateKey, randomUUID, X509Certificate, type KeyObject } from "node:crypto";
+import type { KeyObject, X509Certificate } from "node:crypto";
+import { nodeCrypto } from "./node-crypto";
 import { UsageError } from "./errors";
 import { signJwt } from "./jwt";
 
@@ -28,18 +29,18 @@ export interface LoadedCertificate {
 export function loadCertificate(credential: CertificateCredential, owner: string): LoadedCertificate {
   let cert: X509Certificate;
   try {
-    cert = new X509Certificate(credential.certificatePem);
+    cert = new (nodeCrypto().X509Certificate)(credential.certificatePem);
   } catch {
     throw new UsageError(`the ${owner} certificate is not a PEM X.509 certificate`);
   }
   let key: KeyObject;
   try {
-    key = createPrivateKey({ key: credential.privateKeyPem, passphrase: credential.passphrase });
+    key = nodeCrypto().createPrivateKey({ key: credential.privateKeyPem, passphrase: credential.passphrase });
   } catch {
     throw new UsageError(`the ${owner} private key cannot be read`, "give a PEM private key (PKCS#8 or PKCS#1); an encrypted one needs its passphrase");
   }
   if (!cert.checkPrivateKey(key)) throw new UsageError(`the ${owner} private key does not belong to the certificate`);
-  return { key, thumbprintS256: createHash("sha256").update(cert.raw).digest("base64url") };
+  return { key, thumbprintS256: nodeCrypto().createHash("sha256").update(cert.raw).digest("base64url") };
 }
 
 /**
@@ -49,7 +50,7 @@ export function loadCertificate(credential: CertificateCredential, owner: string
 export function certificateAssertion(clientId: string, tokenEndpoint: string, cert: LoadedCertificate, nowS = Math.floor(Date.now() / 1000)): string {
   return signJwt(
     { alg: "PS256", "x5t#S256": cert.thumbprintS256 },
-    { aud: tokenEndpoint, iss: clientId, sub: clientId, jti: randomUUID(), nbf: nowS, iat: nowS, exp: nowS + ASSERTION_LIFETIME_S },
+    { aud: tokenEndpoint, iss: clientId, sub: clientId, jti: nodeCrypto().randomUUID(), nbf: nowS, iat: nowS, exp: nowS + ASSERTION_LIFETIME_S },
     cert.key,
   );
 }

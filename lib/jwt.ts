@@ -1,4 +1,5 @@
-import { constants, createSign, createVerify, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
+import { nodeCrypto } from "./node-crypto";
 
 /** JOSE header fields this project reads or writes. */
 export interface JwtHeader {
@@ -101,12 +102,12 @@ export function whyNotJwt(token: string): string | undefined {
 }
 
 function rsaOptions(alg: SigningAlg, key: KeyObject) {
-  return alg === "PS256" ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : { key };
+  return alg === "PS256" ? { key, padding: nodeCrypto().constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : { key };
 }
 
 export function signJwt(header: Omit<JwtHeader, "alg"> & { alg: SigningAlg }, claims: JwtClaims, privateKey: KeyObject): string {
   const signingInput = `${b64url(JSON.stringify({ typ: "JWT", ...header }))}.${b64url(JSON.stringify(claims))}`;
-  const signature = createSign("sha256").update(signingInput).sign(rsaOptions(header.alg, privateKey));
+  const signature = nodeCrypto().createSign("sha256").update(signingInput).sign(rsaOptions(header.alg, privateKey));
   return `${signingInput}.${signature.toString("base64url")}`;
 }
 
@@ -115,7 +116,7 @@ export function verifyJwtSignature(jwt: DecodedJwt, publicKey: KeyObject): boole
   const alg = jwt.header.alg;
   if (alg !== "RS256" && alg !== "PS256") return false;
   try {
-    return createVerify("sha256").update(jwt.signingInput).verify(rsaOptions(alg, publicKey), jwt.signature);
+    return nodeCrypto().createVerify("sha256").update(jwt.signingInput).verify(rsaOptions(alg, publicKey), jwt.signature);
   } catch {
     return false;
   }

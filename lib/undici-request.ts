@@ -3,28 +3,39 @@ import type { Dispatcher } from "undici";
 /**
  * undici's request API without the rest of undici. `require("undici")` costs
  * about 125 ms of start-up (`npm run bench`), most of it fetch, WebSocket,
- * cache and mock code this kit never calls; the dispatcher, its request API
- * and the global Agent cost about 40. These are undici's own files, reached
- * past its index: package.json pins undici exactly, and a test checks that
- * each path still exists and still exports what is used here.
+ * cache and mock code this kit never calls. The build bundles what is called
+ * (the Dispatcher with its request API, and the global Agent) from the exactly
+ * pinned undici into one file, without node:http2: see scripts/bundle-undici.js.
  */
-export const UNDICI_FILES = ["undici/lib/dispatcher/dispatcher", "undici/lib/api", "undici/lib/global"] as const;
+interface UndiciBundle {
+  request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  getGlobalDispatcher(): Dispatcher;
+}
 
 type RequestOptions = Omit<Dispatcher.RequestOptions, "origin" | "path"> & { dispatcher?: Dispatcher };
 type Request = (url: string, options: RequestOptions) => Promise<Dispatcher.ResponseData>;
 
+/* eslint-disable @typescript-eslint/no-require-imports */
+function bundle(): UndiciBundle {
+  try {
+    return require("./undici-bundle") as UndiciBundle;
+  } catch (err) {
+    if ((err as { code?: string }).code !== "MODULE_NOT_FOUND") throw err;
+    // Pulumi's closure serializer copies this function's text into a dynamic provider of a program that
+    // uses the kit from source (as infra/stack.ts does): compiled with no file of its own, it has no
+    // "./undici-bundle" beside it, so it takes the same API from undici's own files (pinned, like the bundle).
+    return { request: (require("undici/lib/api") as { request: UndiciBundle["request"] }).request, getGlobalDispatcher: (require("undici/lib/global") as UndiciBundle).getGlobalDispatcher };
+  }
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 function load(): Request {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const dispatcher = require(UNDICI_FILES[0]) as { prototype: object };
-  const api = require(UNDICI_FILES[1]) as object;
-  const { getGlobalDispatcher } = require(UNDICI_FILES[2]) as { getGlobalDispatcher(): Dispatcher };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  // What undici's index does: its Dispatcher gets request() and the other API methods.
-  Object.assign(dispatcher.prototype, api);
+  const { request, getGlobalDispatcher } = bundle();
   return (url, options) => {
     const target = new URL(url);
     const { dispatcher: chosen, ...rest } = options;
-    return (chosen ?? getGlobalDispatcher()).request({ ...rest, origin: target.origin, path: `${target.pathname}${target.search}` });
+    // undici's request() takes its dispatcher as `this`: any dispatcher, this bundle's or the caller's own undici's.
+    return request.call(chosen ?? getGlobalDispatcher(), { ...rest, origin: target.origin, path: `${target.pathname}${target.search}` });
   };
 }
 

@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "../lib/errors";
 import { didYouMean } from "./did-you-mean";
@@ -21,7 +22,8 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
-    stderrIsTTY: process.stderr.isTTY === true,
+    // isatty(2), not process.stderr.isTTY: creating the stream costs start-up time before anything is written.
+    stderrIsTTY: isatty(2),
   };
 }
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { enableCompileCache } from "node:module";
 import { ExitCode } from "../lib/errors";
-import { PACKAGE_VERSION } from "../lib/version";
 import { processIo, type CliIo, type Command } from "./cli-io";
 import { didYouMean } from "./did-you-mean";
 
@@ -53,7 +52,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return ExitCode.ok;
   }
   if (name === "--version" || name === "-v") {
-    io.stdout(`${PACKAGE_VERSION}\n`);
+    // Read only when asked: finding and parsing package.json would be start-up time for every command.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    io.stdout(`${(require("../lib/version") as typeof import("../lib/version")).PACKAGE_VERSION}\n`);
     return ExitCode.ok;
   }
   const load = COMMANDS[name];

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { breakLinks } from "../emulator/breaks";
 import { SHARE_URLS } from "../emulator/seed";
 import { startEmulator } from "../emulator/server";
 import { ExitCode } from "../lib/errors";
@@ -22,6 +23,10 @@ interface Step {
   shown: string;
   /** Environment for this step on top of the process's, e.g. the provisioner's ARM_* for doctor. */
   env?: NodeJS.ProcessEnv;
+  /** What changes in the tenant just before this step. */
+  before?: () => void;
+  /** The exit code this step is meant to show; 0 unless it shows a failure diagnosed. */
+  expect?: number;
 }
 
 async function demo(io: CliIo): Promise<number> {
@@ -57,20 +62,34 @@ async function demo(io: CliIo): Promise<number> {
         shown: `doctor --outputs outputs.json --agent ${first}   (with the ARM_* of emulator --env-file)`,
         env: arm,
       },
+      {
+        title: "doctor on a drifted tenant: the grant was moved to another user (--faults break=grant-other-user)",
+        argv: ["doctor", "--outputs", outputs, "--agent", first!],
+        shown: `doctor --outputs outputs.json --agent ${first}   (after the grant moved to another user)`,
+        env: arm,
+        before: () => breakLinks(emulator.store, ["grant-other-user"]),
+        expect: 8,
+      },
     ];
     io.stdout(`agent-user-kit demo against the local emulator: tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n`);
     const results: Array<{ step: Step; code: number }> = [];
     for (const step of steps) {
+      step.before?.();
       io.stdout(`\n== agent-user ${step.shown}\n`);
       results.push({ step, code: await main(step.argv, step.env ? { ...io, env: { ...io.env, ...step.env } } : io) });
     }
     io.stdout("\nsummary\n");
-    for (const { step, code } of results) io.stdout(`  ${code === 0 ? "ok  " : `FAIL (exit ${code})`}  ${step.title}\n`);
+    const asMeant = ({ step, code }: { step: Step; code: number }) => code === (step.expect ?? 0);
+    for (const result of results) {
+      const { step, code } = result;
+      io.stdout(`  ${asMeant(result) ? (code === 0 ? "ok  " : `ok (exit ${code}, as meant)`) : `FAIL (exit ${code})`}  ${step.title}\n`);
+    }
     const calls = (surface: string) => emulator.requests.filter((r) => r.surface === surface).length;
     io.stdout(`  ${calls("token")} token requests and ${calls("graph")} Graph requests were served by the emulator\n`);
     io.stdout(`  the comment capture is in ${capture}\n`);
-    io.stdout("  to see doctor name a broken link: agent-user emulator --faults break=grant-other-user (README, agent-user doctor)\n");
-    return results.find((r) => r.code !== 0)?.code ?? 0;
+    io.stdout("  other broken links to try: agent-user emulator --faults break=LINK (README, agent-user doctor)\n");
+    const failed = results.find((r) => !asMeant(r));
+    return failed ? failed.code || 1 : 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await emulator.close();

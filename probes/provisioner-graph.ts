@@ -1,4 +1,4 @@
-import { PROVISIONER_CREDENTIAL_ERROR, gatherSettings, provisionerToken, resolveProvisionerCredential } from "../infra/provisioner-credential";
+import { PROVISIONER_CREDENTIAL_ERROR, gatherSettings, provisionerToken, resolveProvisionerCredential, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { GraphClient } from "../lib/graph-client";
 import type { RetryHooks } from "../lib/retry";
@@ -9,19 +9,23 @@ function asUsageError(err: unknown): unknown {
   return new UsageError(err.message, "`agent-user emulator --env-file FILE` writes ARM_* for the local emulator", "provisioner credential");
 }
 
-/** The provisioner's Graph token itself, e.g. to read its `roles` claim. */
-export function provisionerAccessToken(options: { authorityUrl: string; graphUrl: string; env: NodeJS.ProcessEnv }): Promise<string> {
-  return provisionerToken(options.authorityUrl, options.graphUrl, Date.now, options.env).catch((err: unknown) => Promise.reject(asUsageError(err)));
+/** Where the provisioner is and who it is: its azuread: keys (from `--config-from-stack`) over the ARM_* variables, as in `pulumi up`. */
+export interface ProvisionerSource {
+  authorityUrl: string;
+  graphUrl: string;
+  env: NodeJS.ProcessEnv;
+  config?: ConfigLookup;
 }
 
-/**
- * A Graph client that reads as the provisioner: the same ARM_* settings and
- * token client as the Pulumi program's providers (`azuread:` stack
- * configuration is not read here: export ARM_* instead).
- */
-export function provisionerGraph(options: { authorityUrl: string; graphUrl: string; env: NodeJS.ProcessEnv; timeoutMs: number; hooks?: RetryHooks }): GraphClient {
+/** The provisioner's Graph token itself, e.g. to read its `roles` claim. */
+export function provisionerAccessToken(options: ProvisionerSource): Promise<string> {
+  return provisionerToken(options.authorityUrl, options.graphUrl, Date.now, options.env, options.config).catch((err: unknown) => Promise.reject(asUsageError(err)));
+}
+
+/** A Graph client that reads as the provisioner: the same settings and token client as the Pulumi program's providers. */
+export function provisionerGraph(options: ProvisionerSource & { timeoutMs: number; hooks?: RetryHooks }): GraphClient {
   try {
-    resolveProvisionerCredential(gatherSettings(undefined, options.env));
+    resolveProvisionerCredential(gatherSettings(options.config, options.env));
   } catch (err) {
     throw asUsageError(err);
   }

@@ -28,6 +28,10 @@ describe("npm start (the demo on the embedded emulator)", () => {
     expect(run.stdout).toMatch(/ok {4}doctor: every link of the chain, read from Graph as the provisioner/);
     expect(run.stdout).toMatch(/^ok\s+grant\s+\S+\s+Principal grant/m);
     expect(run.stdout).toMatch(/^ok\s+tokens\s+hops 1 to 3 minted/m);
+    // Then the grant drifts to another user, and doctor names that link and its fix (exit 8, as the step means).
+    expect(run.stdout).toMatch(/ok \(exit 8, as meant\) {2}doctor on a drifted tenant/);
+    expect(run.stdout).toMatch(/^failed\s+grant\s+\S+\s+the agent identity's grant is for user \S+, not the agent user/m);
+    expect(run.stdout).toMatch(/^ {2}grant: run `pulumi refresh`, then `pulumi up`/m);
     expect(run.stdout).not.toMatch(/emu~/);
     expect(run.stdout).toContain("== agent-user token --outputs outputs.json --agent agent-3\n");
     expect(run.stdout).toContain("upn    agent-3@contoso.onmicrosoft.com");

@@ -13,7 +13,7 @@ import { SHARE_URLS } from "../emulator/seed";
 import { CaptureDir } from "../probes/comments/capture-dir";
 import { NO_ENV, useEmulator, writeOutputs } from "./token/helpers";
 
-const CLI = join(resolve(__dirname, ".."), "dist/probes/cli.js");
+const CLI = join(resolve(__dirname, ".."), "dist/probes/agent-user.js");
 const ctx = useEmulator();
 
 /** The built CLI as a separate process (the emulator answers from this one), with exactly `env`. */

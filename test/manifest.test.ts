@@ -414,9 +414,9 @@ describe("JSON syntax positions", () => {
 });
 
 describe("the built CLI", () => {
-  const cli = path.join(ROOT, "dist/probes/cli.js");
+  const cli = path.join(ROOT, "dist/probes/agent-user.js");
 
-  it("runs `agent-user manifest` through probes/cli.ts (build first: npx tsc -p tsconfig.build.json)", async () => {
+  it("runs `agent-user manifest` through the built bin (build first: npm run build)", async () => {
     expect(existsSync(path.join(ROOT, "dist/probes/commands/manifest.js"))).toBe(true);
     const sample = path.join(tmp, "ToolingManifest.json");
     await copyFile(V1_SAMPLE, sample);

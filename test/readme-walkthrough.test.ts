@@ -17,7 +17,7 @@ import { useEmulator } from "./token/helpers";
 
 const ROOT = resolve(__dirname, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const CLI = join(ROOT, "dist/probes/cli.js");
+const CLI = join(ROOT, "dist/probes/agent-user.js");
 
 /** The first fenced block of `lang` after `heading`. */
 function block(heading: string, lang: string): string {

@@ -85,7 +85,7 @@ describe("against the emulator's rate limits", () => {
   let emulator: Emulator;
   afterEach(() => emulator?.close());
 
-  const secret = (e: Emulator) => e.store.applications.get(DEFAULT_IDS.provisionerObjectId)?.passwordCredentials[0]?.secretText ?? "";
+  const secret = (e: Emulator) => e.store.application(DEFAULT_IDS.provisionerObjectId)?.passwordCredentials[0]?.secretText ?? "";
 
   it("60 concurrent token requests at idp-rate=10 all succeed, with a few 429s per refill instead of a storm", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("idp-rate=10").faults });

@@ -1,25 +1,38 @@
 /**
- * lib/undici-request.ts reaches past undici's index into its files, to skip
- * the ~80 ms of fetch, WebSocket and cache code the kit never calls: undici
- * must stay pinned to one exact version, and those files must still be there
- * and still export what is used.
+ * lib/undici-request.ts loads dist/lib/undici-bundle.js, which the build makes
+ * from undici's own files (scripts/bundle-undici.js): undici must stay pinned
+ * to one exact version, the bundle must be made from it, the files it still
+ * requires from the package must be there, and what it leaves out for
+ * start-up (node:http2, node:assert until an invariant fails) must stay out.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { UNDICI_FILES } from "../lib/undici-request";
 
 const pkg = JSON.parse(readFileSync(join(__dirname, "../package.json"), "utf8")) as { dependencies: Record<string, string> };
+const BUNDLE = join(__dirname, "../dist/lib/undici-bundle.js");
+const bundle = readFileSync(BUNDLE, "utf8");
 
-it("undici is pinned to an exact version", () => {
+it("undici is pinned to an exact version, and the bundle is made from it", () => {
   expect(pkg.dependencies.undici).toMatch(/^\d+\.\d+\.\d+$/);
   expect((JSON.parse(readFileSync(require.resolve("undici/package.json"), "utf8")) as { version: string }).version).toBe(pkg.dependencies.undici);
+  expect(bundle.split("\n")[0]).toContain(`undici ${pkg.dependencies.undici} `);
 });
 
-it("the files it loads exist and export the dispatcher, the request API and the global dispatcher", () => {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const [dispatcher, api, global] = UNDICI_FILES.map((file) => require(file) as Record<string, unknown>);
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  expect(typeof dispatcher).toBe("function");
-  expect(typeof (api as { request?: unknown }).request).toBe("function");
-  expect(typeof (global as { getGlobalDispatcher?: unknown }).getGlobalDispatcher).toBe("function");
+it("the undici files the bundle still requires at run time exist", () => {
+  const files = [...bundle.matchAll(/require\("(undici\/[^"]+)"\)/g)].map((m) => m[1]!);
+  expect(files).toContain("undici/lib/llhttp/llhttp_simd-wasm.js");
+  for (const file of files) expect(() => require.resolve(file)).not.toThrow();
+});
+
+it("calls node:assert only as assert(condition), which the bundle's lazy assert covers", () => {
+  expect(bundle).not.toMatch(/\bassert\d*\.\w+\(/);
+  expect(bundle).not.toMatch(/require\("(node:)?assert"\)/);
+});
+
+it("loads neither node:http2 nor node:assert, and exports the request API and the global dispatcher", () => {
+  const script = `const b=require(${JSON.stringify(BUNDLE)});const d=b.getGlobalDispatcher();
+    process.stdout.write(JSON.stringify({request:typeof b.request,dispatch:typeof d.dispatch,methods:typeof d.request,modules:process.moduleLoadList.filter((m)=>/^NativeModule (http2|assert)$/.test(m))}))`;
+  const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as Record<string, unknown>;
+  expect(out).toEqual({ request: "function", dispatch: "function", methods: "function", modules: [] });
 });

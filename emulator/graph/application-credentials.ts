@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import { newSecret } from "../seed";
 import type { Application, FederatedIdentityCredential } from "../store";
-import { BLUEPRINTS, authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { BLUEPRINTS, managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, requiredString } from "./odata";
 
 /**
@@ -31,13 +32,13 @@ const PLAIN_APPLICATIONS: PermissionFamily = {
 const familyOf = (app: Application | undefined) => (app?.kind === "application" ? PLAIN_APPLICATIONS : BLUEPRINT_CREDENTIALS);
 
 function application(req: EmulatorRequest, ctx: EmulatorContext): Application | undefined {
-  return ctx.store.applications.get(req.params.id!.toLowerCase());
+  return ctx.store.application(req.params.id!.toLowerCase());
 }
 
 /** The application a credential change is for, once the caller may change it. */
 function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
   const app = application(req, ctx);
-  authorizeManage(req, ctx, familyOf(app), app);
+  requireOwner(req, familyOf(app), app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   return app;
 }
@@ -45,7 +46,7 @@ function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
 function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date): string {
   if (value === undefined || value === null) return fallback.toISOString();
   const parsed = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(parsed.getTime())) throw graphError(400, "Request_BadRequest", `${name} must be an ISO 8601 date and time.`, req.headers);
+  if (Number.isNaN(parsed.getTime())) throw graphError(req, GRAPH_ERRORS.dateInvalid(name));
   return parsed.toISOString();
 }
 
@@ -54,9 +55,7 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
   const app = managed(req, ctx);
   const body = jsonBody(req, ["passwordCredential"]);
   const given = body.passwordCredential ?? {};
-  if (typeof given !== "object" || Array.isArray(given)) {
-    throw graphError(400, "Request_BadRequest", "passwordCredential must be an object such as {\"displayName\": \"...\"}.", req.headers);
-  }
+  if (typeof given !== "object" || Array.isArray(given)) throw graphError(req, GRAPH_ERRORS.passwordCredentialNotObject());
   const fields = given as Record<string, unknown>;
   const now = new Date(ctx.store.now());
   const secretText = newSecret();
@@ -68,16 +67,14 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
     startDateTime: date(req, fields.startDateTime, "startDateTime", now),
     endDateTime: date(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
   };
-  app.passwordCredentials.push(credential);
+  ctx.store.addPassword(app.id, credential);
   return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#microsoft.graph.passwordCredential`, customKeyIdentifier: null, ...credential }, req.headers);
 }
 
 function removePassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
   const keyId = requiredString(req, jsonBody(req, ["keyId"]), "keyId").toLowerCase();
-  const index = app.passwordCredentials.findIndex((p) => p.keyId === keyId);
-  if (index < 0) throw resourceNotFound(req, keyId);
-  app.passwordCredentials.splice(index, 1);
+  if (!ctx.store.removePassword(app.id, keyId)) throw resourceNotFound(req, keyId);
   return graphNoContent(req.headers);
 }
 
@@ -87,16 +84,11 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
   const app = managed(req, ctx);
   const body = jsonBody(req, ["name", "issuer", "subject", "audiences", "description"]);
   const name = requiredString(req, body, "name");
-  if (app.federatedIdentityCredentials.some((f) => f.name === name)) {
-    const message = `A federated identity credential named '${name}' already exists on this application.`;
-    throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", message, req.headers);
-  }
-  if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) {
-    throw graphError(400, "Request_BadRequest", `An application holds at most ${MAX_FEDERATED} federated identity credentials.`, req.headers);
-  }
+  if (app.federatedIdentityCredentials.some((f) => f.name === name)) throw graphError(req, GRAPH_ERRORS.federatedNameTaken(name));
+  if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) throw graphError(req, GRAPH_ERRORS.federatedLimit(MAX_FEDERATED));
   const audiences = body.audiences;
   if (!Array.isArray(audiences) || audiences.length !== 1 || typeof audiences[0] !== "string") {
-    throw graphError(400, "Request_BadRequest", "audiences must hold exactly one value, e.g. api://AzureADTokenExchange.", req.headers);
+    throw graphError(req, GRAPH_ERRORS.audiencesNotOne());
   }
   const fic: FederatedIdentityCredential = {
     id: randomUUID(),
@@ -106,15 +98,13 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
     audiences: [audiences[0]],
     description: typeof body.description === "string" ? body.description : null,
   };
-  app.federatedIdentityCredentials.push(fic);
+  ctx.store.addFederatedCredential(app.id, fic);
   const context = `${req.origin}/v1.0/$metadata#applications('${app.id}')/federatedIdentityCredentials/$entity`;
   return graphCreated({ "@odata.context": context, ...ficView(fic) }, req.headers);
 }
 
 function readable(req: EmulatorRequest, ctx: EmulatorContext): Application {
-  const app = application(req, ctx);
-  authorizeRead(req, ctx, familyOf(app));
-  return visible(req, ctx, app, req.params.id!);
+  return visible(req, ctx, application(req, ctx), req.params.id!);
 }
 
 /** A credential is addressed by its id or its name. */
@@ -137,16 +127,19 @@ function getFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
 
 function removeFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
-  const fic = federated(req, app);
-  app.federatedIdentityCredentials.splice(app.federatedIdentityCredentials.indexOf(fic), 1);
+  ctx.store.removeFederatedCredential(app.id, federated(req, app).id);
   return graphNoContent(req.headers);
 }
 
+/** Which permissions apply depends on the kind of application the URL names. */
+const manage = (req: EmulatorRequest, ctx: EmulatorContext) => managePermission(familyOf(application(req, ctx)));
+const read = (req: EmulatorRequest, ctx: EmulatorContext) => readPermission(familyOf(application(req, ctx)));
+
 export const applicationCredentialRoutes: Route[] = [
-  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", handler: addPassword },
-  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", handler: removePassword },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: listFederated },
-  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", handler: addFederated },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: getFederated },
-  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", handler: removeFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", permission: manage, handler: addPassword },
+  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", permission: manage, handler: removePassword },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: read, handler: listFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: manage, handler: addFederated },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: read, handler: getFederated },
+  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: manage, handler: removeFederated },
 ];

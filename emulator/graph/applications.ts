@@ -1,8 +1,9 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
-import { BLUEPRINTS, authorizeCreate, authorizeManage, authorizeRead, callerId } from "./directory-auth";
-import { deleteApplication, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { BLUEPRINTS, callerId, createPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
+import { owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
@@ -42,85 +43,76 @@ function view(app: Application): Record<string, unknown> {
 }
 
 function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
-  const app = ctx.store.applications.get(id.toLowerCase());
+  const app = ctx.store.application(id.toLowerCase());
   return app?.kind === "agentIdentityBlueprint" ? app : undefined;
 }
 
 function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
   const name = requiredString(req, body, "displayName");
-  if (name.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is ${name.length} characters; at most ${MAX_DISPLAY_NAME} are allowed.`, req.headers);
-  }
+  if (name.length > MAX_DISPLAY_NAME) throw graphError(req, GRAPH_ERRORS.displayNameTooLong(name.length, MAX_DISPLAY_NAME));
   return name;
 }
 
 function tags(req: EmulatorRequest, value: unknown): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) {
-    throw graphError(400, "Request_BadRequest", "tags must be a list of strings.", req.headers);
-  }
+  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) throw graphError(req, GRAPH_ERRORS.tagsNotStrings());
   return value;
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, BLUEPRINTS);
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
-  const app: Application = {
+  const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
     kind: "agentIdentityBlueprint",
     displayName: displayName(req, body),
     tags: tags(req, body.tags),
     sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
-    owners: owners(req, ctx, callerId(claims), body["owners@odata.bind"]),
+    owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     passwordCredentials: [],
     keyCredentials: [],
     federatedIdentityCredentials: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.applications.set(app.id, app);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(app) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, BLUEPRINTS);
   const clauses = parseFilter(req, ["displayName", "appId", "tags"]);
-  const views = [...ctx.store.applications.values()].filter((a) => a.kind === "agentIdentityBlueprint").map(view);
+  const views = ctx.store.applications("agentIdentityBlueprint").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeRead(req, ctx, BLUEPRINTS);
   return entity(req, view(visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  authorizeManage(req, ctx, BLUEPRINTS, app);
+  requireOwner(req, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
   const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;
-  app.displayName = name;
-  app.tags = newTags;
+  ctx.store.updateApplication(app.id, { displayName: name, tags: newTags });
   return graphNoContent(req.headers);
 }
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  authorizeManage(req, ctx, BLUEPRINTS, app);
+  requireOwner(req, BLUEPRINTS, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
-  deleteApplication(ctx.store, app.id);
+  ctx.store.deleteApplication(app.id);
   return graphNoContent(req.headers);
 }
 
 export const applicationRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", handler: remove },
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(BLUEPRINTS), handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: remove },
   ...sponsorRoutes(OBJECT, BLUEPRINTS, blueprint),
 ];

@@ -1,12 +1,15 @@
 import type { JwtClaims } from "../../lib/jwt";
-import { Reply, type EmulatorContext, type EmulatorRequest } from "../router";
+import type { EmulatorContext, EmulatorRequest, Route } from "../router";
 import { GRAPH_APP_ID, GRAPH_RESOURCE } from "../store";
-import { graphError, graphErrorResponse } from "./envelope";
+import { graphError } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Bearer validation for the emulated Graph routes, in Graph's order: first
  * the token itself (401 InvalidAuthenticationToken), then whether it carries
- * a permission the route accepts (403).
+ * a permission the route accepts (403). Each route declares its permission;
+ * `authorizeRoute` checks it once, before the handler, as Azurite checks its
+ * authorization in one layer ahead of its handlers.
  */
 
 /** What a route accepts; a token kind with no list is refused. */
@@ -27,58 +30,53 @@ const GRAPH_AUDIENCES = new Set([GRAPH_RESOURCE, `${GRAPH_RESOURCE}/`, GRAPH_APP
 /** Graph tolerates this much clock skew on exp and nbf. */
 const CLOCK_SKEW_S = 300;
 
-/** Graph's 401 names the authority to get a token from. */
-const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="${GRAPH_APP_ID}"`;
-
-function unauthenticated(req: EmulatorRequest, message: string): Reply {
-  return new Reply(graphErrorResponse(401, "InvalidAuthenticationToken", message, req.headers, { "www-authenticate": WWW_AUTHENTICATE }));
-}
-
 function bearer(req: EmulatorRequest): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""));
-  if (!m) throw unauthenticated(req, "Access token is empty.");
+  if (!m) throw graphError(req, GRAPH_ERRORS.tokenEmpty());
   return m[1]!;
 }
 
 /** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
-export function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
+function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
   const jwt = ctx.key.verify(bearer(req));
-  if (!jwt) throw unauthenticated(req, "Access token validation failure: the token is malformed or not signed by this tenant's keys.");
+  if (!jwt) throw graphError(req, GRAPH_ERRORS.tokenUnverified());
   const c = jwt.claims;
   const audiences = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (!audiences.some((a) => typeof a === "string" && GRAPH_AUDIENCES.has(a))) {
-    throw unauthenticated(req, `Access token validation failure. Invalid audience: ${JSON.stringify(c.aud ?? null)} is not Microsoft Graph.`);
+    throw graphError(req, GRAPH_ERRORS.audienceInvalid(c.aud));
   }
   const now = Math.floor(ctx.store.now() / 1000);
-  if (typeof c.exp !== "number" || c.exp + CLOCK_SKEW_S < now) throw unauthenticated(req, "Lifetime validation failed, the token is expired.");
-  if (typeof c.nbf === "number" && c.nbf - CLOCK_SKEW_S > now) throw unauthenticated(req, "Lifetime validation failed, the token is not yet valid.");
+  if (typeof c.exp !== "number" || c.exp + CLOCK_SKEW_S < now) throw graphError(req, GRAPH_ERRORS.tokenExpired());
+  if (typeof c.nbf === "number" && c.nbf - CLOCK_SKEW_S > now) throw graphError(req, GRAPH_ERRORS.tokenNotYetValid());
 
-  const denied = (message: string) => graphError(403, permission.deniedCode ?? "accessDenied", message, req.headers);
+  const code = permission.deniedCode ?? "accessDenied";
   if (c.idtyp === "user") {
     const scopes = typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
     const refused = permission.refusedScopes?.find((s) => scopes.includes(s));
-    if (refused) {
-      throw denied(`Access denied: this API refuses tokens carrying ${refused} (Azure CLI sign-ins carry it); call it as a dedicated application instead.`);
-    }
+    if (refused) throw graphError(req, GRAPH_ERRORS.scopeRefused(code, refused));
     if (!permission.delegated?.some((s) => scopes.includes(s))) {
-      throw denied(
-        permission.delegated
-          ? `Access denied: the token's scp holds none of ${permission.delegated.join(", ")}.`
-          : "Access denied: this API takes application permissions only, not a user token.",
-      );
+      throw graphError(req, permission.delegated ? GRAPH_ERRORS.scopesMissing(code, permission.delegated) : GRAPH_ERRORS.applicationOnly(code));
     }
     return c;
   }
   if (c.idtyp === "app") {
     const roles = Array.isArray(c.roles) ? c.roles : [];
     if (!permission.application?.some((r) => roles.includes(r))) {
-      throw denied(
-        permission.application
-          ? `Access denied: the token's roles hold none of ${permission.application.join(", ")}.`
-          : "Access denied: this API takes delegated permissions only, not an application token.",
-      );
+      throw graphError(req, permission.application ? GRAPH_ERRORS.rolesMissing(code, permission.application) : GRAPH_ERRORS.delegatedOnly(code));
     }
     return c;
   }
-  throw unauthenticated(req, "Access token validation failure: the token has no idtyp claim (user or app).");
+  throw graphError(req, GRAPH_ERRORS.tokenWithoutIdtyp());
+}
+
+/** The one check of a route's declared permission, before its handler; the caller's claims go on the request. */
+export function authorizeRoute(route: Route, req: EmulatorRequest, ctx: EmulatorContext): void {
+  if (!route.permission) return;
+  req.caller = authorizeGraph(req, ctx, typeof route.permission === "function" ? route.permission(req, ctx) : route.permission);
+}
+
+/** The claims `authorizeRoute` verified; a handler on a route without a permission has no caller. */
+export function callerOf(req: EmulatorRequest): JwtClaims {
+  if (!req.caller) throw new Error(`[emulator] ${req.method} ${req.url.pathname} declares no permission, so it has no verified caller`);
+  return req.caller;
 }

@@ -1,7 +1,7 @@
-import type { JwtClaims } from "../../lib/jwt";
-import type { EmulatorContext, EmulatorRequest } from "../router";
-import { authorizeGraph } from "./auth";
+import type { EmulatorRequest } from "../router";
+import { callerOf, type GraphPermission } from "./auth";
 import { graphError } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Who may call the directory routes, after Microsoft's API reference: each
@@ -58,57 +58,58 @@ export const AGENT_USERS: PermissionFamily = {
   read: ["User.ReadBasic.All", "User.Read.All", "Directory.Read.All"],
 };
 
+const DENIED = "Authorization_RequestDenied";
+const ACCESS_AS_USER = ["Directory.AccessAsUser.All"];
+
+/** A directory API that accepts any of these permissions, as an application or for a user. */
+export function directoryPermission(accepted: readonly string[]): GraphPermission {
+  return { application: accepted, delegated: accepted, deniedCode: DENIED };
+}
+
+/** A read; any permission of the family will do. */
+export function readPermission(family: PermissionFamily): GraphPermission {
+  return directoryPermission([...family.all, ...family.owned, ...family.create, ...family.read]);
+}
+
+/** A create of a family object. */
+export function createPermission(family: PermissionFamily): GraphPermission {
+  return { ...directoryPermission(family.create), refusedScopes: ACCESS_AS_USER };
+}
+
+/** A change to an object: a tenant-wide permission, or an owned one (then `requireOwner` in the handler). */
+export function managePermission(family: PermissionFamily): GraphPermission {
+  return { ...directoryPermission([...family.all, ...family.owned]), refusedScopes: ACCESS_AS_USER };
+}
+
+/**
+ * The owner check of a change, after `managePermission`: a caller holding
+ * only an "owned" permission reaches only objects it owns. With `object`
+ * undefined (it does not exist) nothing is checked, so the handler answers
+ * 404, as Graph does.
+ */
+export function requireOwner(req: EmulatorRequest, family: PermissionFamily, object: { owners?: readonly string[] } | object | undefined): void {
+  const claims = callerOf(req);
+  const held = [...(Array.isArray(claims.roles) ? claims.roles : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
+  const owners = object && "owners" in object && Array.isArray(object.owners) ? (object.owners as string[]) : [];
+  if (!object || family.all.some((p) => held.includes(p)) || (typeof claims.oid === "string" && owners.includes(claims.oid))) return;
+  throw graphError(req, GRAPH_ERRORS.notOwner(family.name, family.all));
+}
+
+/** The calling principal's object id: the owner of what it creates. */
+export function callerId(req: EmulatorRequest): string[] {
+  const { oid } = callerOf(req);
+  return typeof oid === "string" ? [oid] : [];
+}
+
 /** Any service principal, read through the untyped collection (e.g. Microsoft Graph's, for a grant's resourceId). */
-export const SERVICE_PRINCIPAL_READERS: readonly string[] = [
+export const READ_SERVICE_PRINCIPALS = directoryPermission([
   "Application.Read.All",
   "Application.ReadWrite.All",
   "Application.ReadWrite.OwnedBy",
   "Directory.Read.All",
   "Directory.ReadWrite.All",
-];
+]);
 
-export const GRANT_WRITERS: readonly string[] = ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"];
-export const GRANT_READERS: readonly string[] = [...GRANT_WRITERS, "DelegatedPermissionGrant.Read.All", "Directory.Read.All"];
-
-const DENIED = "Authorization_RequestDenied";
-const ACCESS_AS_USER = ["Directory.AccessAsUser.All"];
-
-/** A read; any permission of the family will do. */
-export function authorizeRead(req: EmulatorRequest, ctx: EmulatorContext, family: PermissionFamily): JwtClaims {
-  const accepted = [...family.all, ...family.owned, ...family.create, ...family.read];
-  return authorizeGraph(req, ctx, { application: accepted, delegated: accepted, deniedCode: DENIED });
-}
-
-/** A create of a family object. */
-export function authorizeCreate(req: EmulatorRequest, ctx: EmulatorContext, family: PermissionFamily): JwtClaims {
-  return authorizeGraph(req, ctx, { application: family.create, delegated: family.create, refusedScopes: ACCESS_AS_USER, deniedCode: DENIED });
-}
-
-/**
- * A change to an object: a tenant-wide permission, or an owned one and
- * ownership. With `object` undefined (it does not exist) only the permission
- * is checked, so the caller answers 404, as Graph does.
- */
-export function authorizeManage(
-  req: EmulatorRequest,
-  ctx: EmulatorContext,
-  family: PermissionFamily,
-  object: { owners?: readonly string[] } | object | undefined,
-): JwtClaims {
-  const accepted = [...family.all, ...family.owned];
-  const claims = authorizeGraph(req, ctx, { application: accepted, delegated: accepted, refusedScopes: ACCESS_AS_USER, deniedCode: DENIED });
-  const held = [...(Array.isArray(claims.roles) ? claims.roles : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
-  const owners = object && "owners" in object && Array.isArray(object.owners) ? (object.owners as string[]) : [];
-  if (!object || family.all.some((p) => held.includes(p)) || (typeof claims.oid === "string" && owners.includes(claims.oid))) return claims;
-  throw graphError(
-    403,
-    DENIED,
-    `Insufficient privileges to complete the operation: the caller does not own this ${family.name} and holds none of ${family.all.join(", ")}.`,
-    req.headers,
-  );
-}
-
-/** The calling principal's object id: the owner of what it creates. */
-export function callerId(claims: JwtClaims): string[] {
-  return typeof claims.oid === "string" ? [claims.oid] : [];
-}
+const GRANT_WRITERS: readonly string[] = ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"];
+export const WRITE_GRANTS = directoryPermission(GRANT_WRITERS);
+export const READ_GRANTS = directoryPermission([...GRANT_WRITERS, "DelegatedPermissionGrant.Read.All", "Directory.Read.All"]);

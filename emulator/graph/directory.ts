@@ -1,10 +1,10 @@
 import type { EmulatorContext, EmulatorRequest } from "../router";
-import type { TenantStore } from "../store";
 import { graphError } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * What the directory routes share: Entra's replication lag as Graph shows it,
- * `@odata.bind` references, and deletes with their consequences.
+ * and `@odata.bind` references.
  */
 
 /**
@@ -19,8 +19,7 @@ export function visible<T extends { createdAt: number }>(req: EmulatorRequest, c
 }
 
 export function resourceNotFound(req: EmulatorRequest, id: string) {
-  const message = `Resource '${id}' does not exist or one of its queried reference-property objects are not present.`;
-  return graphError(404, "Request_ResourceNotFound", message, req.headers);
+  return graphError(req, GRAPH_ERRORS.resourceNotFound(id));
 }
 
 /**
@@ -29,7 +28,7 @@ export function resourceNotFound(req: EmulatorRequest, id: string) {
  * Request_ResourceNotFound (404), which a client may retry.
  */
 export function referenced<T extends { createdAt: number }>(req: EmulatorRequest, ctx: EmulatorContext, object: T | undefined, what: string, id: string): T {
-  if (!object) throw graphError(400, "Request_BadRequest", `${what} '${id}' does not exist in the tenant.`, req.headers);
+  if (!object) throw graphError(req, GRAPH_ERRORS.referenceMissing(what, id));
   if (!ctx.store.replicated(object.createdAt)) throw resourceNotFound(req, id);
   return object;
 }
@@ -37,7 +36,7 @@ export function referenced<T extends { createdAt: number }>(req: EmulatorRequest
 /** The user ids of `sponsors@odata.bind`; a blueprint or agent identity needs at least one. */
 export function sponsorBinds(req: EmulatorRequest, ctx: EmulatorContext, value: unknown, what: string): string[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw graphError(400, "Request_BadRequest", `An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user URLs.`, req.headers);
+    throw graphError(req, GRAPH_ERRORS.sponsorsMissing(what));
   }
   return [...new Set(value.map((url) => sponsorId(req, ctx, url)))];
 }
@@ -51,58 +50,27 @@ function boundId(req: EmulatorRequest, url: unknown): string {
   } catch {
     id = undefined;
   }
-  if (!id) {
-    const message = `Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id} or /directoryObjects/{id}.`;
-    throw graphError(400, "Request_BadRequest", message, req.headers);
-  }
+  if (!id) throw graphError(req, GRAPH_ERRORS.referenceMalformed(url));
   return id.toLowerCase();
 }
 
 /** A sponsor reference to an existing person (not an agent user). */
 export function sponsorId(req: EmulatorRequest, ctx: EmulatorContext, url: unknown): string {
   const id = boundId(req, url);
-  const user = ctx.store.users.get(id);
-  if (!user || user.kind !== "user") throw graphError(400, "Request_BadRequest", `Sponsor '${id}' is not a user in this tenant.`, req.headers);
+  const user = ctx.store.user(id);
+  if (!user || user.kind !== "user") throw graphError(req, GRAPH_ERRORS.sponsorNotPerson(id));
   return user.id;
 }
 
 /** The caller, who owns what it creates, plus any `owners@odata.bind` users or service principals. */
 export function owners(req: EmulatorRequest, ctx: EmulatorContext, caller: readonly string[], value: unknown): string[] {
-  if (value !== undefined && !Array.isArray(value)) throw graphError(400, "Request_BadRequest", "owners@odata.bind must be a list of URLs.", req.headers);
+  if (value !== undefined && !Array.isArray(value)) throw graphError(req, GRAPH_ERRORS.ownersNotList());
   const bound = (value ?? []).map((url: unknown) => {
     const id = boundId(req, url);
-    if (!ctx.store.users.has(id) && !ctx.store.servicePrincipals.has(id)) {
-      throw graphError(400, "Request_BadRequest", `Owner '${id}' does not exist in this tenant.`, req.headers);
+    if (!ctx.store.hasDirectoryObject(id)) {
+      throw graphError(req, GRAPH_ERRORS.ownerMissing(id));
     }
     return id;
   });
   return [...new Set([...caller, ...bound])];
-}
-
-/** Deleting a service principal removes the grants it is the client or resource of; a blueprint principal also takes its agent identities. */
-export function deleteServicePrincipal(store: TenantStore, id: string): void {
-  const sp = store.servicePrincipals.get(id);
-  if (!sp) return;
-  store.servicePrincipals.delete(id);
-  for (const grant of [...store.grants.values()]) if (grant.clientId === id || grant.resourceId === id) store.grants.delete(grant.id);
-  if (sp.kind !== "agentIdentityBlueprintPrincipal") return;
-  // Reference section 3: deleting a blueprint principal removes its identities (their agent users stay).
-  for (const identity of [...store.servicePrincipals.values()]) {
-    if (identity.kind === "agentIdentity" && identity.agentIdentityBlueprintId === sp.appId) deleteServicePrincipal(store, identity.id);
-  }
-}
-
-/** Deleting an application deletes its service principal in the tenant too. */
-export function deleteApplication(store: TenantStore, id: string): void {
-  const app = store.applications.get(id);
-  if (!app) return;
-  store.applications.delete(id);
-  const principal = store.servicePrincipalByAppId(app.appId);
-  if (principal) deleteServicePrincipal(store, principal.id);
-}
-
-/** Deleting a user removes the grants made for it. */
-export function deleteUser(store: TenantStore, id: string): void {
-  store.users.delete(id);
-  for (const grant of [...store.grants.values()]) if (grant.principalId === id) store.grants.delete(grant.id);
 }

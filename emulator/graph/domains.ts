@@ -1,6 +1,6 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { authorizeGraph } from "./auth";
 import { resourceNotFound } from "./directory";
+import { directoryPermission } from "./directory-auth";
 import { entity } from "./odata";
 
 /**
@@ -14,12 +14,11 @@ const TYPE = "microsoft.graph.domain";
 const DOMAIN_READERS: readonly string[] = ["Domain.Read.All", "Domain.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, { application: DOMAIN_READERS, delegated: DOMAIN_READERS, deniedCode: "Authorization_RequestDenied" });
-  const wanted = req.params.id!.toLowerCase();
-  const index = ctx.store.domains.findIndex((d) => d.toLowerCase() === wanted);
-  if (index < 0) throw resourceNotFound(req, req.params.id!);
+  const domain = ctx.store.domain(req.params.id!);
+  if (!domain) throw resourceNotFound(req, req.params.id!);
+  const index = ctx.store.domains.indexOf(domain);
   const view = {
-    id: ctx.store.domains[index],
+    id: domain,
     authenticationType: "Managed",
     isAdminManaged: true,
     isDefault: index === 0,
@@ -31,4 +30,4 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   return entity(req, view, TYPE, "domains");
 }
 
-export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", handler: get }];
+export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", permission: directoryPermission(DOMAIN_READERS), handler: get }];

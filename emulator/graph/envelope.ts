@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { Reply, type EmulatorResponse } from "../router";
+import type { GraphErrorSpec } from "./errors";
 
 /** The ids Graph puts on every answer; client-request-id echoes the caller's when it sent one. */
 function requestIds(headers: IncomingHttpHeaders): { "request-id": string; "client-request-id": string } {
@@ -8,18 +9,19 @@ function requestIds(headers: IncomingHttpHeaders): { "request-id": string; "clie
   return { "request-id": requestId, "client-request-id": String(headers["client-request-id"] ?? requestId) };
 }
 
-/** Graph's error envelope, with the request ids Graph puts in every answer. */
-export function graphErrorResponse(status: number, code: string, message: string, headers: IncomingHttpHeaders = {}, extra: Record<string, string> = {}): EmulatorResponse {
-  const ids = requestIds(headers);
+/** A catalogue error (errors.ts) in Graph's envelope, with the request ids Graph puts in every answer. */
+export function graphErrorResponse(req: { headers: IncomingHttpHeaders }, spec: GraphErrorSpec): EmulatorResponse {
+  const ids = requestIds(req.headers);
   return {
-    status,
-    headers: { ...ids, ...extra },
-    body: { error: { code, message, innerError: { date: new Date().toISOString().replace(/\.\d+Z$/, ""), ...ids } } },
+    status: spec.status,
+    headers: { ...ids, ...spec.headers },
+    body: { error: { code: spec.code, message: spec.message, innerError: { date: new Date().toISOString().replace(/\.\d+Z$/, ""), ...ids } } },
   };
 }
 
-export function graphError(status: number, code: string, message: string, headers?: IncomingHttpHeaders): Reply {
-  return new Reply(graphErrorResponse(status, code, message, headers));
+/** The same, as a Reply a handler throws. */
+export function graphError(req: { headers: IncomingHttpHeaders }, spec: GraphErrorSpec): Reply {
+  return new Reply(graphErrorResponse(req, spec));
 }
 
 /** A successful Graph answer: an OData JSON body with Graph's request ids. */

@@ -1,7 +1,8 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Comment, DriveItem } from "../store";
-import { authorizeGraph, type GraphPermission } from "./auth";
+import type { GraphPermission } from "./auth";
 import { graphError, graphOk } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Graph's file surface as far as the comment probe uses it (reference
@@ -18,8 +19,6 @@ export const FILES_PERMISSION: GraphPermission = { delegated: ["Files.Read.All",
  */
 export const COMMENTS_PAGE_SIZE = 2;
 const MAX_TOP = 200;
-
-const ITEM_NOT_FOUND = "The resource could not be found.";
 
 function without(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(object).filter(([k]) => !keys.includes(k)));
@@ -57,30 +56,28 @@ function driveItemView(ctx: EmulatorContext, item: DriveItem, context: string): 
 function itemByShareId(ctx: EmulatorContext, shareId: string): DriveItem | undefined {
   if (!shareId.startsWith("u!")) return undefined;
   const url = Buffer.from(shareId.slice(2), "base64url").toString("utf8");
-  return ctx.store.driveItems.find((i) => i.shareUrl === url);
+  return ctx.store.driveItemByShareUrl(url);
 }
 
 function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, FILES_PERMISSION);
   const shareId = req.params.shareId!;
   const item = itemByShareId(ctx, shareId);
-  if (!item) throw graphError(404, "itemNotFound", "The sharing link no longer exists, or you do not have permission to access it.", req.headers);
+  if (!item) throw graphError(req, GRAPH_ERRORS.sharingLinkNotFound());
   return graphOk(driveItemView(ctx, item, `${req.origin}/v1.0/$metadata#shares('${shareId}')/driveItem/$entity`), req.headers);
 }
 
 /** The item of a comments path, honouring its per-item 404. */
 function commentedItem(req: EmulatorRequest, ctx: EmulatorContext): DriveItem {
-  authorizeGraph(req, ctx, FILES_PERMISSION);
   const { driveId, itemId } = req.params;
-  const item = ctx.store.driveItems.find((i) => i.driveId === driveId && i.id === itemId);
-  if (!item || item.commentsNotFound) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
+  const item = ctx.store.driveItem(driveId, itemId);
+  if (!item || item.commentsNotFound) throw graphError(req, GRAPH_ERRORS.itemNotFound());
   return item;
 }
 
 function nonNegativeInteger(req: EmulatorRequest, name: string): number | undefined {
   const value = req.url.searchParams.get(name);
   if (value === null) return undefined;
-  if (!/^\d+$/.test(value)) throw graphError(400, "BadRequest", `Invalid ${name} value '${value}'.`, req.headers);
+  if (!/^\d+$/.test(value)) throw graphError(req, GRAPH_ERRORS.pageValueInvalid(name, value));
   return Number(value);
 }
 
@@ -90,7 +87,7 @@ function nonNegativeInteger(req: EmulatorRequest, name: string): number | undefi
  */
 function page(req: EmulatorRequest, all: readonly unknown[], context: string): EmulatorResponse {
   const top = nonNegativeInteger(req, "$top");
-  if (top !== undefined && (top < 1 || top > MAX_TOP)) throw graphError(400, "BadRequest", `Invalid $top value '${top}': it must be from 1 to ${MAX_TOP}.`, req.headers);
+  if (top !== undefined && (top < 1 || top > MAX_TOP)) throw graphError(req, GRAPH_ERRORS.pageTopOutOfRange(top, MAX_TOP));
   const size = top ?? COMMENTS_PAGE_SIZE;
   const skip = nonNegativeInteger(req, "$skiptoken") ?? 0;
   const end = skip + size;
@@ -110,12 +107,12 @@ function comments(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse 
 function replies(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const item = commentedItem(req, ctx);
   const comment = item.comments.find((c) => c.id === req.params.commentId);
-  if (!comment) throw graphError(404, "itemNotFound", ITEM_NOT_FOUND, req.headers);
+  if (!comment) throw graphError(req, GRAPH_ERRORS.itemNotFound());
   return page(req, comment.replies, `${itemContext(req)}/comments('${comment.id}')/replies`);
 }
 
 export const fileRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", handler: shareDriveItem },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", handler: comments },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", handler: replies },
+  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", permission: FILES_PERMISSION, handler: shareDriveItem },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", permission: FILES_PERMISSION, handler: comments },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", permission: FILES_PERMISSION, handler: replies },
 ];

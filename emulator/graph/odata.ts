@@ -1,5 +1,6 @@
 import type { EmulatorRequest, EmulatorResponse } from "../router";
 import { graphError, graphOk } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 
 /**
  * The OData slice the directory routes understand: `$filter` with `eq`
@@ -27,7 +28,7 @@ const ANY = new RegExp(`^([A-Za-z]+)/any\\(\\s*([A-Za-z]\\w*)\\s*:\\s*\\2\\s+eq\
 function refuseOptions(req: EmulatorRequest): void {
   for (const name of req.url.searchParams.keys()) {
     if (name.startsWith("$") && !SUPPORTED_OPTIONS.includes(name)) {
-      throw graphError(400, "Request_UnsupportedQuery", `[emulator rule] the query option ${name} is not served by the emulator.`, req.headers);
+      throw graphError(req, GRAPH_ERRORS.queryOptionNotServed(name));
     }
   }
 }
@@ -41,16 +42,14 @@ export function parseFilter(req: EmulatorRequest, filterable: readonly string[])
     const any = ANY.exec(rest);
     const eq = any ? null : EQ.exec(rest);
     const m = any ?? eq;
-    if (!m) throw graphError(400, "BadRequest", `Invalid filter clause: '${rest}' (the emulator reads eq clauses joined by 'and').`, req.headers);
+    if (!m) throw graphError(req, GRAPH_ERRORS.filterClauseInvalid(rest));
     const clause = { property: m[1]!, value: (any ? m[3]! : m[2]!).replace(/''/g, "'"), any: any !== null };
-    if (!filterable.includes(clause.property)) {
-      throw graphError(400, "Request_UnsupportedQuery", `Unsupported or invalid query filter clause specified for property '${clause.property}'.`, req.headers);
-    }
+    if (!filterable.includes(clause.property)) throw graphError(req, GRAPH_ERRORS.filterPropertyUnsupported(clause.property));
     clauses.push(clause);
     rest = rest.slice(m[0].length).trim();
     if (rest === "") break;
     const and = /^and\s+/i.exec(rest);
-    if (!and) throw graphError(400, "BadRequest", `Invalid filter clause: expected 'and' before '${rest}'.`, req.headers);
+    if (!and) throw graphError(req, GRAPH_ERRORS.filterAndExpected(rest));
     rest = rest.slice(and[0].length);
   }
   return clauses;
@@ -72,7 +71,7 @@ function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName:
   if (!select) return view;
   const out: Record<string, unknown> = {};
   for (const name of select.split(",").map((s) => s.trim())) {
-    if (!(name in view)) throw graphError(400, "Request_BadRequest", `Could not find a property named '${name}' on type '${typeName}'.`, req.headers);
+    if (!(name in view)) throw graphError(req, GRAPH_ERRORS.selectUnknown(name, typeName));
     out[name] = view[name];
   }
   return out;
@@ -86,11 +85,9 @@ export function collection(req: EmulatorRequest, views: ReadonlyArray<Record<str
   refuseOptions(req);
   const topText = req.url.searchParams.get("$top");
   const top = topText === null ? DEFAULT_PAGE_SIZE : Number(topText);
-  if (!Number.isInteger(top) || top < 1 || top > MAX_TOP) {
-    throw graphError(400, "Request_BadRequest", `Invalid $top value '${topText}': it must be from 1 to ${MAX_TOP}.`, req.headers);
-  }
+  if (!Number.isInteger(top) || top < 1 || top > MAX_TOP) throw graphError(req, GRAPH_ERRORS.topOutOfRange(topText, MAX_TOP));
   const skip = Number(req.url.searchParams.get("$skiptoken") ?? "0");
-  if (!Number.isInteger(skip) || skip < 0) throw graphError(400, "Request_BadRequest", "Invalid $skiptoken.", req.headers);
+  if (!Number.isInteger(skip) || skip < 0) throw graphError(req, GRAPH_ERRORS.skipTokenInvalid());
   const value = views.slice(skip, skip + top).map((v) => selected(req, v, typeName));
   const body: Record<string, unknown> = { "@odata.context": `${req.origin}/v1.0/$metadata#${context}`, value };
   if (skip + top < views.length) {
@@ -113,14 +110,11 @@ export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Reco
   try {
     body = JSON.parse(req.body);
   } catch {
-    const message = "Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.";
-    throw graphError(400, "BadRequest", message, req.headers);
+    throw graphError(req, GRAPH_ERRORS.unreadableJson());
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw graphError(400, "BadRequest", "The request body must be a JSON object.", req.headers);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw graphError(req, GRAPH_ERRORS.bodyNotObject());
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) {
-      throw graphError(400, "Request_BadRequest", `Property '${key}' does not exist as a declared property or extension property.`, req.headers);
-    }
+    if (!allowed.includes(key)) throw graphError(req, GRAPH_ERRORS.undeclaredProperty(key));
   }
   return body as Record<string, unknown>;
 }
@@ -133,13 +127,7 @@ export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Reco
  */
 export function requireODataVersion(req: EmulatorRequest): void {
   if (String(req.headers["odata-version"] ?? "").trim() !== "4.0") {
-    throw graphError(
-      400,
-      "BadRequest",
-      `[emulator rule] ${req.method} ${req.url.pathname} needs the header OData-Version: 4.0; ` +
-        "without it Microsoft Graph can silently create a plain object instead of the Agent ID type.",
-      req.headers,
-    );
+    throw graphError(req, GRAPH_ERRORS.oDataVersionMissing(req.method, req.url.pathname));
   }
 }
 
@@ -147,7 +135,7 @@ export function requireODataVersion(req: EmulatorRequest): void {
 export function requiredString(req: EmulatorRequest, body: Record<string, unknown>, name: string): string {
   const value = body[name];
   if (typeof value !== "string" || value.trim() === "") {
-    throw graphError(400, "Request_BadRequest", `Property '${name}' is required and must be a non-empty string.`, req.headers);
+    throw graphError(req, GRAPH_ERRORS.requiredString(name));
   }
   return value;
 }

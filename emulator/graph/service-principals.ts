@@ -3,16 +3,17 @@ import type { ServicePrincipal } from "../store";
 import {
   AGENT_IDENTITIES,
   BLUEPRINT_PRINCIPALS,
-  SERVICE_PRINCIPAL_READERS,
-  authorizeCreate,
-  authorizeManage,
-  authorizeRead,
+  READ_SERVICE_PRINCIPALS,
   callerId,
+  createPermission,
+  managePermission,
+  readPermission,
+  requireOwner,
   type PermissionFamily,
 } from "./directory-auth";
-import { deleteServicePrincipal, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
-import { authorizeGraph } from "./auth";
+import { owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
@@ -46,7 +47,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
 
 function ofKind(kind: ServicePrincipal["kind"]) {
   return (ctx: EmulatorContext, id: string): ServicePrincipal | undefined => {
-    const sp = ctx.store.servicePrincipals.get(id.toLowerCase());
+    const sp = ctx.store.servicePrincipal(id.toLowerCase());
     return sp?.kind === kind ? sp : undefined;
   };
 }
@@ -54,28 +55,22 @@ const principalById = ofKind("agentIdentityBlueprintPrincipal");
 const identityById = ofKind("agentIdentity");
 
 function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Record<string, unknown>> {
-  return [...ctx.store.servicePrincipals.values()].filter((sp) => kind === undefined || sp.kind === kind).map(view);
+  return ctx.store.servicePrincipals(kind).map(view);
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  authorizeGraph(req, ctx, { application: SERVICE_PRINCIPAL_READERS, delegated: SERVICE_PRINCIPAL_READERS, deniedCode: "Authorization_RequestDenied" });
   const clauses = parseFilter(req, ["appId", "displayName"]);
   return collection(req, all(ctx).filter((v) => matches(v, clauses)), "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 
 function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, BLUEPRINT_PRINCIPALS);
   requireODataVersion(req);
   const appId = requiredString(req, jsonBody(req, ["appId"]), "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
-  if (app && app.kind !== "agentIdentityBlueprint") {
-    throw graphError(400, "Request_BadRequest", `Application '${appId}' is not an agent identity blueprint.`, req.headers);
-  }
+  if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.notABlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
-  if (ctx.store.servicePrincipalByAppId(appId)) {
-    throw graphError(409, "Request_MultipleObjectsWithSameKeyValue", `The blueprint ${appId} already has a service principal in this tenant.`, req.headers);
-  }
-  const sp: ServicePrincipal = {
+  if (ctx.store.servicePrincipalByAppId(appId)) throw graphError(req, GRAPH_ERRORS.principalExists(appId));
+  const sp = ctx.store.createServicePrincipal({
     id: ctx.store.newId(),
     appId,
     kind: "agentIdentityBlueprintPrincipal",
@@ -83,34 +78,27 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     servicePrincipalType: "Application",
     servicePrincipalNames: [appId],
     sponsors: [],
-    owners: callerId(claims),
+    owners: callerId(req),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.servicePrincipals.set(sp.id, sp);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${PRINCIPAL_TYPE}/$entity`, ...view(sp) }, req.headers);
 }
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const claims = authorizeCreate(req, ctx, AGENT_IDENTITIES);
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
   const displayName = requiredString(req, body, "displayName");
-  if (displayName.length > MAX_DISPLAY_NAME) {
-    throw graphError(400, "Request_BadRequest", `displayName is longer than ${MAX_DISPLAY_NAME} characters.`, req.headers);
-  }
+  if (displayName.length > MAX_DISPLAY_NAME) throw graphError(req, GRAPH_ERRORS.identityDisplayNameTooLong(MAX_DISPLAY_NAME));
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
   referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
   // Entra does not create the blueprint principal on its own, and refuses identities without it (reference section 3).
   const principal = ctx.store.servicePrincipalByAppId(blueprintAppId);
-  if (!principal) {
-    const message = `The agent identity blueprint ${blueprintAppId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`;
-    throw graphError(400, "Request_BadRequest", message, req.headers);
-  }
+  if (!principal) throw graphError(req, GRAPH_ERRORS.blueprintWithoutPrincipal(blueprintAppId));
   referenced(req, ctx, principal, "The blueprint principal", principal.id);
   const id = ctx.store.newId();
-  const sp: ServicePrincipal = {
+  const sp = ctx.store.createServicePrincipal({
     id,
     // Observed on real agent identities: the appId is the object id.
     appId: id,
@@ -120,11 +108,10 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     servicePrincipalNames: [],
     agentIdentityBlueprintId: blueprintAppId,
     sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
-    owners: owners(req, ctx, callerId(claims), body["owners@odata.bind"]),
+    owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
-  };
-  ctx.store.servicePrincipals.set(id, sp);
+  });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${IDENTITY_TYPE}/$entity`, ...view(sp) }, req.headers);
 }
 
@@ -137,10 +124,10 @@ function identityOwners(ctx: EmulatorContext, sp: ServicePrincipal | undefined):
 
 function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const sp = identityById(ctx, req.params.id!);
-  authorizeManage(req, ctx, AGENT_IDENTITIES, identityOwners(ctx, sp));
+  requireOwner(req, AGENT_IDENTITIES, identityOwners(ctx, sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
-  if (body.displayName !== undefined) sp.displayName = requiredString(req, body, "displayName");
+  if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: requiredString(req, body, "displayName") });
   return graphNoContent(req.headers);
 }
 
@@ -160,31 +147,29 @@ function typedRoutes(c: TypedCollection): Route[] {
   const type = `microsoft.graph.${c.kind}`;
   const context = `servicePrincipals/${type}`;
   const list = (req: EmulatorRequest, ctx: EmulatorContext) => {
-    authorizeRead(req, ctx, c.family);
     const clauses = parseFilter(req, ["appId", "displayName", "agentIdentityBlueprintId"]);
     return collection(req, all(ctx, c.kind).filter((v) => matches(v, clauses)), type, context);
   };
   const get = (req: EmulatorRequest, ctx: EmulatorContext) => {
-    authorizeRead(req, ctx, c.family);
     return entity(req, view(visible(req, ctx, c.find(ctx, req.params.id!), req.params.id!)), type, context);
   };
   const remove = (req: EmulatorRequest, ctx: EmulatorContext) => {
     const sp = c.find(ctx, req.params.id!);
-    authorizeManage(req, ctx, c.family, c.owners(ctx, sp));
+    requireOwner(req, c.family, c.owners(ctx, sp));
     if (!sp) throw resourceNotFound(req, req.params.id!);
-    deleteServicePrincipal(ctx.store, sp.id);
+    ctx.store.deleteServicePrincipal(sp.id);
     return graphNoContent(req.headers);
   };
   return [
-    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", handler: list },
-    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", handler: c.create },
-    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", handler: get },
-    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", handler: remove },
+    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: readPermission(c.family), handler: list },
+    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: createPermission(c.family), handler: c.create },
+    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: readPermission(c.family), handler: get },
+    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: managePermission(c.family), handler: remove },
   ];
 }
 
 export const servicePrincipalRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", handler: listAny },
+  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", permission: READ_SERVICE_PRINCIPALS, handler: listAny },
   ...typedRoutes({
     family: BLUEPRINT_PRINCIPALS,
     kind: "agentIdentityBlueprintPrincipal",
@@ -203,6 +188,6 @@ export const servicePrincipalRoutes: Route[] = [
     owners: identityOwners,
     create: createIdentity,
   }),
-  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", handler: updateIdentity },
+  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", permission: managePermission(AGENT_IDENTITIES), handler: updateIdentity },
   ...sponsorRoutes(IDENTITY, AGENT_IDENTITIES, identityById),
 ];

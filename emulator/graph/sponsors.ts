@@ -1,7 +1,8 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { authorizeManage, authorizeRead, type PermissionFamily } from "./directory-auth";
+import { managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
+import { GRAPH_ERRORS } from "./errors";
 import { collection, jsonBody, requireODataVersion } from "./odata";
 
 /**
@@ -12,6 +13,7 @@ import { collection, jsonBody, requireODataVersion } from "./odata";
 
 /** What the sponsor routes need to know about the object they hang off. */
 export interface Sponsored {
+  id: string;
   sponsors: string[];
   owners?: string[];
   createdAt: number;
@@ -21,10 +23,9 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
   const object = (req: EmulatorRequest, ctx: EmulatorContext) => find(ctx, req.params.id!.toLowerCase());
 
   const list = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
-    authorizeRead(req, ctx, family);
     const sponsored = visible(req, ctx, object(req, ctx), req.params.id!);
     const users = sponsored.sponsors.flatMap((id) => {
-      const user = ctx.store.users.get(id);
+      const user = ctx.store.user(id);
       return user ? [{ "@odata.type": "#microsoft.graph.user", id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName }] : [];
     });
     return collection(req, users, "microsoft.graph.directoryObject", "directoryObjects");
@@ -32,34 +33,28 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
 
   const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    authorizeManage(req, ctx, family, sponsored);
+    requireOwner(req, family, sponsored);
     requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
     const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
-    if (sponsored.sponsors.includes(id)) {
-      const message = "One or more added object references already exist for the following modified properties: 'sponsors'.";
-      throw graphError(400, "Request_BadRequest", message, req.headers);
-    }
-    sponsored.sponsors.push(id);
+    if (sponsored.sponsors.includes(id)) throw graphError(req, GRAPH_ERRORS.sponsorAlreadyThere());
+    ctx.store.addSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
 
   const remove = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    authorizeManage(req, ctx, family, sponsored);
+    requireOwner(req, family, sponsored);
     const id = req.params.sponsorId!.toLowerCase();
     if (!sponsored || !sponsored.sponsors.includes(id)) throw resourceNotFound(req, req.params.sponsorId!);
-    if (sponsored.sponsors.length === 1) {
-      const message = `An ${family.name} must keep at least one sponsor: add the new sponsor before removing the last one.`;
-      throw graphError(400, "Request_BadRequest", message, req.headers);
-    }
-    sponsored.sponsors.splice(sponsored.sponsors.indexOf(id), 1);
+    if (sponsored.sponsors.length === 1) throw graphError(req, GRAPH_ERRORS.lastSponsor(family.name));
+    ctx.store.removeSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
 
   return [
-    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", handler: list },
-    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", handler: add },
-    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", handler: remove },
+    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", permission: readPermission(family), handler: list },
+    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", permission: managePermission(family), handler: add },
+    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", permission: managePermission(family), handler: remove },
   ];
 }

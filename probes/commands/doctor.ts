@@ -8,18 +8,23 @@ import { diagnose } from "../doctor/chain";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
 import { reportFailure } from "../report";
+import { CONFIG_FILE_OPTION, readStackConfigFile } from "../stack-config";
 
 const HELP = `agent-user doctor: read the chain from Microsoft Graph and name the broken link
 
-Usage: agent-user doctor [--outputs FILE] [--agent NAME | --all] [options]
+Usage: agent-user doctor [--outputs FILE] [--agent NAME | --all] [--config-from-stack FILE] [options]
 
-It reads, as the provisioner (ARM_TENANT_ID, ARM_CLIENT_ID and one of ARM_CLIENT_SECRET,
-ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`),
+It reads, as the provisioner (the azuread: keys of --config-from-stack over ARM_TENANT_ID,
+ARM_CLIENT_ID and one of ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN,
+ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`),
 each link in order: blueprint, blueprint credential, blueprint principal, agent identity,
 agent user, grant; then it runs the three hops and lays a failure on the link that
 explains it. It only reads: it never sends a Graph write.
 
   --all                 check every agent of a fleet's --outputs file
+  --config-from-stack FILE
+                        the JSON of \`pulumi config --json\`: the provisioner's azuread: keys
+                        (--show-secrets if the stack keeps azuread:clientSecret)
   --warn-days N         warn about credentials that end within N days (default 30)
   --fail-on-warning     exit 8 on a warning too
   --json                one JSON object on stdout: {"ok", "links": [{"agent"?, "link", "status", "id", "detail", "fix"}]}
@@ -78,6 +83,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         ...CONNECTION_OPTIONS,
         ...GRAPH_OPTIONS,
         ...VERBOSE_OPTION,
+        ...CONFIG_FILE_OPTION,
         all: { type: "boolean" },
         "warn-days": { type: "string" },
         "fail-on-warning": { type: "boolean" },
@@ -96,7 +102,9 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const list = targets(values, io);
     const first = list[0]!.settings;
     const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
-    const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, timeoutMs: first.timeoutMs, hooks });
+    const file = values["config-from-stack"];
+    const config = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env).provisioner;
+    const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, config, timeoutMs: first.timeoutMs, hooks });
     const checks: Check[] = [];
     for (const target of list) {
       const found = await diagnose(graph, target, options);

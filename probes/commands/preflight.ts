@@ -3,17 +3,18 @@ import { seconds } from "../../lib/settings";
 import { broken, formatChecks } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { preflight } from "../preflight/checklist";
-import { CONFIG_FLAGS, stackConfig } from "../preflight/stack-config";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
 import { reportFailure } from "../report";
+import { CONFIG_FILE_OPTION, CONFIG_FLAGS, readStackConfigFile, stackConfig } from "../stack-config";
 
 const HELP = `agent-user preflight: check a stack's configuration against the tenant before \`pulumi up\`
 
 Usage: agent-user preflight [--config-from-stack FILE] [--<key> VALUE ...] [options]
 
-It reads, as the provisioner (ARM_TENANT_ID, ARM_CLIENT_ID and one of ARM_CLIENT_SECRET,
-ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`):
+It reads, as the provisioner (the file's azuread: keys over ARM_TENANT_ID, ARM_CLIENT_ID and
+one of ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH,
+as for \`pulumi up\`):
   - the provisioner's token holds the six application permissions of the README, and not
     Directory.AccessAsUser.All (Domain.Read.All and User.Read.All let it run the next checks)
   - the UPN domain is a verified domain of the tenant
@@ -22,7 +23,8 @@ ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, as for \`
   - the blueprint display name and each agent user UPN are free, or held by this stack
 It only reads: it never sends a Graph write.
 
-  --config-from-stack FILE  the JSON of \`pulumi config --json\` in the stack's directory
+  --config-from-stack FILE  the JSON of \`pulumi config --json\` in the stack's directory (with
+                            --show-secrets if the stack keeps azuread:clientSecret)
   --<key> VALUE             any agent-user-kit: key as a flag, over the file's value; lists
                             as JSON or comma-separated, e.g. --user-domain contoso.onmicrosoft.com
                             --blueprint-name "Research agent blueprint" --sponsors ID1,ID2
@@ -54,7 +56,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       options: {
         ...CONFIG_FLAGS,
         ...VERBOSE_OPTION,
-        "config-from-stack": { type: "string" },
+        ...CONFIG_FILE_OPTION,
         stack: { type: "string" },
         timeout: { type: "string" },
         json: { type: "boolean" },
@@ -68,9 +70,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       return ExitCode.ok;
     }
     json = values.json === true;
-    const config = stackConfig(values["config-from-stack"] as string | undefined, values as Record<string, string | undefined>, io.cwd);
+    const file = values["config-from-stack"] as string | undefined;
+    const stackFile = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env);
+    const config = stackConfig(stackFile, values as Record<string, string | undefined>);
     const timeoutMs = seconds("--timeout", values.timeout as string | undefined, 15, false);
-    const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env };
+    const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
     const graph = provisionerGraph({ ...where, timeoutMs, hooks: progressHooks(io, { verbose: values.verbose === true, json }) });
     const checks = await preflight(graph, await provisionerAccessToken(where), config, values.stack as string | undefined);
     const bad = broken(checks, false);

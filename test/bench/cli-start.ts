@@ -1,11 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { join } from "node:path";
 import { median } from "./stats";
 
 /** The package root (dist/test/bench/../../..), where `node_modules` and `dist` are. */
 export const PACKAGE_ROOT = join(__dirname, "..", "..", "..");
-const CLI = join(PACKAGE_ROOT, "dist", "probes", "cli.js");
+/** The `agent-user` bin, as package.json names it. */
+const CLI = join(PACKAGE_ROOT, (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
 const ENTRY = join(PACKAGE_ROOT, "dist", "lib", "index.js");
 /** Prints the process's peak RSS (MiB) on stderr as it exits: loaded with -r, in untimed runs only. */
 const RSS_AT_EXIT = join(__dirname, "rss-at-exit.js");

@@ -118,8 +118,8 @@ export async function provisionFleet(count: number, concurrency: number, graphRa
 
 /** Objects beyond one per agent name: what a create that was not "at most once" leaves behind. */
 function duplicatesIn(emulator: Emulator): number {
-  const identities = [...emulator.store.servicePrincipals.values()].filter((p) => p.kind === "agentIdentity").map((p) => p.displayName);
-  const users = [...emulator.store.users.values()].filter((u) => u.kind === "agentUser").map((u) => u.userPrincipalName.toLowerCase());
+  const identities = emulator.store.servicePrincipals("agentIdentity").map((p) => p.displayName);
+  const users = emulator.store.users("agentUser").map((u) => u.userPrincipalName.toLowerCase());
   return identities.length - new Set(identities).size + (users.length - new Set(users).size);
 }
 

@@ -17,10 +17,13 @@ import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./
 import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `npm run bench [-- --json]`: this runner, the bare-undici floor and the
- * peer (@microsoft/agents-hosting) side by side against one in-process
- * emulator on loopback. Bounded: every phase has a sample count and a time
- * budget, and a watchdog ends the run after 170 s.
+ * `npm run bench [-- --json] [-- --startup | --fleet-only]`: this runner, the
+ * bare-undici floor and the peer (@microsoft/agents-hosting) side by side
+ * against one in-process emulator on loopback, then the fleet figures, each
+ * on an emulator of its own. Bounded: every phase has a sample count and a
+ * time budget, and a watchdog ends the run after 300 s. `--startup` runs only
+ * the start-up phase (fresh processes, no emulator), with 30 samples instead
+ * of 10, and prints its table, in under a minute.
  */
 
 const FLEET = 100;
@@ -31,6 +34,8 @@ const HIT_BATCHES = 9;
 const HIT_CALLS = 10_000;
 const TPS_ROUNDS = 5;
 const CLI_SAMPLES = 10;
+/** `--startup` alone has the time for more spawns, which narrows the spread other work on the machine causes. */
+const STARTUP_ONLY_SAMPLES = 30;
 const CHILD_PLAN = { rounds: 20, hitCalls: HIT_CALLS, tpsRounds: 3, concurrency: CONCURRENCY };
 const WATCHDOG_MS = 300_000;
 /** Issue 8's fleet: 100 agents provisioned at --parallel 10 under graph-rate=50; 1,000 agent users under 100 identities minted at concurrency 50 under idp-rate=200. */
@@ -38,6 +43,8 @@ const FLEET_PROVISION = { agents: 100, concurrency: 10, graphRate: 50 };
 const FLEET_TOKENS = { identities: 100, usersEach: 10, concurrency: 50, idpRate: 200 };
 
 const json = process.argv.includes("--json");
+/** Only the start-up figures, with more spawns (`--startup`). */
+const startupOnly = process.argv.includes("--startup");
 /** Only the fleet figures (a shorter run while working on throttling). */
 const fleetOnly = process.argv.includes("--fleet-only");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -335,7 +342,7 @@ async function measure(): Promise<Figures> {
   }
 }
 
-interface Summary {
+interface Summary extends StartupSummary {
   floor_cold_ms: number;
   floor_warm_ms: number;
   cold_ms: number;
@@ -349,6 +356,11 @@ interface Summary {
   peer_hit_us: number;
   peer_tps: number;
   peer_rss_mb: number;
+  node_version: string;
+}
+
+/** The start-up figures of the JSON line; `--startup` prints these alone. */
+interface StartupSummary {
   cli_start_ms: number;
   node_start_ms: number;
   node_rss_mb: number;
@@ -357,7 +369,6 @@ interface Summary {
   token_first_request_ms: number;
   token_rss_mb: number;
   peer_import_ms: number;
-  node_version: string;
 }
 
 /** Median wall time, ms: the figure the table and the JSON line report. */
@@ -380,15 +391,21 @@ function summarize(f: Figures): Summary {
     peer_hit_us: round(median(f.hit.peer), 3),
     peer_tps: round(median(f.tps.peer), 1),
     peer_rss_mb: round(f.rss.peer.peakRssMb, 1),
-    cli_start_ms: round(f.startup.cliStartMs, 1),
-    node_start_ms: round(f.startup.nodeStartMs, 1),
-    node_rss_mb: round(f.startup.nodeRssMb, 1),
-    entry_start_ms: round(f.startup.entryStartMs, 1),
-    entry_rss_mb: round(f.startup.entryRssMb, 1),
-    token_first_request_ms: round(f.startup.tokenFirstRequestMs, 1),
-    token_rss_mb: round(f.startup.tokenRssMb, 1),
-    peer_import_ms: round(f.startup.peerImportMs, 1),
+    ...startupSummary(f.startup),
     node_version: process.version,
+  };
+}
+
+function startupSummary(f: StartupFigures): StartupSummary {
+  return {
+    cli_start_ms: round(f.cliStartMs, 1),
+    node_start_ms: round(f.nodeStartMs, 1),
+    node_rss_mb: round(f.nodeRssMb, 1),
+    entry_start_ms: round(f.entryStartMs, 1),
+    entry_rss_mb: round(f.entryRssMb, 1),
+    token_first_request_ms: round(f.tokenFirstRequestMs, 1),
+    token_rss_mb: round(f.tokenRssMb, 1),
+    peer_import_ms: round(f.peerImportMs, 1),
   };
 }
 
@@ -438,8 +455,24 @@ function table(f: Figures, s: Summary): string {
     ],
     ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
   ];
+  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  const detail = [
+    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
+    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
+    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
+    `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
+    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
+    `Node ${process.version}, for every figure above`,
+  ];
+  return `${md(rows)}\n\n${startupTable(f.startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+}
+
+/** The start-up table: whole-process wall times against bare node, measured side by side. */
+function startupTable(f: StartupFigures): string {
+  const s = startupSummary(f);
   const startup: string[][] = [
-    [`start-up (ms, median of ${f.startup.samples} fresh processes, ${process.version})`, "value", "ratio", "peak RSS (MiB)", "target"],
+    [`start-up (ms, median of ${f.samples} fresh processes, ${process.version})`, "value", "ratio", "peak RSS (MiB)", "target"],
     ["---", "---:", "---:", "---:", "---"],
     ["`node -e 0` (spawn to exit)", s.node_start_ms.toFixed(1), "1.00×", s.node_rss_mb.toFixed(1), ""],
     [
@@ -459,17 +492,7 @@ function table(f: Figures, s: Summary): string {
     ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
     [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
   ];
-  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
-  const detail = [
-    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
-    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
-    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
-    `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
-    `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
-    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
-    `Node ${process.version}, for every figure above`,
-  ];
-  return `${md(rows)}\n\n${md(startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+  return startup.map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
 async function main(): Promise<void> {
@@ -479,6 +502,14 @@ async function main(): Promise<void> {
   }, WATCHDOG_MS);
   watchdog.unref();
   const started = performance.now();
+  if (startupOnly) {
+    progress(`start-up only: ${STARTUP_ONLY_SAMPLES} spawns each`);
+    const startup = await startupFigures(STARTUP_ONLY_SAMPLES, PEER_MODULE);
+    progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    process.stdout.write(`${startupTable(startup)}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ ...startupSummary(startup), node_version: process.version })}\n`);
+    return;
+  }
   const figures = fleetOnly ? undefined : await measure();
   const summary = figures && summarize(figures);
   const fleet = summarizeFleet(await measureFleet());

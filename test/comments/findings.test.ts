@@ -67,7 +67,7 @@ describe("agent-user comments: findings", () => {
   });
 
   it("keeps Graph's 403 as evidence and exits 3 when the token has no files scope", async () => {
-    h.emulator.store.grants.get(DEFAULT_IDS.grantId)!.scope = "User.Read";
+    h.emulator.store.changeGrantScope(DEFAULT_IDS.grantId, "User.Read");
     const { code, stderr } = await h.comments([SHARE_URLS.workbook, "--out", "cap"]);
 
     expect(code).toBe(ExitCode.rejected);
@@ -81,13 +81,12 @@ describe("agent-user comments: findings", () => {
   });
 
   it("mints a fresh token, so a files scope granted after the last token is used at once", async () => {
-    const grant = h.emulator.store.grants.get(DEFAULT_IDS.grantId)!;
-    grant.scope = "User.Read";
+    h.emulator.store.changeGrantScope(DEFAULT_IDS.grantId, "User.Read");
     const settings = resolveSettings({ outputs: h.outputs }, {}, h.cwd);
     const provider = providerFor(settings);
     expect((await provider.getToken()).claims.scp).not.toContain("Files.Read.All");
 
-    grant.scope = "User.Read Files.Read.All";
+    h.emulator.store.changeGrantScope(DEFAULT_IDS.grantId, "User.Read Files.Read.All");
     // A cached token would still lack the scope; the capture must not use it.
     expect((await provider.getToken()).hops.every((hop) => hop.cached)).toBe(true);
     const report = await captureSharedFile(settings, SHARE_URLS.workbook, { outDir: path.join(h.cwd, "cap"), provider });

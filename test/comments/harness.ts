@@ -45,7 +45,7 @@ export async function startHarness(): Promise<Harness> {
       const code = await run([...argv, "--outputs", outputs], io);
       return { code, stdout, stderr };
     },
-    workbook: () => emulator.store.driveItems.find((i) => i.id === DEFAULT_IDS.sharedItemId)!,
+    workbook: () => emulator.store.driveItem(DEFAULT_IDS.driveId, DEFAULT_IDS.sharedItemId)!,
     graphRequests: () => emulator.requests.filter((r) => r.surface === "graph"),
     close: async () => {
       await emulator.close();

@@ -56,7 +56,7 @@ describe("agent-user comments: no token, no capture", () => {
   withEmulator();
 
   it("exits 3 naming hop 3 when the grant is gone, and leaves no capture or temporary directory", async () => {
-    h.emulator.store.grants.delete(DEFAULT_IDS.grantId);
+    h.emulator.store.deleteGrant(DEFAULT_IDS.grantId);
 
     const explicit = await h.comments([SHARE_URLS.workbook, "--out", "out/cap"]);
     expect(explicit.code).toBe(ExitCode.rejected);

@@ -118,8 +118,8 @@ describe("agent-user doctor", () => {
   it("objects that look right but a grant not yet replicated: the tokens link says replication lag, and how old the newest object is", async () => {
     const run = await doctor([], [], undefined, (e) => {
       // The agent user was made a minute ago, and its grant has not reached the token endpoint yet.
-      e.store.users.get(DEFAULT_IDS.agentUserId)!.createdAt = Date.now() - 60_000;
-      e.store.grants.get(DEFAULT_IDS.grantId)!.effectiveAt = Date.now() + 600_000;
+      e.store.setCreatedAt(DEFAULT_IDS.agentUserId, Date.now() - 60_000);
+      e.store.replicateGrantAt(DEFAULT_IDS.grantId, Date.now() + 600_000);
     });
     expect(run.code).toBe(8);
     expect(line(run.stdout, "ok", "grant")).toBe(true);
@@ -165,6 +165,46 @@ describe("agent-user doctor", () => {
       expect(run.stderr).toMatch(/ARM_TENANT_ID/);
       expect(run.stderr).toMatch(/--env-file/);
       expect(emulator.requests).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("--config-from-stack: the stack's azuread: keys win over ARM_*, as in `pulumi up`; a secret left out of the file gives way to its ARM_* twin, or is exit 2", async () => {
+    const emulator = await startEmulator();
+    try {
+      const outputs = join(scratch.dir, "outputs-azuread.json");
+      writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+      const p = emulator.provisioner()!;
+      // What `pulumi config --json` prints: fully qualified keys, a secret's value only with --show-secrets.
+      const stackFile = (secret: string | undefined) => {
+        const file = join(scratch.dir, `config-${secret ?? "left-out"}.json`);
+        const clientSecret = secret === undefined ? { secret: true } : { value: secret, secret: true };
+        writeFileSync(file, JSON.stringify({ "azuread:tenantId": { value: p.tenantId, secret: false }, "azuread:clientId": { value: p.clientId, secret: false }, "azuread:clientSecret": clientSecret }), { mode: 0o600 });
+        return file;
+      };
+      const wrongArm = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: "wrong" };
+
+      forgetProvisionerTokens();
+      const fromFileOnly = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(p.clientSecret)], {});
+      expect(fromFileOnly.code).toBe(0);
+      forgetProvisionerTokens();
+      const overArm = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(p.clientSecret)], wrongArm);
+      expect(overArm.code).toBe(0);
+
+      forgetProvisionerTokens();
+      const leftOutWithArm = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(undefined)], wrongArm);
+      expect(leftOutWithArm.code).toBe(3);
+      expect(leftOutWithArm.stderr).toMatch(/AADSTS7000215/);
+
+      const sent = emulator.requests.length;
+      const leftOut = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(undefined)], {});
+      expect(leftOut.code).toBe(2);
+      expect(leftOut.stderr).toMatch(/azuread:clientSecret is a secret/);
+      expect(leftOut.stderr).toMatch(/pulumi config --json --show-secrets/);
+      expect(leftOut.stderr).toMatch(/ARM_CLIENT_SECRET/);
+      expect(emulator.requests.length).toBe(sent);
+      for (const run of [fromFileOnly, overArm, leftOutWithArm, leftOut]) expect(`${run.stdout}${run.stderr}`).not.toContain(p.clientSecret);
     } finally {
       await emulator.close();
     }

@@ -3,6 +3,7 @@
  * oversized bodies and half-valid PATCHes get a final 4xx in the surface's
  * own error shape, and the store stays as it was.
  */
+import { GRAPH_APP_ID } from "../../emulator/store";
 import { blueprintWithPrincipal, codeOf, identityWithUser, startDirectory, type Directory } from "./directory-client";
 
 const BLUEPRINTS = "/v1.0/applications/microsoft.graph.agentIdentityBlueprint";
@@ -36,46 +37,46 @@ describe("emulator: bad input is refused without a 500 and without a change", ()
   });
 
   it("answers a body over 1 MiB with a final 413, not a connection reset that clients retry", async () => {
-    const before = d.emulator.store.applications.size;
+    const before = d.emulator.store.applications().length;
     const answer = await raw("POST", BLUEPRINTS, { body: Buffer.alloc(2 * 1024 * 1024, 0x20) });
     expect(answer.status).toBe(413);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("RequestEntityTooLarge");
-    expect(d.emulator.store.applications.size).toBe(before);
+    expect(d.emulator.store.applications().length).toBe(before);
   });
 
   it("a blueprint PATCH with one bad field changes no field", async () => {
     const { id } = await blueprintWithPrincipal(d, "Patched blueprint");
     const answer = await d.call("PATCH", `/v1.0/applications/${id}/microsoft.graph.agentIdentityBlueprint`, { body: { displayName: "Renamed", tags: "not a list" } });
     expect(answer.status).toBe(400);
-    expect(d.emulator.store.applications.get(id)!.displayName).toBe("Patched blueprint");
+    expect(d.emulator.store.application(id)!.displayName).toBe("Patched blueprint");
   });
 
   it("an agent user PATCH with one bad field changes no field", async () => {
     const { appId } = await blueprintWithPrincipal(d, "User blueprint");
     const { userId } = await identityWithUser(d, appId, "Patched identity");
-    const before = { ...d.emulator.store.users.get(userId)! };
+    const before = { ...d.emulator.store.user(userId)! };
     const answer = await d.call("PATCH", `/v1.0/users/microsoft.graph.agentUser/${userId}`, { body: { displayName: "Renamed", accountEnabled: "yes" } });
     expect(answer.status).toBe(400);
-    expect(d.emulator.store.users.get(userId)).toEqual(before);
+    expect(d.emulator.store.user(userId)).toEqual(before);
   });
 
   it("addPassword refuses a passwordCredential that is not an object, and adds no secret", async () => {
     const { id } = await blueprintWithPrincipal(d, "Password blueprint");
     const answer = await d.call("POST", `/v1.0/applications/${id}/addPassword`, { body: { passwordCredential: "secret" } });
     expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
-    expect(d.emulator.store.applications.get(id)!.passwordCredentials).toHaveLength(0);
+    expect(d.emulator.store.application(id)!.passwordCredentials).toHaveLength(0);
   });
 
   it("a grant whose scope is not a string is refused, not stored with an empty scope", async () => {
     const { appId } = await blueprintWithPrincipal(d, "Grant blueprint");
     const { identityId, userId } = await identityWithUser(d, appId, "Grant identity");
-    const graph = [...d.emulator.store.servicePrincipals.values()].find((sp) => sp.appId === "00000003-0000-0000-c000-000000000000")!;
-    const before = d.emulator.store.grants.size;
+    const graph = d.emulator.store.servicePrincipalByAppId(GRAPH_APP_ID)!;
+    const before = d.emulator.store.grants().length;
     const answer = await d.call("POST", "/v1.0/oauth2PermissionGrants", {
       body: { clientId: identityId, consentType: "Principal", principalId: userId, resourceId: graph.id, scope: ["User.Read"] },
     });
     expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
-    expect(d.emulator.store.grants.size).toBe(before);
+    expect(d.emulator.store.grants().length).toBe(before);
   });
 
   it("the token endpoint reads a form body whatever the case of its media type", async () => {

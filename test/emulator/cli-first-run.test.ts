@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultTenant, SHARE_URLS } from "../../emulator/seed";
 
-const CLI = join(resolve(__dirname, "../.."), "dist/probes/cli.js");
+const CLI = join(resolve(__dirname, "../.."), "dist/probes/agent-user.js");
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "agent-user-emulator-first-run-"));

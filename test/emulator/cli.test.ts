@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { defaultTenant } from "../../emulator/seed";
 
 const ROOT = resolve(__dirname, "../..");
-const CLI = join(ROOT, "dist/probes/cli.js");
+const CLI = join(ROOT, "dist/probes/agent-user.js");
 const TENANT_ID = "11111111-2222-4333-8444-555555555555";
 
 /** Starts `agent-user emulator` and resolves once it says it is listening. */
@@ -26,7 +26,7 @@ function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
 describe("agent-user emulator", () => {
   let dir: string;
   beforeAll(() => {
-    expect(spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT }).status).toBe(0);
+    expect(spawnSync("npm", ["run", "--silent", "build"], { cwd: ROOT }).status).toBe(0);
     dir = mkdtempSync(join(tmpdir(), "agent-user-emulator-cli-"));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

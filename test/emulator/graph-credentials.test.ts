@@ -21,7 +21,7 @@ describe("emulated Graph: a blueprint's password and federated credentials", () 
     expect(JSON.stringify(read.body)).not.toContain(added.body.secretText as string);
 
     expect((await d.call("POST", `/v1.0/applications/${blueprint.id}/removePassword`, { body: { keyId: added.body.keyId } })).status).toBe(204);
-    expect(d.emulator.store.applications.get(blueprint.id)!.passwordCredentials).toEqual([]);
+    expect(d.emulator.store.application(blueprint.id)!.passwordCredentials).toEqual([]);
   });
 
   it("adds, lists, reads by name and deletes a federated identity credential; names are unique", async () => {

@@ -15,7 +15,7 @@ describe("emulated Graph: the Agent ID directory rules", () => {
   });
 
   const blueprintBody = (displayName: string) => ({ displayName, "sponsors@odata.bind": sponsorBind(d) });
-  const blueprintCount = () => [...d.emulator.store.applications.values()].filter((a) => a.kind === "agentIdentityBlueprint").length;
+  const blueprintCount = () => d.emulator.store.applications("agentIdentityBlueprint").length;
 
   it("refuses a typed POST without OData-Version: 4.0, naming the header, and creates nothing", async () => {
     const before = blueprintCount();
@@ -59,7 +59,7 @@ describe("emulated Graph: the Agent ID directory rules", () => {
 
     const other = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e";
     const grace = { displayName: "Grace", userPrincipalName: `grace@${DEFAULT_IDS.domain}`, mailNickname: "grace", accountEnabled: true, createdAt: 0 };
-    d.emulator.store.users.set(other, { id: other, kind: "user", ...grace });
+    d.emulator.store.createUser({ id: other, kind: "user", ...grace });
     expect((await d.call("POST", `${blueprintPath(id)}/sponsors/$ref`, ref(other))).status).toBe(204);
     expect((await remove(DEFAULT_IDS.sponsorId)).status).toBe(204);
     expect((await d.call("GET", `${blueprintPath(id)}/sponsors?$select=id`)).body.value).toEqual([{ id: other }]);
@@ -104,15 +104,15 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect(grant.status).toBe(201);
     expect((await d.call("DELETE", `/v1.0/servicePrincipals/${principalId}/microsoft.graph.agentIdentityBlueprintPrincipal`)).status).toBe(204);
     const { store } = d.emulator;
-    expect(store.servicePrincipals.has(identityId)).toBe(false);
-    expect(store.grants.has(grant.body.id as string)).toBe(false);
-    expect(store.users.get(userId)).toMatchObject({ identityParentId: identityId });
+    expect(store.servicePrincipal(identityId)).toBeUndefined();
+    expect(store.grant(grant.body.id as string)).toBeUndefined();
+    expect(store.user(userId)).toMatchObject({ identityParentId: identityId });
   });
 
   it("deleting a blueprint deletes its principal too", async () => {
     const { id, principalId } = await blueprintWithPrincipal(d);
     expect((await d.call("DELETE", blueprintPath(id))).status).toBe(204);
-    expect(d.emulator.store.servicePrincipals.has(principalId)).toBe(false);
+    expect(d.emulator.store.servicePrincipal(principalId)).toBeUndefined();
   });
 
   it("pages lists with a nextLink that keeps the filter, and refuses query options it does not serve", async () => {

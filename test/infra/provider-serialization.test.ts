@@ -112,9 +112,9 @@ describe("serialized dynamic providers", () => {
     const from = emulator.requests.length;
     // The emulator refuses a typed POST without OData-Version 4.0, and a token request with ARM_CLIENT_SECRET's wrong value.
     const { id, outs } = await loaded.create!(checked.inputs);
-    expect(emulator.store.applications.get(id)).toMatchObject({ kind: "agentIdentityBlueprint", owners: [DEFAULT_IDS.provisionerPrincipalId] });
+    expect(emulator.store.application(id)).toMatchObject({ kind: "agentIdentityBlueprint", owners: [DEFAULT_IDS.provisionerPrincipalId] });
     await loaded.delete!(id, outs);
-    expect(emulator.store.applications.has(id)).toBe(false);
+    expect(emulator.store.application(id)).toBeUndefined();
     const calls = emulator.requests.slice(from).map((r) => `${r.method} ${r.path} ${r.status}`);
     expect(calls).toEqual([
       `POST /${DEFAULT_IDS.tenantId}/oauth2/v2.0/token 200`,
@@ -142,6 +142,6 @@ describe("serialized dynamic providers", () => {
           "Authorization_RequestDenied \\(HTTP 403\\): Insufficient privileges.*Likely fix: the caller lacks a Graph permission",
       ),
     );
-    expect(emulator.store.applications.has(notMine)).toBe(true);
+    expect(emulator.store.application(notMine)).toBeDefined();
   });
 });

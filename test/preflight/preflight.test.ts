@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
@@ -102,8 +102,7 @@ describe("agent-user preflight", () => {
     expect(other.stdout).toMatch(/^warning\s+blueprint name\s+Research agent blueprint\s+1 other blueprint\(s\) already carry this display name/m);
     expect(other.stdout).toMatch(/^failed\s+agent user upn\s+research-agent@\S+\s+already taken by another chain's agent user/m);
 
-    const blueprint = emulator.store.applications.get(DEFAULT_IDS.blueprintObjectId)!;
-    blueprint.tags = ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"];
+    emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"] });
     try {
       const mine = await preflight(["--config-from-stack", taken, "--stack", "dev"]);
       expect(mine.code).toBe(0);
@@ -111,28 +110,42 @@ describe("agent-user preflight", () => {
       expect(mine.stdout).toMatch(/^ok\s+agent user upn\s+research-agent@\S+\s+held by this stack's agent user/m);
       expect((await preflight(["--config-from-stack", taken, "--stack", "prod"])).code).toBe(8);
     } finally {
-      blueprint.tags = [];
+      emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: [] });
     }
   });
 
   it("a missing provisioning permission fails naming it and the admin-consent step; a missing read permission only warns", async () => {
-    const provisioner = emulator.store.servicePrincipals.get(DEFAULT_IDS.provisionerPrincipalId)!;
-    const saved = [...provisioner.graphAppRoles];
+    const { store } = emulator;
+    const roles = (graphAppRoles: string[]) => store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles });
+    const saved = [...store.servicePrincipal(DEFAULT_IDS.provisionerPrincipalId)!.graphAppRoles];
     try {
-      provisioner.graphAppRoles = saved.filter((r) => r !== "AgentIdUser.ReadWrite.All" && r !== "Domain.Read.All");
+      roles(saved.filter((r) => r !== "AgentIdUser.ReadWrite.All" && r !== "Domain.Read.All"));
       const run = await preflight(["--config-from-stack", configFile()]);
       expect(run.code).toBe(8);
       expect(run.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AgentIdUser\.ReadWrite\.All$/m);
       expect(run.stdout).toMatch(/provisioner permissions: for each of AgentIdUser\.ReadWrite\.All: .*Grant admin consent/);
       expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403\)$/m);
       forgetProvisionerTokens();
-      provisioner.graphAppRoles = saved.filter((r) => r !== "Domain.Read.All");
+      roles(saved.filter((r) => r !== "Domain.Read.All"));
       const readOnly = await preflight(["--config-from-stack", configFile()]);
       expect(readOnly.code).toBe(0);
       expect(readOnly.stdout).toMatch(/^warning\s+provisioner permissions\s+\S+\s+all six provisioning permissions; not Domain\.Read\.All/m);
     } finally {
-      provisioner.graphAppRoles = saved;
+      roles(saved);
     }
+  });
+
+  it("reads the provisioner from the file's azuread: keys when no ARM_* is set", async () => {
+    const p = emulator.provisioner()!;
+    const file = configFile();
+    const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    json["azuread:tenantId"] = { value: p.tenantId, secret: false };
+    json["azuread:clientId"] = { value: p.clientId, secret: false };
+    json["azuread:clientSecret"] = { value: p.clientSecret, secret: true };
+    writeFileSync(file, JSON.stringify(json));
+    const run = await runCli(["preflight", "--config-from-stack", file], {});
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
   });
 
   it("takes the keys as flags alone, without a file", async () => {

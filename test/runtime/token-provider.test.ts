@@ -40,7 +40,7 @@ describe("AgentUserTokenProvider", () => {
 
   it("fromEnvironment reads the AGENT_USER_* variables the CLI reads; a request may name another agent", async () => {
     const other = addAgent(ctx.emulator);
-    ctx.emulator.store.grants.get(other.grantId!)!.effectiveAt = 0;
+    ctx.emulator.store.replicateGrantAt(other.grantId!, 0);
     const env = {
       AGENT_USER_TENANT_ID: ctx.out.tenantId,
       AGENT_USER_AUTHORITY_URL: ctx.out.authorityUrl,
@@ -89,15 +89,15 @@ describe("AgentUserTokenProvider", () => {
   it("a failed refresh keeps the valid token, and a later call tries again", async () => {
     const clock = fakeClock();
     const other = addAgent(ctx.emulator);
-    const grant = ctx.emulator.store.grants.get(other.grantId!)!;
-    grant.effectiveAt = 0;
+    ctx.emulator.store.replicateGrantAt(other.grantId!, 0);
+    const grant = ctx.emulator.store.grant(other.grantId!)!;
     const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), {
       hooks: clock.hooks,
       agentIdentityId: other.identity.id,
       agentUser: other.user.id,
     });
     const first = await provider.getToken();
-    ctx.emulator.store.grants.delete(other.grantId!);
+    ctx.emulator.store.deleteGrant(other.grantId!);
     clock.now = first.refreshAfter.getTime() + 1;
     let before = ctx.emulator.requests.length;
     expect((await provider.getToken()).token).toBe(first.token);
@@ -106,7 +106,7 @@ describe("AgentUserTokenProvider", () => {
     await new Promise((r) => setTimeout(r, 20));
     // Still served: the token has minutes left.
     expect((await provider.getToken()).token).toBe(first.token);
-    ctx.emulator.store.grants.set(other.grantId!, grant);
+    ctx.emulator.store.createGrant(grant);
     clock.now += 60_000;
     before = ctx.emulator.requests.length;
     expect((await provider.getToken()).token).toBe(first.token);

@@ -12,7 +12,7 @@ const ROOT = resolve(__dirname, "../..");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
 
 beforeAll(async () => {
-  await promisify(execFile)("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT });
+  await promisify(execFile)("npm", ["run", "--silent", "build"], { cwd: ROOT });
 }, 120_000);
 const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "ca.pem") }));
 
@@ -27,7 +27,7 @@ function agentUser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
 }
 
 it("the package bin is the built CLI, with a node shebang", () => {
-  expect(BIN).toBe(join(ROOT, "dist/probes/cli.js"));
+  expect(BIN).toBe(join(ROOT, "dist/probes/agent-user.js"));
   expect(readFileSync(BIN, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
 });
 

@@ -69,14 +69,14 @@ it("the same token again costs no request; a second resource costs one; fresh co
 it("fresh shows a scope granted after the first token; the cached token does not", async () => {
   const runner = chain();
   await runner.agentUserToken(graphRequest());
-  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
-  const scope = grant.scope;
-  grant.scope = `${scope} Mail.Send`;
+  const { store } = ctx.emulator;
+  const scope = store.grant(ctx.out.grantId!)!.scope;
+  store.changeGrantScope(ctx.out.grantId!, `${scope} Mail.Send`);
   try {
     expect((await runner.agentUserToken(graphRequest())).claims.scp).not.toMatch(/Mail\.Send/);
     expect((await runner.agentUserToken({ ...graphRequest(), fresh: true })).claims.scp).toMatch(/\bMail\.Send\b/);
   } finally {
-    grant.scope = scope;
+    store.changeGrantScope(ctx.out.grantId!, scope);
   }
 });
 
@@ -96,13 +96,13 @@ it("T1 and T2 are per agent identity: a second identity costs its own three requ
 
 it("a failed hop is not cached: the next call tries again", async () => {
   const runner = chain();
-  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
-  ctx.emulator.store.grants.delete(grant.id);
+  const grant = ctx.emulator.store.grant(ctx.out.grantId!)!;
+  ctx.emulator.store.deleteGrant(grant.id);
   try {
     const failed = await counted(() => runner.agentUserToken(graphRequest()).catch((e: unknown) => e));
     expect(failed.requests).toEqual([200, 200, 400]);
   } finally {
-    ctx.emulator.store.grants.set(grant.id, grant);
+    ctx.emulator.store.createGrant(grant);
   }
   const ok = await counted(() => runner.agentUserToken(graphRequest()));
   expect(ok.requests).toEqual([200]);

@@ -12,7 +12,7 @@ const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";
 
 const ctx = useEmulator();
 beforeAll(() => {
-  ctx.emulator.store.domains.push(ALIAS_TENANT);
+  ctx.emulator.store.addDomain(ALIAS_TENANT);
 });
 
 it("the hop chain throws a ClaimsError naming tid, its expected and its actual value", async () => {

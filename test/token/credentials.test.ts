@@ -232,7 +232,7 @@ describe("managed identity credential", () => {
 
   it("a managed identity with no federated credential on the blueprint: AADSTS700213, exit 3, hint names the subject", async () => {
     const stranger = { clientId: randomUUID(), principalId: randomUUID() };
-    ctx.emulator.store.managedIdentities.push(stranger);
+    ctx.emulator.store.addManagedIdentity(stranger);
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_CLIENT_ID: stranger.clientId, AGENT_USER_IMDS_ENDPOINT: ctx.emulator.httpUrl });
     expect(run.code).toBe(3);
     expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, codes: [700213], hint: expect.stringMatching(/managed identity's principal \(object\) id/) });

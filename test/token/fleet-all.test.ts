@@ -18,7 +18,7 @@ function addUserTo(emulator: Emulator, identityId: string): FleetAgentOutputs {
   const userId = randomUUID();
   const upn = `agent-${userId.slice(0, 8)}@contoso.onmicrosoft.com`;
   const { user } = agentEntries({ identityId, userId, displayName: `user of ${identityId.slice(0, 8)}`, userPrincipalName: upn, blueprintAppId: emulator.outputs().blueprintAppId!, sponsors: [] });
-  store.users.set(userId, { ...user, createdAt: store.stamp() });
+  store.createUser({ ...user, createdAt: store.stamp() });
   const grantId = addGrant(emulator, identityId, userId);
   return { agentIdentityId: identityId, agentUserId: userId, agentUserPrincipalName: upn, grantId };
 }

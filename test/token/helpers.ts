@@ -13,7 +13,7 @@ import type { StackOutputs } from "../../lib/stack-outputs";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulator/server";
 import { agentEntries } from "../../emulator/seed";
-import type { ServicePrincipal, User } from "../../emulator/store";
+import { GRAPH_APP_ID, type ServicePrincipal, type User } from "../../emulator/store";
 import { main } from "../../probes/cli";
 import type { CliIo } from "../../probes/cli-io";
 
@@ -140,8 +140,8 @@ export function addAgent(emulator: Emulator, options: { grant?: boolean; scope?:
   });
   const identity: ServicePrincipal = { ...agent.identity, createdAt: now };
   const user: User = { ...agent.user, createdAt: now };
-  store.servicePrincipals.set(id, identity);
-  store.users.set(userId, user);
+  store.createServicePrincipal(identity);
+  store.createUser(user);
   let grantId: string | undefined;
   if (options.grant !== false) grantId = addGrant(emulator, id, userId, options);
   return { identity, user, grantId };
@@ -151,8 +151,8 @@ export function addAgent(emulator: Emulator, options: { grant?: boolean; scope?:
 export function addGrant(emulator: Emulator, clientId: string, principalId: string, options: { scope?: string; resourceId?: string } = {}): string {
   const { store } = emulator;
   const grantId = randomUUID();
-  const graph = [...store.servicePrincipals.values()].find((s) => s.appId === "00000003-0000-0000-c000-000000000000")!;
-  store.grants.set(grantId, {
+  const graph = store.servicePrincipalByAppId(GRAPH_APP_ID)!;
+  store.createGrant({
     id: grantId,
     clientId,
     consentType: "Principal",
@@ -179,7 +179,7 @@ export function addResource(emulator: Emulator, identifierUri: string): ServiceP
     graphAppRoles: [],
     createdAt: 0,
   };
-  emulator.store.servicePrincipals.set(id, sp);
+  emulator.store.createServicePrincipal(sp);
   return sp;
 }
 

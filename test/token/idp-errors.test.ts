@@ -229,8 +229,8 @@ describe("rejections the command meets with a wrong configuration", () => {
   });
 
   it("no permission grant: AADSTS65001 on hop 3, exit 3, hint says to run pulumi up", async () => {
-    const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
-    ctx.emulator.store.grants.delete(grant.id);
+    const grant = ctx.emulator.store.grant(ctx.out.grantId!)!;
+    ctx.emulator.store.deleteGrant(grant.id);
     try {
       const before = ctx.emulator.requests.length;
       const run = await runCli(["token", "--outputs", file(), "--json"], NO_ENV);
@@ -240,7 +240,7 @@ describe("rejections the command meets with a wrong configuration", () => {
       expect(body).toMatchObject({ ok: false, hop: 3, status: 400, error: "invalid_grant", codes: [65001] });
       expect(body.hint).toMatch(/no permission grant.*`pulumi up`/);
     } finally {
-      ctx.emulator.store.grants.set(grant.id, grant);
+      ctx.emulator.store.createGrant(grant);
     }
   });
 

@@ -74,11 +74,11 @@ describe("a new agent identity, agent user and grant", () => {
 describe("a new grant for an existing agent identity and agent user", () => {
   let grantId: string | undefined;
   beforeEach(() => {
-    ctx.emulator.store.grants.delete(ctx.out.grantId!);
+    ctx.emulator.store.deleteGrant(ctx.out.grantId!);
     grantId = addGrant(ctx.emulator, ctx.out.agentIdentityId!, ctx.out.agentUserId!);
   });
   afterEach(() => {
-    if (grantId) ctx.emulator.store.grants.delete(grantId);
+    if (grantId) ctx.emulator.store.deleteGrant(grantId);
   });
 
   const seeded = () => ({ agentIdentityId: ctx.out.agentIdentityId!, agentUserId: ctx.out.agentUserId! });

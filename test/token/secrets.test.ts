@@ -19,7 +19,7 @@ const ctx = useEmulator();
 let stranger: AgentFixture;
 
 beforeAll(() => {
-  ctx.emulator.store.domains.push(ALIAS_TENANT);
+  ctx.emulator.store.addDomain(ALIAS_TENANT);
   ctx.emulator.store.applicationByAppId(ctx.emulator.outputs().blueprintAppId!)!.passwordCredentials.push(password("sentinel", RIGHT));
   // Outputs without the seeded secret: the sentinel in the environment is the only credential.
   ctx.out = { ...ctx.emulator.outputs(), blueprintClientSecret: undefined };
@@ -38,9 +38,9 @@ interface Case {
 }
 
 function withoutGrant(): () => void {
-  const grant = ctx.emulator.store.grants.get(ctx.out.grantId!)!;
-  ctx.emulator.store.grants.delete(grant.id);
-  return () => void ctx.emulator.store.grants.set(grant.id, grant);
+  const grant = ctx.emulator.store.grant(ctx.out.grantId!)!;
+  ctx.emulator.store.deleteGrant(grant.id);
+  return () => void ctx.emulator.store.createGrant(grant);
 }
 
 const CASES: Case[] = [

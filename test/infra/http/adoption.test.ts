@@ -38,7 +38,7 @@ describe("lost create answers over HTTP", () => {
     const from = t.emulator.requests.length;
     loseNextPost();
     const { id } = await blueprintProvider.create!(inputs);
-    const mine = [...store().applications.values()].filter((a) => a.tags?.includes(inputs.adoptionTag));
+    const mine = store().applications().filter((a) => a.tags?.includes(inputs.adoptionTag));
     expect(mine.map((a) => a.id)).toEqual([id]);
     expect(posts(from, "/v1.0/applications/microsoft.graph.agentIdentityBlueprint")).toEqual([
       "POST /v1.0/applications/microsoft.graph.agentIdentityBlueprint 201 lost",
@@ -50,7 +50,7 @@ describe("lost create answers over HTTP", () => {
     const from = t.emulator.requests.length;
     loseNextPost();
     const { id } = await blueprintPrincipalProvider.create!(await principalInputs(t, blueprint));
-    expect([...store().servicePrincipals.values()].filter((sp) => sp.appId === blueprint.appId).map((sp) => sp.id)).toEqual([id]);
+    expect(store().servicePrincipals().filter((sp) => sp.appId === blueprint.appId).map((sp) => sp.id)).toEqual([id]);
     expect(posts(from, "/v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal")).toHaveLength(1);
   });
 
@@ -60,7 +60,7 @@ describe("lost create answers over HTTP", () => {
     const from = t.emulator.requests.length;
     loseNextPost();
     const { id } = await agentIdentityProvider.create!(await identityInputs(t, blueprint, principal));
-    const identities = [...store().servicePrincipals.values()].filter((sp) => sp.kind === "agentIdentity" && sp.agentIdentityBlueprintId === blueprint.appId);
+    const identities = store().agentIdentitiesOf(blueprint.appId);
     expect(identities.map((sp) => sp.id)).toEqual([id]);
     expect(posts(from, "/v1.0/servicePrincipals/microsoft.graph.agentIdentity")).toHaveLength(1);
   });
@@ -70,16 +70,16 @@ describe("lost create answers over HTTP", () => {
     const from = t.emulator.requests.length;
     loseNextPost();
     const { id } = await agentUserProvider.create!(await userInputs(t, identity));
-    expect([...store().users.values()].filter((u) => u.identityParentId === identity.identityId).map((u) => u.id)).toEqual([id]);
+    expect(store().users().filter((u) => u.identityParentId === identity.identityId).map((u) => u.id)).toEqual([id]);
     expect(posts(from, "/v1.0/users/microsoft.graph.agentUser")).toHaveLength(1);
   });
 
   it("a re-run after a crash adopts the earlier run's blueprint and brings its name and sponsors back to the inputs", async () => {
     const first: BlueprintOutputs = await createBlueprint(t);
-    Object.assign(store().applications.get(first.objectId)!, { displayName: "Edited meanwhile", sponsors: [SECOND_SPONSOR] });
+    store().updateApplication(first.objectId, { displayName: "Edited meanwhile", sponsors: [SECOND_SPONSOR] });
     const { id } = await blueprintProvider.create!(await blueprintInputs(t, { adoptionTag: first.adoptionTag }));
     expect(id).toBe(first.objectId);
-    expect(store().applications.get(id)).toMatchObject({ displayName: first.displayName, sponsors: first.sponsors });
+    expect(store().application(id)).toMatchObject({ displayName: first.displayName, sponsors: first.sponsors });
   });
 
   it("throttling on the way is waited out, and still only one object is made", async () => {
@@ -88,6 +88,6 @@ describe("lost create answers over HTTP", () => {
     t.emulator.faults.set({ throttle: 3, retryAfterS: 0, target: "graph" });
     const { id } = await blueprintProvider.create!(inputs);
     expect(graphCalls(t, from).filter((c) => c.endsWith(" 429"))).toHaveLength(3);
-    expect([...store().applications.values()].filter((a) => a.tags?.includes(inputs.adoptionTag)).map((a) => a.id)).toEqual([id]);
+    expect(store().applications().filter((a) => a.tags?.includes(inputs.adoptionTag)).map((a) => a.id)).toEqual([id]);
   });
 });

@@ -18,7 +18,7 @@ describe("agent identity provider over HTTP", () => {
   });
   afterAll(() => t.close());
 
-  const stored = (id: string) => t.emulator.store.servicePrincipals.get(id);
+  const stored = (id: string) => t.emulator.store.servicePrincipal(id);
 
   it("creates an agent identity of the blueprint, with its sponsors", async () => {
     const blueprint = await createBlueprint(t);
@@ -41,7 +41,7 @@ describe("agent identity provider over HTTP", () => {
     stored(identity.identityId)!.sponsors = [SECOND_SPONSOR];
     const drifted = await agentIdentityProvider.read!(identity.identityId, identity);
     expect(drifted.props).toMatchObject({ displayName: "Renamed in the portal", sponsors: [SECOND_SPONSOR] });
-    t.emulator.store.servicePrincipals.delete(identity.identityId);
+    t.emulator.store.deleteServicePrincipal(identity.identityId);
     await expect(agentIdentityProvider.read!(identity.identityId, identity)).resolves.toEqual({});
   });
 

@@ -8,7 +8,7 @@ describe("agent user provider over HTTP", () => {
   });
   afterAll(() => t.close());
 
-  const stored = (id: string) => t.emulator.store.users.get(id);
+  const stored = (id: string) => t.emulator.store.user(id);
 
   it("creates the agent user of an agent identity, enabled and without a password", async () => {
     const { identity } = await createIdentityChain(t);
@@ -27,9 +27,9 @@ describe("agent user provider over HTTP", () => {
   it("reads drift in UPN and name, and a deleted user as gone", async () => {
     const user = await createUser(t, (await createIdentityChain(t)).identity);
     await expect(agentUserProvider.read!(user.userId, user)).resolves.toEqual({ id: user.userId, props: user });
-    Object.assign(stored(user.userId)!, { userPrincipalName: `moved@${DOMAIN}`, displayName: "Renamed in the portal" });
+    t.emulator.store.updateUser(user.userId, { userPrincipalName: `moved@${DOMAIN}`, displayName: "Renamed in the portal" });
     expect((await agentUserProvider.read!(user.userId, user)).props).toMatchObject({ userPrincipalName: `moved@${DOMAIN}`, displayName: "Renamed in the portal" });
-    t.emulator.store.users.delete(user.userId);
+    t.emulator.store.deleteUser(user.userId);
     await expect(agentUserProvider.read!(user.userId, user)).resolves.toEqual({});
   });
 

@@ -13,13 +13,13 @@ describe("blueprint principal provider over HTTP", () => {
     expect(t.emulator.store.servicePrincipalByAppId(blueprint.appId)).toBeUndefined();
     const { id, outs } = await blueprintPrincipalProvider.create!(await principalInputs(t, blueprint));
     expect(outs!.principalId).toBe(id);
-    expect(t.emulator.store.servicePrincipals.get(id)).toMatchObject({ kind: "agentIdentityBlueprintPrincipal", appId: blueprint.appId });
+    expect(t.emulator.store.servicePrincipal(id)).toMatchObject({ kind: "agentIdentityBlueprintPrincipal", appId: blueprint.appId });
   });
 
   it("reads the principal, and reads it as gone once deleted behind Pulumi's back", async () => {
     const outs = await createPrincipal(t, await createBlueprint(t));
     await expect(blueprintPrincipalProvider.read!(outs.principalId, outs)).resolves.toEqual({ id: outs.principalId, props: outs });
-    t.emulator.store.servicePrincipals.delete(outs.principalId);
+    t.emulator.store.deleteServicePrincipal(outs.principalId);
     await expect(blueprintPrincipalProvider.read!(outs.principalId, outs)).resolves.toEqual({});
   });
 
@@ -39,7 +39,7 @@ describe("blueprint principal provider over HTTP", () => {
   it("deletes the principal, and counts one already gone as deleted", async () => {
     const outs = await createPrincipal(t, await createBlueprint(t));
     await blueprintPrincipalProvider.delete!(outs.principalId, outs);
-    expect(t.emulator.store.servicePrincipals.has(outs.principalId)).toBe(false);
+    expect(t.emulator.store.servicePrincipal(outs.principalId)).toBeUndefined();
     await expect(blueprintPrincipalProvider.delete!(outs.principalId, outs)).resolves.toBeUndefined();
   });
 });

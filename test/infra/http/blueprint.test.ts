@@ -8,7 +8,7 @@ describe("blueprint provider over HTTP", () => {
   });
   afterAll(() => t.close());
 
-  const stored = (b: BlueprintOutputs) => t.emulator.store.applications.get(b.objectId);
+  const stored = (b: BlueprintOutputs) => t.emulator.store.application(b.objectId);
 
   it("creates a typed blueprint with its sponsor and adoption tag, owned by the provisioner", async () => {
     const inputs = await blueprintInputs(t, { sponsors: [DEFAULT_IDS.sponsorId.toUpperCase()] });
@@ -33,7 +33,7 @@ describe("blueprint provider over HTTP", () => {
     const drifted = await blueprintProvider.read!(outs.objectId, outs);
     expect(drifted.props).toMatchObject({ displayName: "Renamed in the portal", sponsors: [DEFAULT_IDS.sponsorId, SECOND_SPONSOR].sort() });
 
-    t.emulator.store.applications.delete(outs.objectId);
+    t.emulator.store.deleteApplication(outs.objectId);
     await expect(blueprintProvider.read!(outs.objectId, outs)).resolves.toEqual({});
   });
 

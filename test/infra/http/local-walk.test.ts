@@ -35,7 +35,7 @@ describe("local walk: provision, mint, destroy", () => {
 
   it("the providers' objects, a secret and a grant give outputs from which the hop chain mints the agent user's token", async () => {
     const { store } = t.emulator;
-    const sizes = () => ({ applications: store.applications.size, servicePrincipals: store.servicePrincipals.size, users: store.users.size, grants: store.grants.size });
+    const sizes = () => ({ applications: store.applications().length, servicePrincipals: store.servicePrincipals().length, users: store.users().length, grants: store.grants().length });
     const before = sizes();
 
     // pulumi up: the dynamic resources, in dependency order.
@@ -106,10 +106,10 @@ describe("local walk: provision, mint, destroy", () => {
     await blueprintPrincipalProvider.delete!(principal.principalId, principal);
     await blueprintProvider.delete!(blueprint.objectId, blueprint);
 
-    expect(store.applications.has(blueprint.objectId)).toBe(false);
-    expect([principal.principalId, identity.identityId].filter((id) => store.servicePrincipals.has(id))).toEqual([]);
-    expect(store.users.has(user.userId)).toBe(false);
-    expect(store.grants.has(grant.id)).toBe(false);
+    expect(store.application(blueprint.objectId)).toBeUndefined();
+    expect([principal.principalId, identity.identityId].filter((id) => store.servicePrincipal(id))).toEqual([]);
+    expect(store.user(user.userId)).toBeUndefined();
+    expect(store.grant(grant.id)).toBeUndefined();
     expect(sizes()).toEqual(before);
   });
 });

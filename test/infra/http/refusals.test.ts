@@ -2,7 +2,6 @@ import { agentIdentityProvider } from "../../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
 import { blueprintProvider } from "../../../infra/providers/blueprint";
 import { blueprintPrincipalProvider } from "../../../infra/providers/blueprint-principal";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
 import {
   blueprintInputs,
   createBlueprint,
@@ -11,7 +10,9 @@ import {
   createUser,
   identityInputs,
   principalInputs,
+  provisionerRoles,
   revoke,
+  setProvisionerRoles,
   startTenant,
   userInputs,
   type Tenant,
@@ -26,13 +27,12 @@ describe("Graph refusals as provider errors", () => {
   let roles: string[];
   beforeAll(async () => {
     t = await startTenant();
-    roles = [...t.provisioner.graphAppRoles];
+    roles = provisionerRoles(t);
   });
   afterAll(() => t.close());
   afterEach(() => {
-    t.provisioner.graphAppRoles = [...roles];
+    setProvisionerRoles(t, [...roles]);
     t.emulator.store.now = Date.now;
-    forgetProvisionerTokens();
   });
 
   it("401: an expired provisioner token names the call, InvalidAuthenticationToken and the credential to check", async () => {
@@ -59,7 +59,7 @@ describe("Graph refusals as provider errors", () => {
 
   it("403: a provisioner that neither owns a blueprint nor may manage every blueprint cannot delete it", async () => {
     const blueprint = await createBlueprint(t);
-    t.emulator.store.applications.get(blueprint.objectId)!.owners = [];
+    t.emulator.store.updateApplication(blueprint.objectId, { owners: [] });
     await expect(blueprintProvider.delete!(blueprint.objectId, blueprint)).rejects.toThrow(
       /^agent identity blueprint delete failed: Graph DELETE .*: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges.*does not own this agent identity blueprint.*Application\.ReadWrite\.OwnedBy reaches only objects the provisioner created/,
     );
@@ -96,7 +96,7 @@ describe("Graph refusals as provider errors", () => {
           "Likely fix: an agent identity holds at most one agent user",
       ),
     );
-    expect([...t.emulator.store.users.values()].filter((u) => u.identityParentId === identity.identityId)).toHaveLength(1);
+    expect(t.emulator.store.users().filter((u) => u.identityParentId === identity.identityId)).toHaveLength(1);
   });
 
   it("400: a UPN outside the tenant's domains", async () => {

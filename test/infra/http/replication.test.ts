@@ -10,7 +10,9 @@ import {
   graphCalls,
   identityInputs,
   principalInputs,
+  provisionerRoles,
   revoke,
+  setProvisionerRoles,
   startTenant,
   type Tenant,
 } from "./tenant";
@@ -42,7 +44,7 @@ describe("replication lag between dependent creates", () => {
     const principal = await createPrincipal(t, blueprint);
     const identity = await createIdentity(t, blueprint, principal);
     const user = await createUser(t, identity);
-    expect(t.emulator.store.users.get(user.userId)).toMatchObject({ identityParentId: identity.identityId });
+    expect(t.emulator.store.user(user.userId)).toMatchObject({ identityParentId: identity.identityId });
     // Each parent was read by id while it was still replicating, and the read was retried until it was found.
     expect(new Set(notFound(from))).toEqual(
       new Set([
@@ -60,7 +62,7 @@ describe("replication lag between dependent creates", () => {
     const from = t.emulator.requests.length;
     t.emulator.faults.set({ lose: 1, target: "graph", method: "POST" });
     const { id } = await blueprintProvider.create!(inputs);
-    expect([...t.emulator.store.applications.values()].filter((a) => a.tags?.includes(inputs.adoptionTag)).map((a) => a.id)).toEqual([id]);
+    expect(t.emulator.store.applications().filter((a) => a.tags?.includes(inputs.adoptionTag)).map((a) => a.id)).toEqual([id]);
     expect(notFound(from)).toContain(`GET /v1.0/applications/${id}/microsoft.graph.agentIdentityBlueprint/sponsors 404`);
   });
 
@@ -83,14 +85,14 @@ describe("replication lag between dependent creates", () => {
   });
 
   it("does not retry a 403: a provisioner without the create permission fails after one POST", async () => {
-    const saved = [...t.provisioner.graphAppRoles];
+    const saved = provisionerRoles(t);
     revoke(t, "AgentIdentityBlueprint.Create");
     try {
       const from = t.emulator.requests.length;
       await expect(blueprintProvider.create!(await blueprintInputs(t))).rejects.toThrow(/Authorization_RequestDenied \(HTTP 403\)/);
       expect(graphCalls(t, from).filter((c) => c.startsWith("POST "))).toEqual(["POST /v1.0/applications/microsoft.graph.agentIdentityBlueprint 403"]);
     } finally {
-      t.provisioner.graphAppRoles = saved;
+      setProvisionerRoles(t, saved);
     }
   });
 });

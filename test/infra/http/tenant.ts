@@ -8,7 +8,6 @@ import { randomUUID } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { bareTenant, DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import type { ServicePrincipal } from "../../../emulator/store";
 import { GraphClient } from "../../../lib/graph-client";
 import { agentIdentityProvider, type AgentIdentityInputs, type AgentIdentityOutputs } from "../../../infra/providers/agent-identity";
 import { agentUserProvider, type AgentUserInputs, type AgentUserOutputs } from "../../../infra/providers/agent-user";
@@ -34,8 +33,6 @@ export interface Tenant {
   common: GraphResourceInputs;
   /** Graph as the provisioner, for what the test does itself (the grant, the blueprint secret). */
   graph: GraphClient;
-  /** The provisioner's service principal: tests take permissions away from it. */
-  provisioner: ServicePrincipal;
   close(): Promise<void>;
 }
 
@@ -57,7 +54,6 @@ export async function startTenant(): Promise<Tenant> {
     emulator,
     common,
     graph: new GraphClient({ baseUrl: emulator.httpUrl, getToken: () => provisionerToken(emulator.httpUrl, emulator.httpUrl) }),
-    provisioner: emulator.store.servicePrincipals.get(DEFAULT_IDS.provisionerPrincipalId)!,
     close: async () => {
       process.env = saved;
       forgetProvisionerTokens();
@@ -68,7 +64,17 @@ export async function startTenant(): Promise<Tenant> {
 
 /** Takes an application permission away from the provisioner; its next token lacks it. */
 export function revoke(tenant: Tenant, role: string): void {
-  tenant.provisioner.graphAppRoles = tenant.provisioner.graphAppRoles.filter((r) => r !== role);
+  setProvisionerRoles(tenant, provisionerRoles(tenant).filter((r) => r !== role));
+}
+
+/** The Graph application permissions the provisioner holds now. */
+export function provisionerRoles(tenant: Tenant): string[] {
+  return [...tenant.emulator.store.servicePrincipal(DEFAULT_IDS.provisionerPrincipalId)!.graphAppRoles];
+}
+
+/** Gives the provisioner exactly these application permissions; its next token carries them. */
+export function setProvisionerRoles(tenant: Tenant, graphAppRoles: string[]): void {
+  tenant.emulator.store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles });
   forgetProvisionerTokens();
 }
 

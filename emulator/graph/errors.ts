@@ -1,0 +1,156 @@
+import { GRAPH_APP_ID } from "../store";
+
+/**
+ * Every error the emulated Graph answers with, by name: its status, code,
+ * message and any header it carries, in one place. Clients and tests match
+ * these codes and words, so an entry changes only with them. A handler throws
+ * `graphError(req, GRAPH_ERRORS.name(...))` (envelope.ts).
+ */
+
+interface Fields {
+  status: number;
+  code: string;
+  message: string;
+  /** Headers the answer must carry, e.g. WWW-Authenticate on a 401. */
+  headers?: Record<string, string>;
+}
+
+declare const CATALOGUED: unique symbol;
+/** An entry of the catalogue: only this file makes them, so an error written inline elsewhere does not compile. */
+export type GraphErrorSpec = Fields & { readonly [CATALOGUED]: true };
+const spec = (fields: Fields) => fields as GraphErrorSpec;
+
+/** Graph's 401 names the authority to get a token from. */
+const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="${GRAPH_APP_ID}"`;
+
+/** Graph's directory APIs answer a refused body or reference with this 400. */
+const badRequest = (message: string) => spec({ status: 400, code: "Request_BadRequest", message });
+/** The OData layer's own 400, before any directory rule. */
+const odataBadRequest = (message: string) => spec({ status: 400, code: "BadRequest", message });
+const conflict = (message: string) => spec({ status: 409, code: "Request_MultipleObjectsWithSameKeyValue", message });
+const unsupportedQuery = (message: string) => spec({ status: 400, code: "Request_UnsupportedQuery", message });
+const itemNotFound = (message: string) => spec({ status: 404, code: "itemNotFound", message });
+const unauthenticated = (message: string) =>
+  spec({ status: 401, code: "InvalidAuthenticationToken", message, headers: { "www-authenticate": WWW_AUTHENTICATE } });
+/** A 403 in the API's own code: Authorization_RequestDenied for the directory, accessDenied for files. */
+const denied = (code: string, message: string) => spec({ status: 403, code, message });
+const retryAfter = (seconds: number) => ({ "retry-after": String(seconds) });
+
+export const GRAPH_ERRORS = {
+  // --- Authentication (401, answered with WWW-Authenticate) and authorization (403, in the API's own code).
+  tokenEmpty: () => unauthenticated("Access token is empty."),
+  tokenUnverified: () => unauthenticated("Access token validation failure: the token is malformed or not signed by this tenant's keys."),
+  audienceInvalid: (aud: unknown) => unauthenticated(`Access token validation failure. Invalid audience: ${JSON.stringify(aud ?? null)} is not Microsoft Graph.`),
+  tokenExpired: () => unauthenticated("Lifetime validation failed, the token is expired."),
+  tokenNotYetValid: () => unauthenticated("Lifetime validation failed, the token is not yet valid."),
+  tokenWithoutIdtyp: () => unauthenticated("Access token validation failure: the token has no idtyp claim (user or app)."),
+  scopeRefused: (code: string, scope: string) =>
+    denied(code, `Access denied: this API refuses tokens carrying ${scope} (Azure CLI sign-ins carry it); call it as a dedicated application instead.`),
+  scopesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's scp holds none of ${accepted.join(", ")}.`),
+  applicationOnly: (code: string) => denied(code, "Access denied: this API takes application permissions only, not a user token."),
+  rolesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's roles hold none of ${accepted.join(", ")}.`),
+  delegatedOnly: (code: string) => denied(code, "Access denied: this API takes delegated permissions only, not an application token."),
+  notOwner: (kind: string, all: readonly string[]) =>
+    denied(
+      "Authorization_RequestDenied",
+      `Insufficient privileges to complete the operation: the caller does not own this ${kind} and holds none of ${all.join(", ")}.`,
+    ),
+
+  // --- Not found.
+  resourceNotFound: (id: string) =>
+    spec({
+      status: 404,
+      code: "Request_ResourceNotFound",
+      message: `Resource '${id}' does not exist or one of its queried reference-property objects are not present.`,
+    }),
+  sharingLinkNotFound: () => itemNotFound("The sharing link no longer exists, or you do not have permission to access it."),
+  itemNotFound: () => itemNotFound("The resource could not be found."),
+  segmentNotServed: (path: string) => odataBadRequest(`Resource not found for the segment in '${path}' (the emulator serves a slice of Graph).`),
+  methodNotServed: (method: string | undefined, path: string) =>
+    spec({
+      status: 405,
+      code: "Request_BadRequest",
+      message: `The emulator does not serve ${method} ${path}.`,
+    }),
+
+  // --- The request as HTTP and OData.
+  tooLarge: (maxBytes: number) => spec({ status: 413, code: "RequestEntityTooLarge", message: `The request body is larger than ${maxBytes} bytes.` }),
+  throttled: (retryAfterS: number) =>
+    spec({
+      status: 429,
+      code: "TooManyRequests",
+      message: "Too many requests; retry after the interval in Retry-After.",
+      headers: retryAfter(retryAfterS),
+    }),
+  unavailable: (retryAfterS: number) =>
+    spec({
+      status: 503,
+      code: "serviceNotAvailable",
+      message: "The service is temporarily unavailable.",
+      headers: retryAfter(retryAfterS),
+    }),
+  unreadableJson: () => odataBadRequest("Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format."),
+  bodyNotObject: () => odataBadRequest("The request body must be a JSON object."),
+  undeclaredProperty: (key: string) => badRequest(`Property '${key}' does not exist as a declared property or extension property.`),
+  requiredString: (name: string) => badRequest(`Property '${name}' is required and must be a non-empty string.`),
+  oDataVersionMissing: (method: string, path: string) =>
+    odataBadRequest(
+      `[emulator rule] ${method} ${path} needs the header OData-Version: 4.0; ` +
+        "without it Microsoft Graph can silently create a plain object instead of the Agent ID type.",
+    ),
+  queryOptionNotServed: (name: string) => unsupportedQuery(`[emulator rule] the query option ${name} is not served by the emulator.`),
+  filterClauseInvalid: (rest: string) => odataBadRequest(`Invalid filter clause: '${rest}' (the emulator reads eq clauses joined by 'and').`),
+  filterAndExpected: (rest: string) => odataBadRequest(`Invalid filter clause: expected 'and' before '${rest}'.`),
+  filterPropertyUnsupported: (property: string) => unsupportedQuery(`Unsupported or invalid query filter clause specified for property '${property}'.`),
+  selectUnknown: (name: string, typeName: string) => badRequest(`Could not find a property named '${name}' on type '${typeName}'.`),
+  topOutOfRange: (top: string | null, max: number) => badRequest(`Invalid $top value '${top}': it must be from 1 to ${max}.`),
+  skipTokenInvalid: () => badRequest("Invalid $skiptoken."),
+  /** The beta files APIs answer paging errors with OData's own code. */
+  pageTopOutOfRange: (top: number, max: number) => odataBadRequest(`Invalid $top value '${top}': it must be from 1 to ${max}.`),
+  pageValueInvalid: (name: string, value: string) => odataBadRequest(`Invalid ${name} value '${value}'.`),
+
+  // --- References between directory objects.
+  referenceMissing: (what: string, id: string) => badRequest(`${what} '${id}' does not exist in the tenant.`),
+  referenceMalformed: (url: unknown) => badRequest(`Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id} or /directoryObjects/{id}.`),
+  sponsorsMissing: (what: string) => badRequest(`An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user URLs.`),
+  sponsorNotPerson: (id: string) => badRequest(`Sponsor '${id}' is not a user in this tenant.`),
+  sponsorAlreadyThere: () => badRequest("One or more added object references already exist for the following modified properties: 'sponsors'."),
+  lastSponsor: (kind: string) => badRequest(`An ${kind} must keep at least one sponsor: add the new sponsor before removing the last one.`),
+  ownersNotList: () => badRequest("owners@odata.bind must be a list of URLs."),
+  ownerMissing: (id: string) => badRequest(`Owner '${id}' does not exist in this tenant.`),
+
+  // --- Blueprints, principals and agent identities.
+  displayNameTooLong: (length: number, max: number) => badRequest(`displayName is ${length} characters; at most ${max} are allowed.`),
+  identityDisplayNameTooLong: (max: number) => badRequest(`displayName is longer than ${max} characters.`),
+  tagsNotStrings: () => badRequest("tags must be a list of strings."),
+  notABlueprint: (appId: string) => badRequest(`Application '${appId}' is not an agent identity blueprint.`),
+  principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
+  blueprintWithoutPrincipal: (appId: string) =>
+    badRequest(`The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`),
+
+  // --- Agent users.
+  upnDomainUnverified: (domains: readonly string[]) =>
+    badRequest(
+      "The domain portion of the userPrincipalName property is invalid. " +
+        `You must use one of the verified domain names in your organization (${domains.join(", ")}).`,
+    ),
+  upnTaken: () => badRequest("Another object with the same value for property userPrincipalName already exists."),
+  accountEnabledNotBoolean: () => badRequest("accountEnabled must be true or false."),
+  agentUserPassword: () => badRequest("Agent users cannot have a password: remove passwordProfile."),
+  identityHasAgentUser: (identityId: string, userId: string) =>
+    badRequest(`Agent identity ${identityId} already has an agent user (${userId}); an agent identity holds at most one.`),
+
+  // --- Application credentials.
+  dateInvalid: (name: string) => badRequest(`${name} must be an ISO 8601 date and time.`),
+  passwordCredentialNotObject: () => badRequest('passwordCredential must be an object such as {"displayName": "..."}.'),
+  federatedNameTaken: (name: string) => conflict(`A federated identity credential named '${name}' already exists on this application.`),
+  federatedLimit: (max: number) => badRequest(`An application holds at most ${max} federated identity credentials.`),
+  audiencesNotOne: () => badRequest("audiences must hold exactly one value, e.g. api://AzureADTokenExchange."),
+
+  // --- Delegated permission grants.
+  notAGuid: (name: string) => badRequest(`Invalid value specified for property '${name}': it must be an object id (GUID).`),
+  consentTypeInvalid: () => badRequest("consentType must be Principal or AllPrincipals."),
+  principalIdWithAllPrincipals: () => badRequest("principalId must be null when consentType is AllPrincipals."),
+  scopeNotString: () => badRequest("scope must be a space-separated string of delegated permissions."),
+  grantExists: () => conflict("Permission entry already exists."),
+} satisfies Record<string, (...args: never[]) => GraphErrorSpec>;

@@ -1,0 +1,92 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type KitConfig, type RawConfig } from "../infra/config";
+import { PROVISIONER_SOURCES, type ConfigLookup } from "../infra/provisioner-credential";
+import { UsageError } from "../lib/errors";
+
+/**
+ * The stack configuration as `pulumi config --json` prints it in the stack's
+ * directory: `{"<namespace>:<key>": {"value": "...", "secret": false}}`,
+ * lists JSON-encoded in `value`, and a secret's value left out unless
+ * `--show-secrets` was given. preflight checks the agent-user-kit: keys with
+ * the Pulumi program's own validation (infra/config.ts); doctor and preflight
+ * read the provisioner's azuread: keys from it, which win over the ARM_*
+ * variables, as in the Pulumi program.
+ */
+export interface StackConfigFile {
+  /** The agent-user-kit: keys. */
+  kit: RawConfig;
+  /** The azuread: keys of the provisioner, for infra/provisioner-credential.ts's gatherSettings. */
+  provisioner: ConfigLookup;
+}
+
+/** `userDomain` → `user-domain`. */
+export const flagOf = (key: ConfigKey) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** One string flag per configuration key. */
+export const CONFIG_FLAGS = Object.fromEntries(CONFIG_KEYS.map((key) => [flagOf(key), { type: "string" as const }])) as Record<string, { type: "string" }>;
+
+export const CONFIG_FILE_OPTION = { "config-from-stack": { type: "string" } } as const;
+
+const HINT = "write it with `pulumi config --json > config.json` in the stack's directory";
+
+/** An entry's string value; undefined for a secret whose value was left out; a usage error for any other shape. */
+function valueOf(entry: unknown, key: string, path: string): string | undefined {
+  const fields = entry !== null && typeof entry === "object" ? (entry as { value?: unknown; secret?: unknown }) : {};
+  if (typeof fields.value === "string") return fields.value;
+  if (fields.secret === true) return undefined;
+  throw new UsageError(`--config-from-stack ${path}: ${key} has no string "value"`, HINT);
+}
+
+function secretLeftOut(path: string, key: string, instead?: string): UsageError {
+  return new UsageError(
+    `--config-from-stack ${path}: ${key} is a secret, and \`pulumi config --json\` leaves a secret's value out`,
+    `write the file with \`pulumi config --json --show-secrets\` (it then holds the secret: keep it private and delete it after)${instead ? `, or export ${instead}` : ""}`,
+  );
+}
+
+/**
+ * Reads the file; what the stack does not set is absent, and a key of the
+ * wrong shape is a usage error naming it. A provisioner secret left out of
+ * the file gives way to its ARM_* variable in `env` (the same application
+ * either way), and is an error only when that is not set either.
+ */
+export function readStackConfigFile(path: string, cwd: string, env: NodeJS.ProcessEnv): StackConfigFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(resolve(cwd, path), "utf8"));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // V8's message quotes the text around the fault, which may hold a secret: keep the position only.
+    const at = /position \d+/.exec((err as Error).message)?.[0];
+    throw new UsageError(`cannot read --config-from-stack ${path}: ${code ?? `not valid JSON${at ? ` (at ${at})` : ""}`}`, HINT);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
+  const entries = json as Record<string, unknown>;
+  const kit: RawConfig = {};
+  for (const key of CONFIG_KEYS) {
+    const name = `${CONFIG_NAMESPACE}:${key}`;
+    if (entries[name] === undefined) continue;
+    const value = valueOf(entries[name], name, path);
+    if (value === undefined) throw secretLeftOut(path, name);
+    kit[key] = value;
+  }
+  const provisioner: Record<string, string> = {};
+  for (const [key, envName] of Object.values(PROVISIONER_SOURCES)) {
+    if (entries[key] === undefined) continue;
+    const value = valueOf(entries[key], key, path);
+    if (value !== undefined) provisioner[key] = value;
+    else if (!env[envName]) throw secretLeftOut(path, key, envName);
+  }
+  return { kit, provisioner: { get: (key) => provisioner[key] } };
+}
+
+/** The validated configuration from the file and the flags (flags win); a bad key is a usage error naming it. */
+export function stackConfig(file: StackConfigFile | undefined, flags: Record<string, string | undefined>): KitConfig {
+  const raw: RawConfig = { ...file?.kit };
+  for (const key of CONFIG_KEYS) {
+    const value = flags[flagOf(key)];
+    if (value !== undefined) raw[key] = value;
+  }
+  return validateConfig(raw);
+}

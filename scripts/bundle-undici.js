@@ -1,0 +1,77 @@
+/* global __dirname */
+/**
+ * `npm run build` step: bundles the part of undici the kit calls (its
+ * Dispatcher with the request API, and the global Agent) into one file,
+ * dist/lib/undici-bundle.js, which lib/undici-request.ts loads at the first
+ * request. One file instead of about 40 undici modules, and without
+ * node:http2: the kit speaks HTTP/1.1 only (undici's default), and loading
+ * node:http2 (with node:tls) was the largest single cost of `agent-user token`'s
+ * start-up under Node 24 (`npm run bench`). undici already runs without it:
+ * client-h2.js falls back to an empty module when requiring it throws.
+ * undici calls node:assert only as `assert(condition)` for its own invariants;
+ * loading node:assert creates process.stderr (to pick error colours), so the
+ * bundle's `assert` loads the real one only when a condition fails.
+ * The bundle is built from the exact undici version package.json pins.
+ */
+const { build } = require("esbuild");
+const { readFileSync } = require("node:fs");
+const { dirname, join, relative, resolve, sep } = require("node:path");
+
+const ROOT = join(__dirname, "..");
+const OUT = join(ROOT, "dist", "lib", "undici-bundle.js");
+const UNDICI_PACKAGE_JSON = require.resolve("undici/package.json", { paths: [ROOT] });
+const UNDICI = dirname(UNDICI_PACKAGE_JSON);
+const { version } = JSON.parse(readFileSync(UNDICI_PACKAGE_JSON, "utf8"));
+
+// What undici's own index does for its Dispatcher (request, stream, pipeline, upgrade, connect), so a global
+// dispatcher this bundle installs offers the same methods to anyone else in the process who calls them.
+const ENTRY = `
+const Dispatcher = require("undici/lib/dispatcher/dispatcher");
+const api = require("undici/lib/api");
+Object.assign(Dispatcher.prototype, api);
+module.exports = { request: api.request, getGlobalDispatcher: require("undici/lib/global").getGlobalDispatcher };
+`;
+
+const withoutHttp2 = {
+  name: "without-http2",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?http2$/ }, () => ({ path: "http2", namespace: "without-http2" }));
+    b.onLoad({ filter: /.*/, namespace: "without-http2" }, () => ({ contents: 'throw new Error("node:http2 is left out of the kit\'s undici bundle");' }));
+  },
+};
+
+// Loaded lazily by undici and large: llhttp's WebAssembly (about 70 KB of base64 each, read at the first
+// connection) and the fetch body code (HTTP/2 only). They stay undici's own files, required from the package.
+const LAZY_FILES = /[/\\](llhttp[/\\]llhttp(_simd)?-wasm\.js|web[/\\].*)$/;
+const undiciFilesLeftOut = {
+  name: "undici-files-left-out",
+  setup(b) {
+    b.onResolve({ filter: LAZY_FILES }, (args) => {
+      const file = relative(UNDICI, resolve(args.resolveDir, args.path)).split(sep).join("/");
+      return { path: `undici/${file}`, external: true };
+    });
+  },
+};
+
+// Every use of node:assert in the bundled files is a call `assert(condition)` (test/undici-request.test.ts checks).
+const lazyAssert = {
+  name: "lazy-assert",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?assert$/ }, () => ({ path: "assert", namespace: "lazy-assert" }));
+    b.onLoad({ filter: /.*/, namespace: "lazy-assert" }, () => ({
+      contents: 'module.exports = function assert(value, message) { if (!value) require("node:assert")(value, message); };',
+    }));
+  },
+};
+
+build({
+  stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: "undici-request-entry.js" },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node22",
+  outfile: OUT,
+  plugins: [withoutHttp2, lazyAssert, undiciFilesLeftOut],
+  banner: { js: `/* undici ${version} (MIT License, Copyright (c) Matteo Collina and Undici contributors): its Dispatcher, request API and global Agent, bundled by scripts/bundle-undici.js */` },
+  logLevel: "warning",
+}).catch(() => process.exit(1));

@@ -1,0 +1,51 @@
+/**
+ * The catalogue of the emulated Graph's errors: each entry pairs a code with
+ * the status real Graph answers it with, and carries the headers clients act
+ * on (WWW-Authenticate on a 401, Retry-After on a 429 or 503).
+ */
+import { GRAPH_ERRORS, type GraphErrorSpec } from "../../emulator/graph/errors";
+
+/** The statuses Microsoft Graph answers each code with. */
+const GRAPH_STATUSES: Record<string, number[]> = {
+  BadRequest: [400],
+  Request_BadRequest: [400, 405],
+  Request_UnsupportedQuery: [400],
+  InvalidAuthenticationToken: [401],
+  Authorization_RequestDenied: [403],
+  accessDenied: [403],
+  Request_ResourceNotFound: [404],
+  itemNotFound: [404],
+  Request_MultipleObjectsWithSameKeyValue: [409],
+  RequestEntityTooLarge: [413],
+  TooManyRequests: [429],
+  serviceNotAvailable: [503],
+};
+
+/** Arguments for the entries that take lists; every other entry reads its first argument as a 403's code or as text. */
+const LISTS: Partial<Record<keyof typeof GRAPH_ERRORS, unknown[]>> = {
+  scopesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
+  rolesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
+  notOwner: ["agent identity", ["AgentIdentity.ReadWrite.All"]],
+  upnDomainUnverified: [["contoso.example"]],
+};
+
+const entries = Object.entries(GRAPH_ERRORS).map(([name, make]) => {
+  const args = LISTS[name as keyof typeof GRAPH_ERRORS] ?? ["Authorization_RequestDenied", 7];
+  return { name, spec: (make as (...a: unknown[]) => GraphErrorSpec)(...args) };
+});
+
+describe("Graph's error catalogue", () => {
+  it("answers each code with a status real Graph uses for it", () => {
+    const wrong = entries.filter(({ spec }) => !GRAPH_STATUSES[spec.code]?.includes(spec.status)).map(({ name, spec }) => `${name}: ${spec.status} ${spec.code}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it("names the authority on every 401 and the wait on every 429 and 503", () => {
+    for (const { name, spec } of entries) {
+      const headers = Object.keys(spec.headers ?? {});
+      const expected = spec.status === 401 ? ["www-authenticate"] : [429, 503].includes(spec.status) ? ["retry-after"] : [];
+      expect({ name, headers }).toEqual({ name, headers: expected });
+    }
+    expect(GRAPH_ERRORS.throttled(3).headers).toEqual({ "retry-after": "3" });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Every Graph route declares what its caller must hold, and the one check
+ * before the handlers enforces it: a token holding none of it is refused with
+ * Graph's 403 on every route, before the handler could answer 200, 400 or 404.
+ * A route that lost its declaration would answer one of those instead.
+ */
+import { ROUTES } from "../../emulator/routes";
+import type { Route } from "../../emulator/router";
+import { codeOf, messageOf, startDirectory, type Directory } from "./directory-client";
+
+const graphRoutes = ROUTES.filter((r) => r.surface === "graph");
+
+/** A concrete path the route's pattern matches: each named segment filled with a GUID that names nothing. */
+function pathOf(route: Route): string {
+  return route.pattern.source
+    .replace(/^\^|\$$/g, "")
+    .replace(/\(\?<\w+>\[\^\/\]\+\)/g, "00000000-0000-0000-0000-00000000dead")
+    .replace(/\\(.)/g, "$1");
+}
+
+/** The file APIs answer a refusal with their own code; the directory APIs with Authorization_RequestDenied. */
+const deniedCode = (path: string) => (/^\/(beta\/drives|v1\.0\/shares)\//.test(path) ? "accessDenied" : "Authorization_RequestDenied");
+
+describe("Graph routes", () => {
+  it("each declares its required permission", () => {
+    expect(graphRoutes.length).toBeGreaterThan(40);
+    expect(graphRoutes.filter((r) => r.permission === undefined).map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
+  });
+
+  it("no token or IMDS route asks for a Graph permission", () => {
+    expect(ROUTES.filter((r) => r.surface !== "graph" && r.permission !== undefined).map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
+  });
+
+  it("each path built here reaches the route it was built from", () => {
+    for (const route of graphRoutes) expect(route.pattern.test(pathOf(route))).toBe(true);
+  });
+});
+
+describe("the central permission check", () => {
+  let d: Directory;
+  beforeAll(async () => {
+    d = await startDirectory();
+  });
+  afterAll(() => d.close());
+
+  const callers = {
+    "an application without any of the route's roles": { idtyp: "app", roles: ["Calendars.Read"], azp: "11111111-1111-1111-1111-111111111111" },
+    "a user without any of the route's scopes": { idtyp: "user", scp: "openid profile Mail.Read", oid: "22222222-2222-2222-2222-222222222222" },
+  };
+
+  for (const [who, claims] of Object.entries(callers)) {
+    it(`refuses ${who} on every Graph route with Graph's 403`, async () => {
+      const token = d.signed(claims);
+      const answers = [];
+      for (const route of graphRoutes) {
+        const path = pathOf(route);
+        const answer = await d.call(route.method, path, { token });
+        answers.push({ route: `${route.method} ${path}`, status: answer.status, code: codeOf(answer), denied: messageOf(answer).startsWith("Access denied:") });
+      }
+      expect(answers).toEqual(answers.map(({ route }) => ({ route, status: 403, code: deniedCode(route.split(" ")[1]!), denied: true })));
+    });
+  }
+
+  it("checks the token before the permission: an unsigned caller gets 401 on every Graph route", async () => {
+    const statuses = new Set<number>();
+    for (const route of graphRoutes) statuses.add((await d.call(route.method, pathOf(route), { token: "not-a-jwt" })).status);
+    expect([...statuses]).toEqual([401]);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * What a fresh process loads, which is what its start-up time is made of
+ * (`npm run bench -- --startup` measures the time itself): importing the
+ * runtime entry loads no network or crypto code, and `agent-user token` with a
+ * client secret reaches its first request from its one bundled file, without
+ * node:crypto, node:http2, node:assert or any of undici's files but the
+ * bundle and llhttp's WebAssembly (which undici reads at its first connection).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(__dirname, "..");
+const DIST = join(ROOT, "dist");
+const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
+const HEAVY = /^NativeModule (crypto|fs\/promises|http2|https|tls|assert)$/;
+
+const scratch = mkdtempSync(join(tmpdir(), "startup-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/**
+ * Runs `script` as a file in a fresh node (not with -e, which loads node:crypto itself) and parses the
+ * JSON line it prints first.
+ */
+function fresh(script: string): Record<string, unknown> {
+  const file = join(scratch, "script.js");
+  writeFileSync(file, script);
+  const out = execFileSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret" }, timeout: 20_000 });
+  return JSON.parse(out.trim().split("\n")[0]!) as Record<string, unknown>;
+}
+
+/** Prints what is loaded so far: heavy built-in modules, and every file of the package or of its dependencies. */
+const REPORT = `const report = () => JSON.stringify({
+  builtins: process.moduleLoadList.filter((m) => ${HEAVY}.test(m)),
+  files: Object.keys(require.cache).filter((f) => /node_modules|[\\\\/]dist[\\\\/]/.test(f)).map((f) => f.replace(/.*node_modules[\\\\/]|.*[\\\\/]dist[\\\\/]/, "")),
+});`;
+
+it("importing the runtime entry loads no network or crypto code", () => {
+  const loaded = fresh(`${REPORT} require(${JSON.stringify(join(DIST, "lib/index.js"))}); console.log(report());`);
+  expect(loaded.builtins).toEqual([]);
+  expect((loaded.files as string[]).filter((f) => !f.startsWith("lib/"))).toEqual([]);
+  expect(loaded.files).not.toContain("lib/undici-bundle.js");
+});
+
+it("agent-user token with a client secret reaches its first request through the undici bundle alone", () => {
+  const loaded = fresh(`${REPORT}
+    const server = require("node:net").createServer((socket) => socket.once("data", (request) => {
+      console.log(report());
+      console.log(String(request).split("\\r\\n")[0]);
+      const body = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
+      socket.end("HTTP/1.1 401 Unauthorized\\r\\ncontent-type: application/json\\r\\ncontent-length: " + body.length + "\\r\\nconnection: close\\r\\n\\r\\n" + body);
+    }));
+    server.listen(0, "127.0.0.1", async () => {
+      const { main } = require(${JSON.stringify(BIN)});
+      const io = { stdout: () => undefined, stderr: () => undefined, env: process.env, cwd: process.cwd(), stderrIsTTY: false };
+      const code = await main(["token", "--tenant", "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", "--authority", "http://127.0.0.1:" + server.address().port,
+        "--blueprint-app-id", "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", "--agent-identity", "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
+        "--agent-user", "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d"], io);
+      console.log("exit " + code);
+      server.close();
+    });`);
+  // The bin is one file, then undici's bundle at the first request, then llhttp's WebAssembly at the first connection.
+  expect(loaded).toEqual({ builtins: [], files: ["probes/agent-user.js", "lib/undici-bundle.js", "undici/lib/llhttp/llhttp_simd-wasm.js"] });
+});
