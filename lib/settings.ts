@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
+import { CONNECTION_INPUTS, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
 import { assertSecureUrl } from "./urls";
 import { isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
@@ -12,30 +13,6 @@ import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credent
  * environment variables, then the `--outputs` file that
  * `pulumi stack output --json --show-secrets` prints.
  */
-
-/** Options shared by every command that mints a token. */
-export const CONNECTION_OPTIONS = {
-  outputs: { type: "string" },
-  agent: { type: "string" },
-  tenant: { type: "string" },
-  authority: { type: "string" },
-  "blueprint-app-id": { type: "string" },
-  "blueprint-secret-file": { type: "string" },
-  "blueprint-cert": { type: "string" },
-  "blueprint-key": { type: "string" },
-  "managed-identity-client-id": { type: "string" },
-  "managed-identity-token-file": { type: "string" },
-  "agent-identity": { type: "string" },
-  "agent-user": { type: "string" },
-  resource: { type: "string" },
-  timeout: { type: "string" },
-  "replication-window": { type: "string" },
-} as const;
-
-/** Only for commands that read Graph (comments): minting a token reads none. */
-export const GRAPH_OPTIONS = { graph: { type: "string" } } as const;
-
-export type ConnectionFlags = { [K in keyof typeof CONNECTION_OPTIONS | keyof typeof GRAPH_OPTIONS]?: string };
 
 export interface ProbeSettings {
   tenantId: string;
@@ -199,25 +176,34 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const fromEnv = (name: string): string | undefined => env[name] || undefined;
   // Where each input came from, for --verbose: the flag, the variable, the outputs key, or the default.
   const sources: Record<string, string> = {};
-  const pick = (flag: keyof ConnectionFlags, envName: string, output: Exclude<keyof StackOutputs, "agents">, fallback?: string): string | undefined => {
-    const [value, source] =
-      flags[flag] !== undefined ? [flags[flag], `--${flag}`] : fromEnv(envName) ? [fromEnv(envName), envName] : outputs[output] ? [outputs[output], `--outputs ("${output}")`] : [fallback, "default"];
-    if (value !== undefined) sources[output] = source;
+  const pick = (flag: ResolvedFlag, fallback?: string): string | undefined => {
+    const { env: envName, outputs: keys } = CONNECTION_INPUTS[flag];
+    const found = keys.find((key) => outputs[key]);
+    const [value, source, key] =
+      flags[flag] !== undefined
+        ? [flags[flag], `--${flag}`, keys[0]]
+        : fromEnv(envName)
+          ? [fromEnv(envName), envName, keys[0]]
+          : found
+            ? [outputs[found], `--outputs ("${found}")`, found]
+            : [fallback, "default", keys[0]];
+    if (value !== undefined) sources[key] = source;
     return value;
   };
   // Every missing input is named at once: a first run should not be a game of one error at a time.
   const missing: string[] = [];
-  const need = (value: string | undefined, flag: string, envName: string, output: string): string => {
-    if (!value) missing.push(`missing ${flag} (or ${envName}, or "${output}" in --outputs)`);
+  const need = (flag: ResolvedFlag, value: string | undefined): string => {
+    const { env: envName, outputs: keys } = CONNECTION_INPUTS[flag];
+    if (!value) missing.push(`missing --${flag} (or ${envName}, or "${keys[0]}" in --outputs)`);
     return value ?? "";
   };
 
-  const tenantId = need(pick("tenant", "AGENT_USER_TENANT_ID", "tenantId"), "--tenant", "AGENT_USER_TENANT_ID", "tenantId");
-  const blueprintAppId = need(pick("blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId"), "--blueprint-app-id", "AGENT_USER_BLUEPRINT_APP_ID", "blueprintAppId");
-  const identityValue = pick("agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId");
-  const userValue = pick("agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserId") ?? pick("agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserPrincipalName");
-  const agentIdentityId = agentRequired ? need(identityValue, "--agent-identity", "AGENT_USER_AGENT_IDENTITY_ID", "agentIdentityId") : identityValue;
-  const agentUser = agentRequired ? need(userValue, "--agent-user", "AGENT_USER_AGENT_USER_ID", "agentUserId") : userValue;
+  const tenantId = need("tenant", pick("tenant"));
+  const blueprintAppId = need("blueprint-app-id", pick("blueprint-app-id"));
+  const identityValue = pick("agent-identity");
+  const userValue = pick("agent-user");
+  const agentIdentityId = agentRequired ? need("agent-identity", identityValue) : identityValue;
+  const agentUser = agentRequired ? need("agent-user", userValue) : userValue;
   if (missing.length > 0) {
     if (!hasCredential(flags, env, outputs)) missing.push("missing a blueprint credential (AGENT_USER_BLUEPRINT_SECRET, --blueprint-cert and --blueprint-key, or --managed-identity-client-id)");
     throw new UsageError(missing.join("; "), flags.outputs === undefined ? OUTPUTS_HINT : undefined);
@@ -228,10 +214,10 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   if (!isGuid(tenantId) && !isDomainName(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
   }
-  const resource = pick("resource", "AGENT_USER_RESOURCE_URL", "resourceUrl", PUBLIC_CLOUD.resourceUrl)!;
+  const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
   if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
-  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", "AGENT_USER_AUTHORITY_URL", "authorityUrl", PUBLIC_CLOUD.authorityUrl)!).toString();
-  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", "AGENT_USER_GRAPH_URL", "graphUrl", PUBLIC_CLOUD.graphUrl)!).toString();
+  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!).toString();
+  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!).toString();
   const { credential, source } = pickCredential(flags, env, outputs, cwd);
   sources.credential = source;
   return {

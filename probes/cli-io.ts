@@ -1,5 +1,5 @@
 import { isatty } from "node:tty";
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "../lib/errors";
 import { didYouMean } from "./did-you-mean";
 
@@ -27,19 +27,28 @@ export function processIo(): CliIo {
   };
 }
 
+/** Every command takes --help (and -h), so that no command can forget it. */
+const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
+
+type CommandArgs<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O & typeof HELP_OPTION; strict: true; allowPositionals: P }>
+>;
+
 /**
- * node:util parseArgs, with its errors (unknown flag, missing value) turned
- * into usage errors that name the command's --help.
+ * node:util parseArgs in strict mode, with --help added to `options` and its
+ * errors (unknown flag, missing value) turned into usage errors that name
+ * the command's --help.
  */
-export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+export function parseCommandArgs<O extends ParseArgsOptionsConfig, P extends boolean = false>(command: string, args: string[], options: O, { positionals }: { positionals?: P } = {}): CommandArgs<O, P> {
+  const all = { ...options, ...HELP_OPTION };
   try {
-    return parseArgs(config);
+    return parseArgs({ args, options: all, strict: true, allowPositionals: positionals ?? false }) as CommandArgs<O, P>;
   } catch (err) {
     const e = err as Error & { code?: string };
     const help = `see "agent-user ${command} --help"`;
     const unknown = /Unknown option '([^']+)'/.exec(e.message)?.[1];
     if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
-      const flags = Object.keys(config.options ?? {}).map((name) => `--${name}`);
+      const flags = Object.keys(all).map((name) => `--${name}`);
       const guess = didYouMean(unknown.replace(/=.*$/, ""), flags);
       throw new UsageError(`unknown flag ${unknown} for agent-user ${command}${guess ? `; did you mean ${guess}?` : ""}`, help, "usage");
     }

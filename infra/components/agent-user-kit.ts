@@ -3,11 +3,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
 import { PACKAGE_VERSION } from "../../lib/version";
-import { AgentIdentity } from "./agent-identity";
-import { AgentUser } from "./agent-user";
+import { AgentIdentity } from "../providers/agent-identity";
+import { AgentUser } from "../providers/agent-user";
 import { AgentIdentityBlueprint } from "./blueprint";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
+import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE, unwrapped } from "./unwrapped";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
 
@@ -45,9 +46,9 @@ export interface AgentUserKitArgs {
   /** How long a create waits for the object it depends on to replicate, in seconds (default 120). */
   consistencyWindowSeconds?: number;
   /**
-   * Name the first agent's resources `{name}-identity`, `{name}-user` and
-   * `{name}-grant`, as one-agent stacks made before fleets did, so that they
-   * keep their URNs. Other agents are always `{name}-{agent}-identity` and so on.
+   * Prefix the first agent's resources with `{name}` alone (`{name}-grant`
+   * and so on), as one-agent stacks made before fleets did, so that they keep
+   * their URNs. Other agents' are always prefixed `{name}-{agent}`.
    */
   singleAgentNames?: boolean;
 }
@@ -111,15 +112,16 @@ export class AgentUserKit extends pulumi.ComponentResource {
     );
     const agents = config.agents.map((agent, index) => {
       const prefix = index === 0 && args.singleAgentNames ? name : `${name}-${agent.name}`;
+      // Named as when a component wrapped each of them, so that stacks made before keep them (see ./unwrapped).
       const identity = new AgentIdentity(
-        `${prefix}-identity`,
-        { displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors, settings },
-        { parent: this },
+        `${prefix}-identity-identity`,
+        { ...settings, displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
+        unwrapped(`${prefix}-identity`, AGENT_IDENTITY_TYPE, { parent: this }),
       );
       const user = new AgentUser(
-        `${prefix}-user`,
-        { displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId, settings },
-        { parent: this },
+        `${prefix}-user-user`,
+        { ...settings, displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId },
+        unwrapped(`${prefix}-user`, AGENT_USER_TYPE, { parent: this }),
       );
       const grant = new AgentUserGrant(
         `${prefix}-grant`,

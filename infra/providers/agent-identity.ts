@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
-import { configureProvisioner } from "../provisioner-credential";
-import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, graphSession, odataString, postOnce } from "./graph-ops";
-import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import type { HintFor } from "./failure";
+import { odataString } from "./graph-ops";
+import { graphProvider } from "./graph-provider";
+import type { GraphResourceInputs, ResourceArgs } from "./inputs";
 import { AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./paths";
 import { readSponsoredObject, sponsorBinds, syncSponsors, updateSponsoredObject } from "./sponsors";
 
@@ -31,17 +31,12 @@ interface GraphAgentIdentity {
   agentIdentityBlueprintId: string;
 }
 
-const RESOURCE = "agent identity";
 const SELECT = "$select=id,displayName,agentIdentityBlueprintId";
 
 const hints: HintFor = (err) =>
   err.status === 400
     ? "check that the blueprint principal exists (it is not created automatically), that blueprintAppId is the blueprint's appId, and that every sponsor is a user object id"
     : undefined;
-
-function outputs(inputs: AgentIdentityInputs, live: GraphAgentIdentity, sponsors: string[]): AgentIdentityOutputs {
-  return { ...inputs, displayName: live.displayName, blueprintAppId: live.agentIdentityBlueprintId?.toLowerCase() ?? inputs.blueprintAppId, sponsors, identityId: live.id };
-}
 
 async function findByName(graph: GraphClient, inputs: AgentIdentityInputs): Promise<GraphAgentIdentity | undefined> {
   const named = await graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT}`, {
@@ -56,77 +51,40 @@ async function findByName(graph: GraphClient, inputs: AgentIdentityInputs): Prom
   return mine[0];
 }
 
-export const agentIdentityProvider: pulumi.dynamic.ResourceProvider<AgentIdentityInputs, AgentIdentityOutputs> = {
-  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
-  configure: (request) => configureProvisioner(request),
-
-  async check(_olds, news) {
-    return checkInputs(news, (c) => ({
-      displayName: c.displayName("displayName"),
-      blueprintAppId: c.guid("blueprintAppId"),
-      blueprintPrincipalId: c.guid("blueprintPrincipalId"),
-      sponsors: c.guidSet("sponsors", LIMITS.sponsors),
-    }));
-  },
-
+export const agentIdentityProvider = graphProvider<AgentIdentityInputs, AgentIdentityOutputs, GraphAgentIdentity>({
+  resource: "agent identity",
+  paths: { collection: AGENT_IDENTITIES, object: (id) => agentIdentityPath(id), parent: (inputs) => blueprintPrincipalPath(inputs.blueprintPrincipalId) },
+  check: (c) => ({
+    displayName: c.displayName("displayName"),
+    blueprintAppId: c.guid("blueprintAppId"),
+    blueprintPrincipalId: c.guid("blueprintPrincipalId"),
+    sponsors: c.guidSet("sponsors", LIMITS.sponsors),
+  }),
   // Replacing deletes first: a new identity with the same name and blueprint must never adopt the outgoing one.
-  async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, {
-      replace: ["blueprintAppId", "blueprintPrincipalId"],
-      update: ["displayName", "sponsors"],
-      deleteBeforeReplace: true,
-    });
+  diff: { replace: ["blueprintAppId", "blueprintPrincipalId"], update: ["displayName", "sponsors"], deleteBeforeReplace: true },
+  hints,
+  lookup: findByName,
+  body: (inputs) => ({
+    displayName: inputs.displayName,
+    agentIdentityBlueprintId: inputs.blueprintAppId,
+    "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
+  }),
+  // Its name and blueprint are what adopted it; its sponsors may have changed since.
+  adopt: (session, path, _object, inputs) => syncSponsors(session, inputs.graphUrl, path, inputs.sponsors, session.consistencyWindowMs),
+  outputs: (inputs, object) => ({ ...inputs, identityId: object.id }),
+
+  async read(session, path, state) {
+    const found = await readSponsoredObject<GraphAgentIdentity>(session, path, SELECT);
+    if (found === undefined) return undefined;
+    const { live, sponsors } = found;
+    return { ...state, displayName: live.displayName, blueprintAppId: live.agentIdentityBlueprintId?.toLowerCase() ?? state.blueprintAppId, sponsors, identityId: live.id };
   },
 
-  async create(inputs) {
-    return step(
-      RESOURCE,
-      "create",
-      async () => {
-        const session = graphSession(inputs);
-        await awaitReplica(session, blueprintPrincipalPath(inputs.blueprintPrincipalId));
-        const { object, adopted } = await createOrAdopt(session, {
-          lookup: (graph) => findByName(graph, inputs),
-          create: (graph) =>
-            postOnce<GraphAgentIdentity>(graph, AGENT_IDENTITIES, {
-              displayName: inputs.displayName,
-              agentIdentityBlueprintId: inputs.blueprintAppId,
-              "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
-            }),
-        });
-        // An adopted identity was made by an earlier run (its sponsors may have changed since), or by this run's
-        // POST whose answer was lost (so it may still be replicating).
-        if (adopted) await syncSponsors(session, inputs.graphUrl, agentIdentityPath(object.id), inputs.sponsors, session.consistencyWindowMs);
-        return { id: object.id, outs: { ...inputs, identityId: object.id } };
-      },
-      hints,
-    );
+  async update(session, path, olds, news) {
+    await updateSponsoredObject(session, path, olds.displayName, news);
+    return { ...news, identityId: olds.identityId };
   },
-
-  async read(id, props) {
-    return step(RESOURCE, "read", async () => {
-      const state = requireState(RESOURCE, props);
-      const found = await readSponsoredObject<GraphAgentIdentity>(graphSession(state), agentIdentityPath(id), SELECT);
-      return found === undefined ? {} : { id, props: outputs(state, found.live, found.sponsors) };
-    });
-  },
-
-  async update(id, olds, news) {
-    return step(
-      RESOURCE,
-      "update",
-      async () => {
-        await updateSponsoredObject(graphSession(news), agentIdentityPath(id), olds.displayName, news);
-        return { outs: { ...news, identityId: olds.identityId } };
-      },
-      hints,
-    );
-  },
-
-  async delete(id, props) {
-    return step(RESOURCE, "delete", () => deleteIfExists(graphSession(props), agentIdentityPath(id)));
-  },
-};
+});
 
 /** An agent identity made from a blueprint; its object id is the client id of hops 2 and 3. */
 export class AgentIdentity extends pulumi.dynamic.Resource {

@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
-import { configureProvisioner } from "../provisioner-credential";
-import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce, type GraphSession } from "./graph-ops";
-import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import type { HintFor } from "./failure";
+import { getIfExists, odataString, type GraphSession } from "./graph-ops";
+import { graphProvider } from "./graph-provider";
+import type { GraphResourceInputs, ResourceArgs } from "./inputs";
 import { AGENT_USERS, agentIdentityPath, agentUserPath } from "./paths";
 
 /** Inputs of an agent user (user subtype microsoft.graph.agentUser). */
@@ -30,7 +30,6 @@ interface GraphAgentUser {
   identityParentId: string;
 }
 
-const RESOURCE = "agent user";
 const SELECT = "$select=id,displayName,mailNickname,userPrincipalName,identityParentId";
 const UPDATABLE = ["displayName", "mailNickname", "userPrincipalName"] as const;
 
@@ -38,17 +37,6 @@ const hints: HintFor = (err) =>
   err.status === 400
     ? "an agent identity holds at most one agent user, the UPN must be unused and on a verified domain of the tenant, and identityParentId must be an agent identity's object id"
     : undefined;
-
-function outputs(inputs: AgentUserInputs, live: GraphAgentUser): AgentUserOutputs {
-  return {
-    ...inputs,
-    displayName: live.displayName,
-    mailNickname: live.mailNickname,
-    userPrincipalName: live.userPrincipalName,
-    identityParentId: live.identityParentId?.toLowerCase() ?? inputs.identityParentId,
-    userId: live.id,
-  };
-}
 
 async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
   const [found] = await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
@@ -62,81 +50,53 @@ async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<G
   return found;
 }
 
-export const agentUserProvider: pulumi.dynamic.ResourceProvider<AgentUserInputs, AgentUserOutputs> = {
-  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
-  configure: (request) => configureProvisioner(request),
-
-  async check(_olds, news) {
-    return checkInputs(news, (c) => ({
-      displayName: c.displayName("displayName"),
-      mailNickname: c.text("mailNickname", LIMITS.mailNickname),
-      userPrincipalName: c.upn("userPrincipalName"),
-      identityParentId: c.guid("identityParentId"),
-    }));
-  },
-
+export const agentUserProvider = graphProvider<AgentUserInputs, AgentUserOutputs, GraphAgentUser>({
+  resource: "agent user",
+  paths: { collection: AGENT_USERS, object: (id) => agentUserPath(id), parent: (inputs) => agentIdentityPath(inputs.identityParentId) },
+  check: (c) => ({
+    displayName: c.displayName("displayName"),
+    mailNickname: c.text("mailNickname", LIMITS.mailNickname),
+    userPrincipalName: c.upn("userPrincipalName"),
+    identityParentId: c.guid("identityParentId"),
+  }),
   // Replacing deletes first: the new user reuses the UPN, which two users cannot hold at once.
-  async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["identityParentId"], update: [...UPDATABLE], deleteBeforeReplace: true });
-  },
+  diff: { replace: ["identityParentId"], update: [...UPDATABLE], deleteBeforeReplace: true },
+  hints,
+  lookup: findByUpn,
+  body: (inputs) => ({ accountEnabled: true, ...pick(inputs, UPDATABLE), identityParentId: inputs.identityParentId }),
+  adopt: (session, path, object, inputs) => patch(session, path, inputs, UPDATABLE.filter((key) => object[key] !== inputs[key])),
+  outputs: (inputs, object) => ({ ...inputs, userId: object.id }),
 
-  async create(inputs) {
-    return step(
-      RESOURCE,
-      "create",
-      async () => {
-        const session = graphSession(inputs);
-        await awaitReplica(session, agentIdentityPath(inputs.identityParentId));
-        const { object, adopted } = await createOrAdopt(session, {
-          lookup: (graph) => findByUpn(graph, inputs),
-          create: (graph) =>
-            postOnce<GraphAgentUser>(graph, AGENT_USERS, {
-              accountEnabled: true,
-              displayName: inputs.displayName,
-              mailNickname: inputs.mailNickname,
-              userPrincipalName: inputs.userPrincipalName,
-              identityParentId: inputs.identityParentId,
-            }),
-        });
-        // An adopted user was made by an earlier run and may have drifted since; bring it to the inputs.
-        const drift = adopted ? UPDATABLE.filter((key) => object[key] !== inputs[key]) : [];
-        if (drift.length > 0) await patch(session, object.id, inputs, drift);
-        return { id: object.id, outs: { ...inputs, userId: object.id } };
-      },
-      hints,
+  async read(session, path, state) {
+    const live = await getIfExists<GraphAgentUser>(session, `${path}?${SELECT}`);
+    return (
+      live && {
+        ...state,
+        displayName: live.displayName,
+        mailNickname: live.mailNickname,
+        userPrincipalName: live.userPrincipalName,
+        identityParentId: live.identityParentId?.toLowerCase() ?? state.identityParentId,
+        userId: live.id,
+      }
     );
   },
 
-  async read(id, props) {
-    return step(RESOURCE, "read", async () => {
-      const state = requireState(RESOURCE, props);
-      const live = await getIfExists<GraphAgentUser>(graphSession(state), `${agentUserPath(id)}?${SELECT}`);
-      return live === undefined ? {} : { id, props: outputs(state, live) };
-    });
+  async update(session, path, olds, news) {
+    await patch(session, path, news, UPDATABLE.filter((key) => olds[key] !== news[key]));
+    return { ...news, userId: olds.userId };
   },
+});
 
-  async update(id, olds, news) {
-    return step(
-      RESOURCE,
-      "update",
-      async () => {
-        const changed = UPDATABLE.filter((key) => olds[key] !== news[key]);
-        if (changed.length > 0) await patch(graphSession(news), id, news, changed);
-        return { outs: { ...news, userId: olds.userId } };
-      },
-      hints,
-    );
-  },
+type Updatable = (typeof UPDATABLE)[number];
 
-  async delete(id, props) {
-    return step(RESOURCE, "delete", () => deleteIfExists(graphSession(props), agentUserPath(id)));
-  },
-};
+function pick(inputs: AgentUserInputs, keys: readonly Updatable[]): Partial<Record<Updatable, string>> {
+  return Object.fromEntries(keys.map((key) => [key, inputs[key]]));
+}
 
-async function patch(session: GraphSession, id: string, inputs: AgentUserInputs, keys: ReadonlyArray<(typeof UPDATABLE)[number]>): Promise<void> {
-  const body: Record<string, unknown> = { "@odata.type": "#microsoft.graph.agentUser" };
-  for (const key of keys) body[key] = inputs[key];
-  await session.graph.call("PATCH", agentUserPath(id), { agentId: true, body });
+/** PATCHes the keys that differ from the inputs; nothing when none does. */
+async function patch(session: GraphSession, path: string, inputs: AgentUserInputs, keys: readonly Updatable[]): Promise<void> {
+  if (keys.length === 0) return;
+  await session.graph.call("PATCH", path, { agentId: true, body: { "@odata.type": "#microsoft.graph.agentUser", ...pick(inputs, keys) } });
 }
 
 /** The agent user of an agent identity: the user the delegated token of hop 3 is for. */

@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
-import { configureProvisioner } from "../provisioner-credential";
-import { requireState, step, type HintFor } from "./failure";
-import { awaitReplica, createOrAdopt, deleteIfExists, getIfExists, graphSession, odataString, postOnce } from "./graph-ops";
+import type { HintFor } from "./failure";
+import { getIfExists, odataString } from "./graph-ops";
+import { graphProvider } from "./graph-provider";
+import type { GraphResourceInputs, ResourceArgs } from "./inputs";
 import { BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./paths";
-import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 
 /** Inputs of a blueprint principal (service principal subtype microsoft.graph.agentIdentityBlueprintPrincipal). */
 export interface BlueprintPrincipalInputs extends GraphResourceInputs {
@@ -24,8 +24,6 @@ interface GraphPrincipal {
   appId: string;
 }
 
-const RESOURCE = "agent identity blueprint principal";
-
 const hints: HintFor = (err) =>
   err.status === 400 ? "check that appId is the appId (not the object id) of an agent identity blueprint in this tenant" : undefined;
 
@@ -34,53 +32,26 @@ async function findByAppId(graph: GraphClient, appId: string): Promise<GraphPrin
   return found[0];
 }
 
-export const blueprintPrincipalProvider: pulumi.dynamic.ResourceProvider<BlueprintPrincipalInputs, BlueprintPrincipalOutputs> = {
-  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
-  configure: (request) => configureProvisioner(request),
+export const blueprintPrincipalProvider = graphProvider<BlueprintPrincipalInputs, BlueprintPrincipalOutputs, GraphPrincipal>({
+  resource: "agent identity blueprint principal",
+  paths: { collection: BLUEPRINT_PRINCIPALS, object: (id) => blueprintPrincipalPath(id), parent: (inputs) => blueprintPath(inputs.blueprintObjectId) },
+  check: (c) => ({ appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") }),
+  diff: { replace: ["appId", "blueprintObjectId"], update: [] },
+  hints,
+  lookup: (graph, inputs) => findByAppId(graph, inputs.appId),
+  body: (inputs) => ({ appId: inputs.appId }),
+  outputs: (inputs, object) => ({ ...inputs, principalId: object.id }),
 
-  async check(_olds, news) {
-    return checkInputs(news, (c) => ({ appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") }));
-  },
-
-  async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["appId", "blueprintObjectId"], update: [] });
-  },
-
-  async create(inputs) {
-    return step(
-      RESOURCE,
-      "create",
-      async () => {
-        const session = graphSession(inputs);
-        await awaitReplica(session, blueprintPath(inputs.blueprintObjectId));
-        const { object } = await createOrAdopt(session, {
-          lookup: (graph) => findByAppId(graph, inputs.appId),
-          create: (graph) => postOnce<GraphPrincipal>(graph, BLUEPRINT_PRINCIPALS, { appId: inputs.appId }),
-        });
-        return { id: object.id, outs: { ...inputs, principalId: object.id } };
-      },
-      hints,
-    );
-  },
-
-  async read(id, props) {
-    return step(RESOURCE, "read", async () => {
-      const state = requireState(RESOURCE, props);
-      const live = await getIfExists<GraphPrincipal>(graphSession(state), `${blueprintPrincipalPath(id)}?$select=id,appId`);
-      if (live === undefined) return {};
-      return { id, props: { ...state, appId: live.appId?.toLowerCase() ?? state.appId, principalId: live.id } };
-    });
+  async read(session, path, state) {
+    const live = await getIfExists<GraphPrincipal>(session, `${path}?$select=id,appId`);
+    return live && { ...state, appId: live.appId?.toLowerCase() ?? state.appId, principalId: live.id };
   },
 
   // Only the shared bookkeeping inputs can change in place; nothing to send to Graph.
-  async update(_id, olds, news) {
-    return { outs: { ...news, principalId: olds.principalId } };
+  async update(_session, _path, olds, news) {
+    return { ...news, principalId: olds.principalId };
   },
-
-  async delete(id, props) {
-    return step(RESOURCE, "delete", () => deleteIfExists(graphSession(props), blueprintPrincipalPath(id)));
-  },
-};
+});
 
 /** The blueprint's service principal in the tenant; agent identities cannot be created without it. */
 export class BlueprintPrincipal extends pulumi.dynamic.Resource {

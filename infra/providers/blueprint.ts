@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
-import { configureProvisioner } from "../provisioner-credential";
-import { requireState, step, type HintFor } from "./failure";
-import { createOrAdopt, deleteIfExists, graphSession, odataString, postOnce } from "./graph-ops";
-import { checkInputs, diffKeys, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import type { HintFor } from "./failure";
+import { odataString } from "./graph-ops";
+import { graphProvider } from "./graph-provider";
+import type { GraphResourceInputs, ResourceArgs } from "./inputs";
 import { BLUEPRINTS, blueprintPath } from "./paths";
 import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
 
@@ -35,15 +35,10 @@ interface GraphBlueprint {
   tags?: string[];
 }
 
-const RESOURCE = "agent identity blueprint";
 const SELECT = "$select=id,appId,displayName,tags";
 
 const hints: HintFor = (err) =>
   err.status === 400 ? `check that every sponsor is an existing user object id, and that the display name is at most ${LIMITS.displayName} characters` : undefined;
-
-function outputs(inputs: BlueprintInputs, live: GraphBlueprint, sponsors: string[]): BlueprintOutputs {
-  return { ...inputs, displayName: live.displayName, sponsors, objectId: live.id, appId: live.appId };
-}
 
 async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
   const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true });
@@ -53,70 +48,27 @@ async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprin
   return found[0];
 }
 
-export const blueprintProvider: pulumi.dynamic.ResourceProvider<BlueprintInputs, BlueprintOutputs> = {
-  // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
-  configure: (request) => configureProvisioner(request),
+export const blueprintProvider = graphProvider<BlueprintInputs, BlueprintOutputs, GraphBlueprint>({
+  resource: "agent identity blueprint",
+  paths: { collection: BLUEPRINTS, object: (id) => blueprintPath(id) },
+  check: (c) => ({ displayName: c.displayName("displayName"), sponsors: c.guidSet("sponsors", LIMITS.sponsors), adoptionTag: c.text("adoptionTag", 256) }),
+  diff: { replace: ["adoptionTag"], update: ["displayName", "sponsors"] },
+  hints,
+  lookup: (graph, inputs) => findByTag(graph, inputs.adoptionTag),
+  body: (inputs) => ({ displayName: inputs.displayName, tags: [inputs.adoptionTag], "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors) }),
+  adopt: (session, path, object, inputs) => updateSponsoredObject(session, path, object.displayName, inputs, session.consistencyWindowMs),
+  outputs: (inputs, object) => ({ ...inputs, objectId: object.id, appId: object.appId }),
 
-  async check(_olds, news) {
-    return checkInputs(news, (c) => ({
-      displayName: c.displayName("displayName"),
-      sponsors: c.guidSet("sponsors", LIMITS.sponsors),
-      adoptionTag: c.text("adoptionTag", 256),
-    }));
+  async read(session, path, state) {
+    const found = await readSponsoredObject<GraphBlueprint>(session, path, SELECT);
+    return found && { ...state, displayName: found.live.displayName, sponsors: found.sponsors, objectId: found.live.id, appId: found.live.appId };
   },
 
-  async diff(_id, olds, news) {
-    return diffKeys(olds as never, news as never, { replace: ["adoptionTag"], update: ["displayName", "sponsors"] });
+  async update(session, path, olds, news) {
+    await updateSponsoredObject(session, path, olds.displayName, news);
+    return { ...news, objectId: olds.objectId, appId: olds.appId };
   },
-
-  async create(inputs) {
-    return step(
-      RESOURCE,
-      "create",
-      async () => {
-        const session = graphSession(inputs);
-        const { object, adopted } = await createOrAdopt(session, {
-          lookup: (graph) => findByTag(graph, inputs.adoptionTag),
-          create: (graph) =>
-            postOnce<GraphBlueprint>(graph, BLUEPRINTS, {
-              displayName: inputs.displayName,
-              tags: [inputs.adoptionTag],
-              "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
-            }),
-        });
-        // An adopted blueprint was made by an earlier run and may have drifted since; bring it to the inputs.
-        // It may also be this run's own, whose answer was lost moments ago: reads of it may still meet replication lag.
-        if (adopted) await updateSponsoredObject(session, blueprintPath(object.id), object.displayName, inputs, session.consistencyWindowMs);
-        return { id: object.id, outs: { ...inputs, objectId: object.id, appId: object.appId } };
-      },
-      hints,
-    );
-  },
-
-  async read(id, props) {
-    return step(RESOURCE, "read", async () => {
-      const state = requireState(RESOURCE, props);
-      const found = await readSponsoredObject<GraphBlueprint>(graphSession(state), blueprintPath(id), SELECT);
-      return found === undefined ? {} : { id, props: outputs(state, found.live, found.sponsors) };
-    });
-  },
-
-  async update(id, olds, news) {
-    return step(
-      RESOURCE,
-      "update",
-      async () => {
-        await updateSponsoredObject(graphSession(news), blueprintPath(id), olds.displayName, news);
-        return { outs: { ...news, objectId: olds.objectId, appId: olds.appId } };
-      },
-      hints,
-    );
-  },
-
-  async delete(id, props) {
-    return step(RESOURCE, "delete", () => deleteIfExists(graphSession(props), blueprintPath(id)));
-  },
-};
+});
 
 /** An agent identity blueprint managed through Graph by blueprintProvider. */
 export class Blueprint extends pulumi.dynamic.Resource {

@@ -115,11 +115,17 @@ export class InputChecker {
   }
 }
 
+/** The keys a resource adds to the common inputs: what its own checks and diff name. */
+export type OwnKeys<T extends GraphResourceInputs> = Exclude<keyof T, keyof GraphResourceInputs> & string;
+
 /**
  * A provider's check: the common inputs, then the resource's own (`specific`
- * reads them from the checker), with every failure found.
+ * reads each of them from the checker), with every failure found.
  */
-export function checkInputs<T>(news: T, specific: (c: InputChecker) => Record<string, unknown>): pulumi.dynamic.CheckResult<T> {
+export function checkInputs<T extends GraphResourceInputs>(
+  news: T,
+  specific: (c: InputChecker) => Record<OwnKeys<T>, unknown>,
+): pulumi.dynamic.CheckResult<T> {
   const c = new InputChecker(news as unknown as Record<string, unknown>);
   const inputs = { ...c.common(), ...specific(c) };
   return { inputs: inputs as T, failures: c.failures };
@@ -129,16 +135,19 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Which of a resource's own inputs replace the object when they change, and which update it in place. */
+export interface DiffKeys<T extends GraphResourceInputs> {
+  replace: readonly OwnKeys<T>[];
+  update: readonly OwnKeys<T>[];
+  deleteBeforeReplace?: boolean;
+}
+
 /**
  * Compares the old outputs with the new inputs, key by key. A change to a
  * `replace` key replaces the object; to an `update` key, updates it in place.
  */
-export function diffKeys(
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
-  keys: { replace: readonly string[]; update: readonly string[]; deleteBeforeReplace?: boolean },
-): pulumi.dynamic.DiffResult {
-  const changed = (key: string) => news[key] === UNKNOWN || !same(olds[key], news[key]);
+export function diffKeys<T extends GraphResourceInputs>(olds: T, news: T, keys: DiffKeys<T>): pulumi.dynamic.DiffResult {
+  const changed = (key: keyof T & string) => news[key] === UNKNOWN || !same(olds[key], news[key]);
   const replaces = [...COMMON_REPLACE_KEYS, ...keys.replace].filter(changed);
   const updates = [...COMMON_UPDATE_KEYS, ...keys.update].filter(changed);
   return {

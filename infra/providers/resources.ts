@@ -1,8 +1,9 @@
 /**
  * The dynamic resources over Microsoft Graph, for people who compose their
  * own graph: `import { dynamic } from "agent-user-kit/pulumi"`, then
- * `new dynamic.AgentIdentity(...)`. A namespace, because the components that
- * wrap them have the names people reach for first.
+ * `new dynamic.AgentIdentity(...)`. A namespace, because the entry's own
+ * AgentIdentity and AgentUser keep the names (and the arguments) of the
+ * components that once wrapped these resources.
  */
 export { Blueprint, type BlueprintInputs, type BlueprintOutputs } from "./blueprint";
 export { BlueprintPrincipal, type BlueprintPrincipalInputs, type BlueprintPrincipalOutputs } from "./blueprint-principal";

@@ -8,8 +8,8 @@ import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type Shape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
 import { reportFailure } from "../report";
-import { CONNECTION_OPTIONS, GRAPH_OPTIONS, resolveSettings } from "../../lib/settings";
-import { connectionHelp } from "../connection-help";
+import { resolveSettings } from "../../lib/settings";
+import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 
 const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim
@@ -82,21 +82,15 @@ function reportJson(report: CaptureReport): string {
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values, positionals } = parseCommandArgs("comments", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...GRAPH_OPTIONS,
-        ...VERBOSE_OPTION,
-        out: { type: "string" },
-        "all-replies": { type: "boolean" },
-        baseline: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs("comments", argv, {
+      ...CONNECTION_OPTIONS,
+      ...GRAPH_OPTIONS,
+      ...VERBOSE_OPTION,
+      out: { type: "string" },
+      "all-replies": { type: "boolean" },
+      baseline: { type: "string" },
+      json: { type: "boolean" },
+    }, { positionals: true });
     if (values.help) {
       io.stdout(HELP);
       return ExitCode.ok;

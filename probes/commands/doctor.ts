@@ -1,9 +1,9 @@
 import { ExitCode, UsageError } from "../../lib/errors";
-import { CONNECTION_OPTIONS, GRAPH_OPTIONS, readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
+import { readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
 import { agentNames, selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
-import { connectionHelp } from "../connection-help";
+import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { diagnose } from "../doctor/chain";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
@@ -77,21 +77,15 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values } = parseCommandArgs("doctor", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...GRAPH_OPTIONS,
-        ...VERBOSE_OPTION,
-        ...CONFIG_FILE_OPTION,
-        all: { type: "boolean" },
-        "warn-days": { type: "string" },
-        "fail-on-warning": { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("doctor", argv, {
+      ...CONNECTION_OPTIONS,
+      ...GRAPH_OPTIONS,
+      ...VERBOSE_OPTION,
+      ...CONFIG_FILE_OPTION,
+      all: { type: "boolean" },
+      "warn-days": { type: "string" },
+      "fail-on-warning": { type: "boolean" },
+      json: { type: "boolean" },
     });
     if (values.help) {
       io.stdout(HELP);

@@ -97,22 +97,16 @@ export function untilStopped(): Promise<string> {
 
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   try {
-    const { values } = parseCommandArgs("emulator", {
-      args: argv,
-      options: {
-        port: { type: "string" },
-        "https-port": { type: "string" },
-        "tenant-file": { type: "string" },
-        tenant: { type: "string" },
-        agents: { type: "string" },
-        faults: { type: "string" },
-        outputs: { type: "string" },
-        "env-file": { type: "string" },
-        "ca-file": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("emulator", argv, {
+      port: { type: "string" },
+      "https-port": { type: "string" },
+      "tenant-file": { type: "string" },
+      tenant: { type: "string" },
+      agents: { type: "string" },
+      faults: { type: "string" },
+      outputs: { type: "string" },
+      "env-file": { type: "string" },
+      "ca-file": { type: "string" },
     });
     if (values.help) {
       io.stdout(HELP);

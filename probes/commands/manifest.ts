@@ -46,17 +46,11 @@ function nonEmpty(name: string, value: string | undefined): string | undefined {
 }
 
 function parseManifestArgs(argv: string[]): ManifestArgs {
-  const { values, positionals } = parseCommandArgs("manifest", {
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      "tooling-dir": { type: "string" },
-      require: { type: "string", multiple: true },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values, positionals } = parseCommandArgs("manifest", argv, {
+    "tooling-dir": { type: "string" },
+    require: { type: "string", multiple: true },
+    json: { type: "boolean" },
+  }, { positionals: true });
   if (positionals.length > 1) {
     throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(" ")}`);
   }

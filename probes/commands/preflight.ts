@@ -51,19 +51,13 @@ Examples:
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values } = parseCommandArgs("preflight", {
-      args: argv,
-      options: {
-        ...CONFIG_FLAGS,
-        ...VERBOSE_OPTION,
-        ...CONFIG_FILE_OPTION,
-        stack: { type: "string" },
-        timeout: { type: "string" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("preflight", argv, {
+      ...CONFIG_FLAGS,
+      ...VERBOSE_OPTION,
+      ...CONFIG_FILE_OPTION,
+      stack: { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
     });
     if (values.help) {
       io.stdout(HELP);

@@ -3,8 +3,9 @@ import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
 import { failureJson, reportFailure, type FailureJson } from "../report";
-import { CONNECTION_OPTIONS, resolveFleetSettings, resolveSettings, type ConnectionFlags } from "../../lib/settings";
-import { connectionHelp } from "../connection-help";
+import type { ConnectionFlags } from "../../lib/connection-options";
+import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
+import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
 import { liveLine, progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 import { concurrencyOf, DEFAULT_CONCURRENCY, fleetExitCode, mintFleet, type FleetResult } from "../token-fleet";
 
@@ -73,19 +74,13 @@ export function formatToken(token: AgentUserAccessToken, showToken: boolean): st
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
-    const { values } = parseCommandArgs("token", {
-      args: argv,
-      options: {
-        ...CONNECTION_OPTIONS,
-        ...VERBOSE_OPTION,
-        json: { type: "boolean" },
-        "show-token": { type: "boolean" },
-        all: { type: "boolean" },
-        concurrency: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
+    const { values } = parseCommandArgs("token", argv, {
+      ...CONNECTION_OPTIONS,
+      ...VERBOSE_OPTION,
+      json: { type: "boolean" },
+      "show-token": { type: "boolean" },
+      all: { type: "boolean" },
+      concurrency: { type: "string" },
     });
     if (values.help) {
       io.stdout(HELP);

@@ -6,7 +6,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentUserKit } from "../../infra/components/agent-user-kit";
-import { AGENT_IDENTITY_TYPE } from "../../infra/components/agent-identity";
 import { AZURE, DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
 
 const BASE: Record<string, string> = {
@@ -43,9 +42,30 @@ describe("existing one-agent stacks keep their URNs", () => {
     managedIdentityNew: { "agent-user-kit:credential": "managedIdentity", "agent-user-kit:resourceGroupName": "rg", "agent-user-kit:location": "westeurope" },
     managedIdentityExisting: { "agent-user-kit:credential": "managedIdentity", "agent-user-kit:managedIdentityPrincipalId": "c1000000-0000-0000-0000-000000000001" },
   };
-  it.each(Object.keys(modes))("%s mode", async (mode) => {
+  // The first agent's identity and user, each inside a component that wrapped it and owned nothing else.
+  const wrapped = {
+    identity: {
+      urn: "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentIdentity$pulumi-nodejs:dynamic/agent-user-kit:AgentIdentity::agent-user-kit-identity-identity",
+      parent: "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUserKit$agent-user-kit:index:AgentIdentity::agent-user-kit-identity",
+    },
+    user: {
+      urn: "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUser$pulumi-nodejs:dynamic/agent-user-kit:AgentUser::agent-user-kit-user-user",
+      parent: "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUserKit$agent-user-kit:index:AgentUser::agent-user-kit-user",
+    },
+  };
+  it.each(Object.keys(modes))("%s mode: each resource stands under its recorded URN or is aliased from it", async (mode) => {
     const { registrations, program } = await runStack({ ...SHORTHAND, ...modes[mode] });
-    expect(registrations.map((r) => r.urn).sort()).toEqual(before[mode]);
+    const recorded = before[mode]!;
+    expect(recorded).toEqual(expect.arrayContaining([wrapped.identity.urn, wrapped.identity.parent, wrapped.user.urn, wrapped.user.parent]));
+    // The identity and the user stand in their wrappers' place, each aliased from its URN inside its wrapper.
+    const moved = registrations.filter((r) => !recorded.includes(r.urn)).map((r) => [r.type, r.aliases]);
+    expect(moved).toEqual([
+      [DYNAMIC.identity, [wrapped.identity]],
+      [DYNAMIC.user, [wrapped.user]],
+    ]);
+    // Every other resource keeps its URN; only the wrappers go (they held no Graph object of their own).
+    const kept = registrations.flatMap((r) => [r.urn, ...r.aliases.map((alias) => alias.urn)]);
+    expect(recorded.filter((urn) => !kept.includes(urn))).toEqual([wrapped.identity.parent, wrapped.user.parent]);
     expect(Object.keys(await valueOf(program.agents!) as object)).toEqual(["kit-agent"]);
   });
 });
@@ -61,8 +81,8 @@ describe("a stack with three agents", () => {
     const count = (type: string) => registrations.filter((r) => r.type === type).length;
     expect([count(DYNAMIC.blueprint), count(DYNAMIC.principal), count(AZURE.password)]).toEqual([1, 1, 1]);
     expect([count(DYNAMIC.identity), count(DYNAMIC.user), count(AZURE.grant)]).toEqual([3, 3, 3]);
-    const identities = registrations.filter((r) => r.type === AGENT_IDENTITY_TYPE).map((r) => r.name);
-    expect(identities.sort()).toEqual(["agent-user-kit-research-identity", "agent-user-kit-triage-identity", "agent-user-kit-writer-identity"]);
+    const identities = registrations.filter((r) => r.type === DYNAMIC.identity).map((r) => r.name);
+    expect(identities.sort()).toEqual(["agent-user-kit-research-identity-identity", "agent-user-kit-triage-identity-identity", "agent-user-kit-writer-identity-identity"]);
     const users = Object.fromEntries(registrations.filter((r) => r.type === DYNAMIC.user).map((r) => [r.name, r.inputs.userPrincipalName]));
     expect(users).toEqual({
       "agent-user-kit-research-user-user": "research-agent@contoso.onmicrosoft.com",
@@ -78,6 +98,23 @@ describe("a stack with three agents", () => {
       "agent-user-kit-writer-grant-grant": ["User.Read", "Files.Read.All"],
       "agent-user-kit-triage-grant-grant": ["User.Read"],
     });
+  });
+
+  it("aliases each agent's identity and agent user from its URN inside the component that wrapped it, so fleets made before keep them", () => {
+    const aliases = Object.fromEntries(registrations.filter((r) => r.type === DYNAMIC.identity || r.type === DYNAMIC.user).map((r) => [r.name, r.aliases]));
+    const kit = "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUserKit";
+    // The resource `name` inside the wrapper `wrapper` of type `type`, a child of the kit.
+    const inside = (type: string, wrapper: string, dynamic: string, name: string) => [
+      { urn: `urn:pulumi:test::agent-user-kit::agent-user-kit:index:${type}$${dynamic}::${name}`, parent: `${kit}$agent-user-kit:index:${type}::${wrapper}` },
+    ];
+    expect(aliases).toEqual(
+      Object.fromEntries(
+        ["research", "writer", "triage"].flatMap((agent) => [
+          [`agent-user-kit-${agent}-identity-identity`, inside("AgentIdentity", `agent-user-kit-${agent}-identity`, DYNAMIC.identity, `agent-user-kit-${agent}-identity-identity`)],
+          [`agent-user-kit-${agent}-user-user`, inside("AgentUser", `agent-user-kit-${agent}-user`, DYNAMIC.user, `agent-user-kit-${agent}-user-user`)],
+        ]),
+      ),
+    );
   });
 
   it("exports the agents map, and the top-level keys for the first agent", async () => {

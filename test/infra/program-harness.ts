@@ -39,6 +39,13 @@ export interface Registration {
   parent: string;
   dependencies: string[];
   inputs: Record<string, unknown>;
+  /** Where the resource is aliased from: each old URN (as the mocks would have named it), and its parent's URN when the alias names one. */
+  aliases: Alias[];
+}
+
+export interface Alias {
+  urn: string;
+  parent?: string;
 }
 
 export interface Lookup {
@@ -46,11 +53,18 @@ export interface Lookup {
   inputs: Record<string, unknown>;
 }
 
+interface AliasSpec {
+  getName(): string;
+  getType(): string;
+  getParenturn(): string;
+  getNoparent(): boolean;
+}
 interface RegisterRequest {
   getType(): string;
   getName(): string;
   getParent(): string;
   getDependenciesList(): string[];
+  getAliasesList(): Array<{ getUrn(): string; getSpec(): AliasSpec | undefined }>;
 }
 type RegisterCallback = (err: unknown, response?: { getUrn(): string }) => void;
 interface MockMonitor {
@@ -91,8 +105,28 @@ function mockLookup(token: string, inputs: Record<string, unknown>): Record<stri
 }
 
 /**
+ * A URN as the mock monitor makes it: its type carries only the parent's own
+ * type, not the engine's whole chain, which is how test/fixtures records them.
+ */
+function mockUrn(parent: string, type: string, name: string): string {
+  const qualified = parent ? `${parent.split("::")[2]!.split("$").pop()}$${type}` : type;
+  return `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::${qualified}::${name}`;
+}
+
+/** Where a registration is aliased from: an alias spec names what differs from the resource (name, type, parent). */
+function aliasesOf(req: RegisterRequest): Alias[] {
+  return req.getAliasesList().map((alias) => {
+    const spec = alias.getSpec();
+    if (!spec) return { urn: alias.getUrn() };
+    const parent = spec.getNoparent() ? "" : spec.getParenturn() || req.getParent();
+    return { urn: mockUrn(parent, spec.getType() || req.getType(), spec.getName() || req.getName()), parent };
+  });
+}
+
+/**
  * Installs Pulumi's mocks and records, for every registration, what the
- * engine would be told: type, name, parent and the URNs it depends on.
+ * engine would be told: type, name, parent, the URNs it depends on and
+ * where it is aliased from.
  */
 export async function installMocks(): Promise<{ registrations: Registration[]; lookups: Lookup[] }> {
   const registrations: Registration[] = [];
@@ -125,6 +159,7 @@ export async function installMocks(): Promise<{ registrations: Registration[]; l
           parent: req.getParent(),
           dependencies: req.getDependenciesList(),
           inputs: inputsByName.get(`${req.getType()}::${req.getName()}`) ?? {},
+          aliases: aliasesOf(req),
         });
       }
       callback(err, response);

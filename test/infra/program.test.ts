@@ -2,8 +2,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { AGENT_USER_KIT_TYPE, AgentUserKit, type StackOutputs } from "../../infra/components/agent-user-kit";
 import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
-import { AGENT_IDENTITY_TYPE } from "../../infra/components/agent-identity";
-import { AGENT_USER_TYPE } from "../../infra/components/agent-user";
 import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
 import { GRANT_TYPE } from "../../infra/components/grant";
 import { validateConfig, type RawConfig } from "../../infra/config";
@@ -46,20 +44,20 @@ describe("the program in secret mode", () => {
     result = await run({});
   });
 
-  it("registers one component per concept, each a child of the top-level component", () => {
+  it("registers the blueprint's and the grant's components, each a child of the top-level component", () => {
     const top = only(result.registrations, AGENT_USER_KIT_TYPE);
-    for (const type of [BLUEPRINT_TYPE, AGENT_IDENTITY_TYPE, AGENT_USER_TYPE, GRANT_TYPE]) {
+    for (const type of [BLUEPRINT_TYPE, GRANT_TYPE]) {
       expect(only(result.registrations, type).parent).toBe(top.urn);
     }
   });
 
-  it("makes every Graph object with its own dynamic resource, parented by its component and named after it", () => {
+  it("makes every Graph object with its own dynamic resource, parented by its component (the kit's own for identity and user) and named after it", () => {
     const parentOf = (type: string) => only(result.registrations, type).urn;
     expect(only(result.registrations, DYNAMIC.blueprint)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-blueprint" });
     expect(only(result.registrations, DYNAMIC.principal)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-principal" });
     expect(only(result.registrations, AZURE.password)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-secret" });
-    expect(only(result.registrations, DYNAMIC.identity)).toMatchObject({ parent: parentOf(AGENT_IDENTITY_TYPE), name: "kit-identity-identity" });
-    expect(only(result.registrations, DYNAMIC.user)).toMatchObject({ parent: parentOf(AGENT_USER_TYPE), name: "kit-user-user" });
+    expect(only(result.registrations, DYNAMIC.identity)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-identity-identity" });
+    expect(only(result.registrations, DYNAMIC.user)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-user-user" });
     expect(only(result.registrations, AZURE.grant)).toMatchObject({ parent: parentOf(GRANT_TYPE), name: "kit-grant-grant" });
     for (const r of result.registrations) expect(r.name.startsWith("kit")).toBe(true);
   });

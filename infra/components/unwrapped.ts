@@ -1,0 +1,56 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as dynamic from "../providers/resources";
+import type { GraphResourceInputs, ResourceArgs } from "../providers/inputs";
+import type { ProvisioningSettings } from "./settings";
+
+/*
+ * AgentIdentity and AgentUser were components that each wrapped one dynamic
+ * resource and added nothing. The resource now stands in the wrapper's place,
+ * under the name it had inside it, aliased from its URN there: Pulumi moves
+ * the Graph object to the new URN instead of replacing it, so stacks made
+ * before keep their agent identities and agent users.
+ */
+
+/** The type of the AgentIdentity component, which the alias URNs name. */
+export const AGENT_IDENTITY_TYPE = "agent-user-kit:index:AgentIdentity";
+/** The type of the AgentUser component, which the alias URNs name. */
+export const AGENT_USER_TYPE = "agent-user-kit:index:AgentUser";
+
+/**
+ * `opts` for a resource that stood inside the wrapper `wrapper` of type
+ * `type`, a child of `opts.parent`: it is aliased from its URN there.
+ */
+export function unwrapped<O extends pulumi.ResourceOptions>(wrapper: string, type: string, opts: O): O {
+  return { ...opts, aliases: [...(opts.aliases ?? []), { parent: pulumi.createUrn(wrapper, type, opts.parent) }] };
+}
+
+/** The settings as one argument, and the resource's own inputs beside it, as the components took them. */
+type WrapperArgs<T extends GraphResourceInputs> = Omit<ResourceArgs<T>, keyof GraphResourceInputs> & {
+  /** Graph endpoint, replication window and provider version. */
+  settings: ProvisioningSettings;
+};
+
+export type AgentIdentityArgs = WrapperArgs<dynamic.AgentIdentityInputs>;
+export type AgentUserArgs = WrapperArgs<dynamic.AgentUserInputs>;
+
+/**
+ * The agent identity `{name}-identity`, as the AgentIdentity component made it.
+ * @deprecated Kept so that programs written against the component compile and keep their stacks; new code uses
+ * `dynamic.AgentIdentity`, with the settings among its inputs.
+ */
+export class AgentIdentity extends dynamic.AgentIdentity {
+  constructor(name: string, { settings, ...own }: AgentIdentityArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super(`${name}-identity`, { ...settings, ...own }, unwrapped(name, AGENT_IDENTITY_TYPE, opts));
+  }
+}
+
+/**
+ * The agent user `{name}-user`, as the AgentUser component made it.
+ * @deprecated Kept so that programs written against the component compile and keep their stacks; new code uses
+ * `dynamic.AgentUser`, with the settings among its inputs.
+ */
+export class AgentUser extends dynamic.AgentUser {
+  constructor(name: string, { settings, ...own }: AgentUserArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super(`${name}-user`, { ...settings, ...own }, unwrapped(name, AGENT_USER_TYPE, opts));
+  }
+}
