@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { UsageError } from "../lib/errors";
+import { parseJson } from "../lib/json-positions";
 import { isLoopbackHost } from "../lib/urls";
 
 export const MANIFEST_FILE_NAME = "ToolingManifest.json";
@@ -216,191 +217,13 @@ function caseWarnings(location: ManifestLocation): string[] {
 
 // ---------------------------------------------------------------- parse
 
-export interface JsonSyntaxProblem {
-  /** Offset in the text (UTF-16 code units) where the problem is. */
-  offset: number;
-  reason: string;
-}
-
-class JsonSyntaxStop extends Error {
-  constructor(
-    readonly offset: number,
-    readonly reason: string,
-  ) {
-    super(reason);
+function parseManifestJson(file: string, text: string): unknown {
+  const parsed = parseJson(text);
+  if ("problem" in parsed) {
+    const { line, column, reason } = parsed.problem;
+    throw new ManifestError([problem(file, { line, column }, `invalid JSON: ${reason}`)]);
   }
-}
-
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const JSON_ESCAPES = `"\\/bfnrt`;
-
-/**
- * A strict JSON grammar check. It exists because JSON.parse reports positions
- * only inside its message, whose wording changes between V8 versions and
- * sometimes omits the position altogether.
- */
-/** Deeper than any manifest, and far short of the call stack a recursive scan would exhaust. */
-const MAX_NESTING = 512;
-
-class JsonScanner {
-  private pos = 0;
-  /** Objects and arrays open around the current position: past MAX_NESTING the scanner stops, before the stack does. */
-  private depth = 0;
-
-  constructor(private readonly text: string) {}
-
-  document(): void {
-    if (this.text.charCodeAt(0) === 0xfeff) {
-      this.fail("the file starts with a byte order mark (U+FEFF), which JSON.parse rejects: save it as UTF-8 without BOM");
-    }
-    this.value();
-    this.space();
-    if (this.pos < this.text.length) this.fail(`unexpected ${this.found()} after the end of the JSON value`);
-  }
-
-  private value(): void {
-    this.space();
-    const c = this.text[this.pos];
-    if (c === "{" || c === "[") {
-      if (++this.depth > MAX_NESTING) this.fail(`nested deeper than ${MAX_NESTING} levels; a tooling manifest is a few levels deep`);
-      if (c === "{") this.object();
-      else this.array();
-      this.depth--;
-      return;
-    }
-    if (c === '"') return this.string();
-    if (c === "-" || (c >= "0" && c <= "9")) return this.number();
-    const literal = ["true", "false", "null"].find((word) => this.text.startsWith(word, this.pos));
-    if (literal === undefined) this.fail(`expected a value, found ${this.found()}`);
-    this.pos += literal.length;
-  }
-
-  private object(): void {
-    this.pos++;
-    this.space();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return;
-    }
-    for (;;) {
-      this.space();
-      if (this.text[this.pos] !== '"') this.fail(`expected a property name in double quotes, found ${this.found()}`);
-      this.string();
-      this.space();
-      if (this.text[this.pos] !== ":") this.fail(`expected ':' after the property name, found ${this.found()}`);
-      this.pos++;
-      this.value();
-      this.space();
-      if (this.text[this.pos] === "}") {
-        this.pos++;
-        return;
-      }
-      if (this.text[this.pos] !== ",") this.fail(`expected ',' or '}' after a property value, found ${this.found()}`);
-      this.comma("}");
-    }
-  }
-
-  private array(): void {
-    this.pos++;
-    this.space();
-    if (this.text[this.pos] === "]") {
-      this.pos++;
-      return;
-    }
-    for (;;) {
-      this.value();
-      this.space();
-      if (this.text[this.pos] === "]") {
-        this.pos++;
-        return;
-      }
-      if (this.text[this.pos] !== ",") this.fail(`expected ',' or ']' after an array element, found ${this.found()}`);
-      this.comma("]");
-    }
-  }
-
-  /** Steps over a comma; a trailing one is the usual hand-editing slip, so it is named as such. */
-  private comma(close: "}" | "]"): void {
-    const at = this.pos;
-    this.pos++;
-    this.space();
-    if (this.text[this.pos] === close) throw new JsonSyntaxStop(at, `a trailing comma before '${close}' is not allowed in JSON`);
-  }
-
-  private string(): void {
-    const start = this.pos;
-    this.pos++;
-    for (;;) {
-      if (this.pos >= this.text.length) throw new JsonSyntaxStop(start, "this string is never closed");
-      const c = this.text[this.pos];
-      if (c === '"') {
-        this.pos++;
-        return;
-      }
-      if (c === "\n" || c === "\r") this.fail("a line break inside a string (is its closing quote missing?)");
-      if (c.charCodeAt(0) < 0x20) this.fail("a control character inside a string");
-      if (c === "\\") {
-        const next = this.text[this.pos + 1] ?? "";
-        if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 2, this.pos + 6))) this.fail("a \\u escape needs four hex digits");
-          this.pos += 6;
-          continue;
-        }
-        if (next === "" || !JSON_ESCAPES.includes(next)) this.fail(`an invalid escape \\${next} (write a backslash as \\\\)`);
-        this.pos += 2;
-        continue;
-      }
-      this.pos++;
-    }
-  }
-
-  private number(): void {
-    JSON_NUMBER.lastIndex = this.pos;
-    const match = JSON_NUMBER.exec(this.text);
-    if (match === null) this.fail(`an invalid number`);
-    this.pos += match[0].length;
-  }
-
-  private space(): void {
-    while (this.pos < this.text.length && " \t\n\r".includes(this.text[this.pos])) this.pos++;
-  }
-
-  private found(): string {
-    if (this.pos >= this.text.length) return "the end of the file";
-    const c = this.text[this.pos];
-    return c.charCodeAt(0) < 0x20 ? JSON.stringify(c) : `'${c}'`;
-  }
-
-  private fail(reason: string): never {
-    throw new JsonSyntaxStop(this.pos, reason);
-  }
-}
-
-/** The first JSON syntax error in `text`, or null when it is valid JSON. */
-export function findJsonSyntaxError(text: string): JsonSyntaxProblem | null {
-  try {
-    new JsonScanner(text).document();
-    return null;
-  } catch (err) {
-    if (err instanceof JsonSyntaxStop) return { offset: err.offset, reason: err.reason };
-    throw err;
-  }
-}
-
-/** 1-based line and column of an offset; columns count UTF-16 code units, as editors such as VS Code do. */
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf("\n") + 1;
-  return { line: before.split("\n").length, column: offset - lineStart + 1 };
-}
-
-export function parseManifestJson(file: string, text: string): unknown {
-  const syntax = findJsonSyntaxError(text);
-  if (syntax !== null) {
-    const { line, column } = lineAndColumn(text, syntax.offset);
-    throw new ManifestError([problem(file, { line, column }, `invalid JSON: ${syntax.reason}`)]);
-  }
-  return JSON.parse(text) as unknown;
+  return parsed.value;
 }
 
 function readManifestText(file: string): string {
