@@ -6,7 +6,9 @@ import path from "node:path";
 import { ExitCode } from "../lib/errors";
 import type { CliIo } from "../probes/cli-io";
 import { run } from "../probes/commands/manifest";
-import { formatManifestReport, inspectManifest, type ManifestProblem, type ManifestReport, type TriedPath } from "../probes/manifest";
+import type { TriedPath } from "../probes/manifest/locate";
+import type { ManifestProblem } from "../probes/manifest/problems";
+import { formatManifestReport, inspectManifest, type ManifestReport } from "../probes/manifest/report";
 
 const ROOT = path.resolve(__dirname, "..");
 const V1_SAMPLE = path.join(ROOT, "probes/samples/ToolingManifest.json");
