@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
-import { certificateAssertion, JWT_BEARER, loadCertificate } from "../lib/client-assertion";
+import { loadCertificate } from "../lib/client-assertion";
+import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../lib/client-auth";
 import { UsageError } from "../lib/errors";
 import { ONE_ATTEMPT } from "../lib/retry";
+import { TokenCache } from "../lib/token-cache";
 import { requestToken, tokenEndpoint } from "../lib/token-client";
 
 /*
@@ -132,18 +134,17 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
   );
 }
 
-/** The credential part of a client-credentials request: a secret, or a signed or federated assertion. */
-export function credentialParams(credential: ProvisionerCredential, endpoint: string): Record<string, string> {
+/** How the provisioner authenticates a token request; a certificate or OIDC token file is read each time, since platforms rotate them. */
+export function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
   switch (credential.kind) {
     case "secret":
-      return { client_secret: credential.secret };
+      return clientSecretPost(credential.secret);
     case "certificate":
-      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(credential.clientId, endpoint, readPemBundle(credential)) };
+      return privateKeyJwt(readPemBundle(credential));
     case "oidcToken":
-      return { client_assertion_type: JWT_BEARER, client_assertion: credential.token };
+      return federatedAssertion(credential.token);
     case "oidcTokenFile":
-      // Read on every request: platforms rotate these files (workload identity renews them hourly).
-      return { client_assertion_type: JWT_BEARER, client_assertion: readText(credential.path).trim() };
+      return federatedAssertion(readText(credential.path).trim());
   }
 }
 
@@ -184,24 +185,21 @@ export function readPemBundle(credential: Extract<ProvisionerCredential, { kind:
   }
 }
 
-/** Tokens are reused until this long before they expire. */
-export const TOKEN_REFRESH_MARGIN_MS = 5 * 60_000;
-
 interface ProvisionerRuntime {
   config?: ConfigLookup;
-  /** One entry per token endpoint, client and scope; in flight until it settles, so parallel creates share one request. */
-  tokens: Map<string, { accessToken: Promise<string>; refreshAt: number }>;
+  /** One entry per token endpoint, client and scope. */
+  tokens: TokenCache<{ token: string; expiresAt: number }>;
 }
 
 /**
  * Per-process state, kept on globalThis under a registered symbol: closure
- * serialization captures this function's text, never the map's contents, so
+ * serialization captures this function's text, never the cache's contents, so
  * no token and no configuration value can reach the serialized provider.
  */
 function runtime(): ProvisionerRuntime {
   const slot = globalThis as unknown as Record<symbol, ProvisionerRuntime | undefined>;
   const key = Symbol.for("agent-user-kit.provisioner");
-  return (slot[key] ??= { tokens: new Map() });
+  return (slot[key] ??= { tokens: new TokenCache() });
 }
 
 /** The dynamic providers' `configure`: the host passes the stack configuration, `azuread:` keys included. */
@@ -236,21 +234,17 @@ export async function provisionerToken(
   const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
   const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
   const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;
-  const cached = state.tokens.get(cacheKey);
-  if (cached && cached.refreshAt > now()) return cached.accessToken;
-  const entry = { accessToken: Promise.resolve(""), refreshAt: Number.POSITIVE_INFINITY };
-  entry.accessToken = (async () => {
+  const cached = state.tokens.get(cacheKey, now());
+  if (cached) return cached.token;
+  // Parallel creates share one request.
+  const { token } = await state.tokens.mint(cacheKey, false, async () => {
     const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, {
       grant_type: "client_credentials",
       client_id: credential.clientId,
       scope,
-      ...credentialParams(credential, endpoint),
+      ...provisionerClientAuth(credential)(credential.clientId, endpoint),
     }, { retry: ONE_ATTEMPT });
-    entry.refreshAt = now() + response.expires_in * 1000 - TOKEN_REFRESH_MARGIN_MS;
-    return response.access_token;
-  })();
-  state.tokens.set(cacheKey, entry);
-  // A failed request is not cached: the next call asks again.
-  entry.accessToken.catch(() => state.tokens.get(cacheKey) === entry && state.tokens.delete(cacheKey));
-  return entry.accessToken;
+    return { token: response.access_token, expiresAt: now() + response.expires_in * 1000 };
+  });
+  return token.token;
 }

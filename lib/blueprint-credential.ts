@@ -1,4 +1,5 @@
-import { certificateAssertion, JWT_BEARER, type LoadedCertificate } from "./client-assertion";
+import type { LoadedCertificate } from "./client-assertion";
+import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "./client-auth";
 import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
@@ -31,14 +32,16 @@ interface ImdsTokenResponse {
 
 class ImdsError extends AgentUserError {
   readonly exitCode: ExitCode;
-  readonly status: number;
-  /** IMDS's Retry-After, which transientOnly honours. */
-  readonly retryAfterMs?: number;
+  declare readonly status: number;
   constructor(status: number, detail: string, retryAfterMs?: number) {
-    super(STEP, `IMDS answered HTTP ${status}: ${detail}`, "check that this machine has the user-assigned managed identity and that its client id is right");
-    this.status = status;
+    super(STEP, `IMDS answered HTTP ${status}: ${detail}`, {
+      code: "ImdsError",
+      hop: 1,
+      status,
+      retryAfterMs,
+      hint: "check that this machine has the user-assigned managed identity and that its client id is right",
+    });
     this.exitCode = exitCodeForStatus(status);
-    this.retryAfterMs = retryAfterMs;
   }
   /** As Azure's SDKs do: IMDS answers 404 while an identity is being assigned and 410 while it is being updated. */
   override get transient(): boolean {
@@ -60,7 +63,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   const url = new URL("/metadata/identity/oauth2/token", base);
   url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: TOKEN_EXCHANGE_AUDIENCE, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
   return withRetry(async () => {
-    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds });
+    const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds, hop: 1 });
     let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
     try {
       body = JSON.parse(res.body) ?? {};
@@ -76,21 +79,15 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   }, retry);
 }
 
-/** The credential parameters of a hop-1 request for this token endpoint. */
-export async function blueprintCredentialParams(
-  cred: BlueprintCredential,
-  blueprintAppId: string,
-  tokenEndpoint: string,
-  http: HttpOptions,
-  retry: RetryPolicy = DEFAULT_RETRY,
-): Promise<Record<string, string>> {
+/** How the blueprint authenticates a hop-1 request; a managed identity asks IMDS (or reads its token file) each time. */
+export async function blueprintClientAuth(cred: BlueprintCredential, http: HttpOptions, retry: RetryPolicy = DEFAULT_RETRY): Promise<ClientAuth> {
   switch (cred.kind) {
     case "secret":
-      return { client_secret: cred.secret };
+      return clientSecretPost(cred.secret);
     case "certificate":
-      return { client_assertion_type: JWT_BEARER, client_assertion: certificateAssertion(blueprintAppId, tokenEndpoint, cred.certificate) };
+      return privateKeyJwt(cred.certificate);
     case "managedIdentity":
-      return { client_assertion_type: JWT_BEARER, client_assertion: await managedIdentityToken(cred, http, retry) };
+      return federatedAssertion(await managedIdentityToken(cred, http, retry));
   }
 }
 

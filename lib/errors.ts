@@ -15,24 +15,59 @@ export const ExitCode = {
   commentsNotFound: 7,
   /** `doctor`, `preflight`: a link of the chain is broken (or a check failed). */
   brokenLink: 8,
+  /** A bug in the kit (anything that is not an AgentUserError): please report it. sysexits' EX_SOFTWARE. */
+  internal: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** What an error knows beyond its step and message, given once, to its constructor. */
+export interface ErrorFacts {
+  /**
+   * A stable, machine-readable code: the protocol's own where there is one
+   * (`invalid_grant`, Graph's `Request_ResourceNotFound`, undici's `ECONNREFUSED`),
+   * otherwise this kit's (`usage`, `claims_mismatch`).
+   */
+  code: string;
+  /** What to do about it. */
+  hint?: string;
+  /** 1, 2 or 3 when a hop of the agent user chain failed. */
+  hop?: number;
+  /** The HTTP status the service answered with, when it answered. */
+  status?: number;
+  /** The protocol's detail codes: AADSTS numbers, or Graph's inner error codes, outermost first. */
+  codes?: ReadonlyArray<number | string>;
+  /** The service's Retry-After, which transientOnly honours. */
+  retryAfterMs?: number;
+  /** The lower-level failure this one explains, e.g. undici's error. */
+  cause?: unknown;
+}
 
 export abstract class AgentUserError extends Error {
   abstract readonly exitCode: ExitCode;
   /** The step that failed, e.g. "hop 3 (agent user token)" or "Graph POST /v1.0/users/...". */
   readonly step: string;
-  /** What to do about it; a caller that knows more (a replication window already spent) may sharpen it. */
-  hint?: string;
+  readonly code: string;
+  readonly hint?: string;
+  readonly hop?: number;
+  readonly status?: number;
+  readonly codes: ReadonlyArray<number | string>;
+  readonly retryAfterMs?: number;
 
-  constructor(step: string, message: string, hint?: string) {
+  constructor(step: string, message: string, facts: ErrorFacts) {
     super(`${step}: ${message}`);
     // Dynamic providers capture this class by value; Pulumi's closure serializer then turns super() into
     // Error.call(this, ...), which sets nothing on `this`, and calls the constructor without new.target.
     this.message = `${step}: ${message}`;
     this.name = new.target?.name ?? "AgentUserError";
     this.step = step;
-    this.hint = hint;
+    this.code = facts.code;
+    this.hint = facts.hint;
+    this.hop = facts.hop;
+    this.status = facts.status;
+    this.codes = facts.codes ?? [];
+    this.retryAfterMs = facts.retryAfterMs;
+    // Not enumerable, as Error's own `cause` is: JSON.stringify of an error shows its facts, not a lower layer's internals.
+    if (facts.cause !== undefined) Object.defineProperty(this, "cause", { value: facts.cause, writable: true, configurable: true, enumerable: false });
   }
 
   /** Whether a bounded retry may succeed where this attempt failed. */
@@ -45,18 +80,16 @@ export abstract class AgentUserError extends Error {
 export class UsageError extends AgentUserError {
   readonly exitCode = ExitCode.usage;
   constructor(message: string, hint?: string, step = "configuration") {
-    super(step, message, hint);
+    super(step, message, { code: "usage", hint });
   }
 }
 
 /** The server could not be reached, timed out, or dropped the connection. */
 export class NetworkError extends AgentUserError {
   readonly exitCode = ExitCode.unreachable;
-  /** Node/undici error code, e.g. ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT. */
-  readonly code: string;
-  constructor(step: string, code: string, detail: string) {
-    super(step, `${code}: ${detail}`, networkHint(code));
-    this.code = code;
+  /** `code` is Node's or undici's, e.g. ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT. */
+  constructor(step: string, code: string, detail: string, facts: { hop?: number; cause?: unknown } = {}) {
+    super(step, `${code}: ${detail}`, { ...facts, code, hint: networkHint(code) });
   }
   /** Connection failures and timeouts may pass; a certificate that is not trusted will not. */
   override get transient(): boolean {
@@ -88,8 +121,12 @@ function networkHint(code: string): string {
 /** An answer that no real service sends (a token with a line break in it): final, and named, never a crash. */
 export class MalformedAnswerError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
-  constructor(step: string, detail: string) {
-    super(step, `malformed answer: ${detail}`, "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy");
+  constructor(step: string, detail: string, hop?: number) {
+    super(step, `malformed answer: ${detail}`, {
+      code: "MalformedAnswerError",
+      hop,
+      hint: "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy",
+    });
   }
 }
 
@@ -109,11 +146,27 @@ export interface ClaimMismatch {
 export class ClaimsError extends AgentUserError {
   readonly exitCode = ExitCode.badClaims;
   readonly mismatches: readonly ClaimMismatch[];
-  constructor(step: string, mismatches: readonly ClaimMismatch[]) {
+  constructor(step: string, mismatches: readonly ClaimMismatch[], hop?: number) {
     const list = mismatches
       .map((m) => `${m.claim} is ${m.actual === undefined ? "missing" : JSON.stringify(m.actual)}, expected ${JSON.stringify(m.expected)}`)
       .join("; ");
-    super(step, `the token's claims are wrong: ${list}`, "check that the agent identity, agent user and tenant in the configuration belong together");
+    super(step, `the token's claims are wrong: ${list}`, {
+      code: "claims_mismatch",
+      hop,
+      hint: "check that the agent identity, agent user and tenant in the configuration belong together",
+    });
     this.mismatches = mismatches;
+  }
+}
+
+/** A token was minted but it is not a JWT, so its claims cannot be checked: `reason` says how it is not one. */
+export class NotJwtError extends AgentUserError {
+  readonly exitCode = ExitCode.badClaims;
+  constructor(step: string, reason: string, hop?: number) {
+    super(step, `the access_token is not a JWT: ${reason}`, {
+      code: "not_a_jwt",
+      hop,
+      hint: "the identity provider, or a proxy in front of it, answered with a token whose claims cannot be read; check the authority URL and any proxy, and that the resource does not encrypt its tokens",
+    });
   }
 }

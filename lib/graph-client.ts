@@ -29,16 +29,15 @@ export interface GraphPage<T> {
 // An array, not a Set: Pulumi's closure serializer cannot carry a Set into a dynamic provider.
 const NOT_FOUND_CODES: readonly string[] = ["Request_ResourceNotFound", "ResourceNotFound", "itemNotFound", "NotFound"];
 
-/** Microsoft Graph answered with an error. Branches on codes, never on messages. */
+/**
+ * Microsoft Graph answered with an error. Branches on codes, never on messages:
+ * `code` is the top-level `error.code`, `codes` the nested `innerError.code` values.
+ */
 export class GraphError extends AgentUserError {
   readonly exitCode: ExitCode;
-  readonly status: number;
-  /** The top-level `error.code`. */
-  readonly code: string;
-  /** Nested `innerError.code` values, outermost first. */
-  readonly innerCodes: readonly string[];
+  declare readonly status: number;
+  declare readonly codes: readonly string[];
   readonly requestId?: string;
-  readonly retryAfterMs?: number;
   /** The raw answer, for callers that record responses verbatim. */
   readonly response: HttpResponse;
 
@@ -54,13 +53,15 @@ export class GraphError extends AgentUserError {
       inner = innerError;
     }
     const message = typeof body?.error.message === "string" ? redactJwts(body.error.message).trim() : "";
-    super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, graphHint(response.status, code));
-    this.status = response.status;
-    this.code = code;
-    this.innerCodes = innerCodes;
+    super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, {
+      code,
+      status: response.status,
+      codes: innerCodes,
+      retryAfterMs: parseRetryAfter(response.headers["retry-after"]),
+      hint: graphHint(response.status, code),
+    });
     const requestId: unknown = body?.error.innerError?.["request-id"];
     this.requestId = typeof requestId === "string" ? requestId : response.headers["request-id"];
-    this.retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
     this.response = response;
     this.exitCode = exitCodeForStatus(response.status);
   }
@@ -71,7 +72,7 @@ export class GraphError extends AgentUserError {
 
   /** Not found, which right after a create usually means "not replicated yet". */
   get notFound(): boolean {
-    return this.status === 404 || [this.code, ...this.innerCodes].some((c) => NOT_FOUND_CODES.includes(c));
+    return this.status === 404 || [this.code, ...this.codes].some((c) => NOT_FOUND_CODES.includes(c));
   }
 }
 

@@ -1,14 +1,15 @@
 import { isReplicationAadsts } from "./aadsts";
-import { JWT_BEARER } from "./client-assertion";
-import { ClaimsError, type ClaimMismatch } from "./errors";
+import { federatedAssertion } from "./client-auth";
+import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
-import { decodeJwtClaims, type JwtClaims } from "./jwt";
+import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { PUBLIC_CLOUD } from "./stack-outputs";
 import { isLoopbackHost } from "./urls";
 import { MICROSOFT_GRAPH_APP_ID } from "./well-known";
+import { TokenCache } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
-import { blueprintCredentialParams, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
+import { blueprintClientAuth, TOKEN_EXCHANGE_AUDIENCE, type BlueprintCredential } from "./blueprint-credential";
 
 /**
  * The three token requests that give an agent its own delegated token, with
@@ -26,8 +27,6 @@ export const HOP_STEPS = {
 export type Hop = keyof typeof HOP_STEPS;
 
 const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
-/** Cached tokens are used until this long before they expire. */
-export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
 
 export interface HopChainConfig {
   authorityUrl: string;
@@ -88,17 +87,17 @@ const isGuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 export class HopChain {
   private readonly config: HopChainConfig;
   private readonly endpoint: string;
-  private readonly cache = new Map<string, CachedToken>();
-  private readonly inFlight = new Map<string, Promise<CachedToken>>();
+  private readonly cache = new TokenCache<CachedToken>();
   private readonly now: () => number;
-  /** Token-client options without a replication window: the same for every request, so built once. */
-  private readonly plainOptions: TokenClientOptions;
+  /** Token-client options without a replication window: the same for every request of a hop, so built once. */
+  private readonly plainOptions: Record<Hop, TokenClientOptions>;
 
   constructor(config: HopChainConfig) {
     this.config = config;
     this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
     this.now = config.now ?? Date.now;
-    this.plainOptions = { ...config.http, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks };
+    const plain = (hop: Hop): TokenClientOptions => ({ ...config.http, hop, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks });
+    this.plainOptions = { 1: plain(1), 2: plain(2), 3: plain(3) };
   }
 
   /** A delegated token for the agent user, checked against what was asked for. */
@@ -109,9 +108,10 @@ export class HopChain {
     const final =
       this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
-    const claims = decodeJwtClaims(final.token) ?? {};
+    const claims = decodeJwtClaims(final.token);
+    if (!claims) throw new NotJwtError(HOP_STEPS[3], whyNotJwt(final.token)!, 3);
     // A tenant named by its domain is checked against the tid Entra put in T1.
-    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.get(`1|${agentIdentityId}`);
+    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.last(`1|${agentIdentityId}`);
     const tidOfT1 = t1 && decodeJwtClaims(t1.token)?.tid;
     const mismatches = checkAgentUserClaims(claims, {
       agentIdentityId,
@@ -121,7 +121,7 @@ export class HopChain {
       tidOfT1: typeof tidOfT1 === "string" ? tidOfT1 : undefined,
       now: this.now(),
     });
-    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches);
+    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches, 3);
     return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
   }
 
@@ -139,56 +139,35 @@ export class HopChain {
     return await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
   }
 
-  /**
-   * The cached token for `key` while it is more than EXPIRY_MARGIN_MS from
-   * expiry, unless `fresh`. Synchronous: a cached hop costs no await (on the
-   * warm path of `npm run bench` the awaits cost more than the lookups).
-   */
+  /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */
   private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop): CachedToken | undefined {
-    const hit = fresh ? undefined : this.cache.get(key);
-    if (!hit) return undefined;
+    if (fresh) return undefined;
     const now = this.now();
-    if (hit.expiresAt - EXPIRY_MARGIN_MS <= now) return undefined;
-    hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
+    const hit = this.cache.get(key, now);
+    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
     return hit;
   }
 
-  /** Mints the token for `key`, or joins the request already in flight for it, then caches it. */
+  /** Mints the token for `key` (or joins the request in flight for it) through the cache, recorded as a hop. */
   private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
-    // Concurrent callers share one request; a fresh caller starts its own so it never gets an older grant's token.
-    let flight = fresh ? undefined : this.inFlight.get(key);
-    const joined = flight !== undefined;
-    const owns = !joined && !fresh;
-    if (!flight) {
-      flight = mint();
-      if (owns) this.inFlight.set(key, flight);
-    }
-    let token: CachedToken;
-    try {
-      token = await flight;
-    } finally {
-      // The caller that started the request awaited it first, so it resumes (and forgets it) before any joiner.
-      if (owns) this.inFlight.delete(key);
-    }
-    this.cache.set(key, token);
+    const { token, joined } = await this.cache.mint(key, fresh, mint);
     hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
     return token;
   }
 
   private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
-    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions));
-    const notReplicated = (err: unknown) => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
+    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions[hop]));
+    const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
     try {
-      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, retry: policy, classify, hooks: this.config.hooks }));
+      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks }));
     } catch (err) {
       // The window was given and spent: telling the user to pass it again would send them in a circle.
-      if (notReplicated(err)) {
-        (err as TokenEndpointError).hint =
-          `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`;
-      }
-      throw err;
+      if (!notReplicated(err)) throw err;
+      throw err.withHint(
+        `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`,
+      );
     }
   }
 
@@ -198,12 +177,12 @@ export class HopChain {
 
   private async hop1(agentIdentityId: string): Promise<CachedToken> {
     const { blueprintAppId, credential, http, retry } = this.config;
-    const proof = await blueprintCredentialParams(credential, blueprintAppId, this.endpoint, http ?? {}, retry);
-    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...proof });
+    const auth = await blueprintClientAuth(credential, http ?? {}, retry);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) });
   }
 
   private hop2(agentIdentityId: string, t1: string): Promise<CachedToken> {
-    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, client_assertion_type: JWT_BEARER, client_assertion: t1 });
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) });
   }
 
   private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string): Promise<CachedToken> {
@@ -211,8 +190,7 @@ export class HopChain {
       grant_type: "user_fic",
       client_id: agentIdentityId,
       scope: `${resourceUrl.replace(/\/+$/, "")}/.default`,
-      client_assertion_type: JWT_BEARER,
-      client_assertion: t1,
+      ...federatedAssertion(t1)(agentIdentityId, this.endpoint),
       user_federated_identity_credential: t2,
       // A UPN in user_id fails with AADSTS50000: UPNs go in username.
       ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),

@@ -32,6 +32,8 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
   /** The largest body read, in bytes; BODY_LIMITS.tokenEndpoint when absent. */
   maxBodyBytes?: number;
+  /** The hop of the agent user chain this request is (1, 2 or 3), carried into its errors. */
+  hop?: number;
 }
 
 /**
@@ -44,8 +46,12 @@ export const BODY_LIMITS = { tokenEndpoint: 1 << 20, imds: 1 << 20, graph: 32 <<
 /** The answer was larger than the step may read: malformed or hostile, and final. */
 export class ResponseTooLargeError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
-  constructor(step: string, limit: number) {
-    super(step, `the answer is larger than ${limit} bytes, the most this step reads`, "the service (or a proxy in front of it) sent far more than this call ever needs; check the URL and any proxy");
+  constructor(step: string, limit: number, hop?: number) {
+    super(step, `the answer is larger than ${limit} bytes, the most this step reads`, {
+      code: "ResponseTooLargeError",
+      hop,
+      hint: "the service (or a proxy in front of it) sent far more than this call ever needs; check the URL and any proxy",
+    });
   }
 }
 
@@ -67,20 +73,20 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
       signal: deadlineSignal(timeoutMs, started),
       dispatcher: options.dispatcher,
     });
-    const body = await readCapped(step, res, options.maxBodyBytes ?? BODY_LIMITS.tokenEndpoint);
+    const body = await readCapped(step, res, options.maxBodyBytes ?? BODY_LIMITS.tokenEndpoint, options.hop);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), body, ms: performance.now() - started };
   } catch (err) {
     if (err instanceof ResponseTooLargeError) throw err;
-    throw toNetworkError(step, err, timeoutMs);
+    throw toNetworkError(step, err, timeoutMs, options.hop);
   }
 }
 
 /** The body as text, read no further than `limit` bytes; the request's deadline covers this read too. */
-async function readCapped(step: string, res: Dispatcher.ResponseData, limit: number): Promise<string> {
+async function readCapped(step: string, res: Dispatcher.ResponseData, limit: number, hop: number | undefined): Promise<string> {
   const declared = Number(res.headers["content-length"]);
   if (declared > limit) {
     res.body.destroy();
-    throw new ResponseTooLargeError(step, limit);
+    throw new ResponseTooLargeError(step, limit, hop);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -88,7 +94,7 @@ async function readCapped(step: string, res: Dispatcher.ResponseData, limit: num
     size += (chunk as Buffer).length;
     if (size > limit) {
       res.body.destroy();
-      throw new ResponseTooLargeError(step, limit);
+      throw new ResponseTooLargeError(step, limit, hop);
     }
     chunks.push(chunk as Buffer);
   }
@@ -136,14 +142,14 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-function toNetworkError(step: string, err: unknown, timeoutMs: number): NetworkError {
+function toNetworkError(step: string, err: unknown, timeoutMs: number, hop: number | undefined): NetworkError {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e.name === "TimeoutError" || e.name === "AbortError") {
-    return new NetworkError(step, "ETIMEDOUT", `no answer within ${timeoutMs} ms`);
+    return new NetworkError(step, "ETIMEDOUT", `no answer within ${timeoutMs} ms`, { hop, cause: err });
   }
   const code = e.code ?? e.cause?.code ?? "ECONNRESET";
   // undici's messages name the peer, never a request body, so they carry no secret.
-  return new NetworkError(step, code, e.cause?.message ?? e.message ?? "connection failed");
+  return new NetworkError(step, code, e.cause?.message ?? e.message ?? "connection failed", { hop, cause: err });
 }
 
 /** Parses a Retry-After header (seconds or an HTTP date) into milliseconds. */

@@ -13,12 +13,13 @@ export type {
 } from "./token-provider";
 export { AgentUserCredential, resourceOfScopes } from "./agent-user-credential";
 export type { AgentUserCredentialOptions } from "./agent-user-credential";
-export { HOP_STEPS, EXPIRY_MARGIN_MS } from "./hop-chain";
+export { HOP_STEPS } from "./hop-chain";
+export { EXPIRY_MARGIN_MS } from "./token-cache";
 export type { HopRecord, Hop } from "./hop-chain";
 export type { BlueprintCredential } from "./blueprint-credential";
 export { loadCertificate } from "./client-assertion";
 export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
-export { AgentUserError, UsageError, NetworkError, ClaimsError, ExitCode, exitCodeForStatus } from "./errors";
+export { AgentUserError, UsageError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
 export type { TokenErrorBody } from "./token-client";

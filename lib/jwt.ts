@@ -46,10 +46,13 @@ export type SigningAlg = "RS256" | "PS256";
 
 const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
 
+/** The JSON in one base64url segment of a JWS; throws when it is not JSON. */
+const segmentJson = (text: string): unknown => JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+
 /** One base64url JSON segment of a JWS; undefined unless it is a JSON object. */
 function segment<T>(text: string): T | undefined {
   try {
-    const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+    const value = segmentJson(text);
     return typeof value === "object" && value !== null ? (value as T) : undefined;
   } catch {
     return undefined;
@@ -76,6 +79,26 @@ export function decodeJwtClaims(token: string): JwtClaims | undefined {
   const b = a < 0 ? -1 : token.indexOf(".", a + 1);
   if (b < 0 || token.includes(".", b + 1)) return undefined;
   return segment<JwtClaims>(token.slice(a + 1, b));
+}
+
+/**
+ * Why decodeJwtClaims cannot read `token`, in words for a person; undefined
+ * when it can. Kept off decodeJwtClaims' path, which is warm: only a token
+ * already refused is looked at twice.
+ */
+export function whyNotJwt(token: string): string | undefined {
+  if (token === "") return "it is empty";
+  const parts = token.split(".");
+  if (parts.length === 5) return "it has 5 dot-separated parts, as an encrypted token (JWE) has, whose claims only the resource can read";
+  if (parts.length !== 3) return `it has ${parts.length} dot-separated part${parts.length === 1 ? "" : "s"}, where a JWT has 3 (header.claims.signature)`;
+  let value: unknown;
+  try {
+    value = segmentJson(parts[1]!);
+  } catch {
+    return "its middle part (the claims) is not base64url-encoded JSON";
+  }
+  if (typeof value !== "object" || value === null) return `its middle part (the claims) is JSON ${value === null ? "null" : typeof value}, not an object`;
+  return undefined;
 }
 
 function rsaOptions(alg: SigningAlg, key: KeyObject) {

@@ -25,30 +25,48 @@ export interface TokenErrorBody {
   error_uri?: string;
 }
 
-/** The identity provider answered a token request with an error. */
+/** Facts a caller of the token endpoint knows about a refusal beyond its answer. */
+export interface TokenRefusalFacts {
+  retryAfterMs?: number;
+  hop?: number;
+  /** Replaces the AADSTS code's hint, e.g. once a replication window has been spent. */
+  hint?: string;
+}
+
+/** The identity provider answered a token request with an error; `code` is its OAuth `error`, `codes` its AADSTS numbers. */
 export class TokenEndpointError extends AgentUserError {
   readonly exitCode: ExitCode;
-  readonly status: number;
+  declare readonly status: number;
+  declare readonly codes: readonly number[];
+  /** The OAuth `error`, as `code` also holds it. */
   readonly error: string;
-  readonly codes: readonly number[];
   readonly description: string;
   readonly traceId?: string;
   readonly correlationId?: string;
-  readonly retryAfterMs?: number;
 
-  constructor(step: string, status: number, body: TokenErrorBody, retryAfterMs?: number) {
+  constructor(step: string, status: number, body: TokenErrorBody, facts: TokenRefusalFacts = {}) {
     const codes = body.error_codes ?? [];
     const description = summarize(body.error_description ?? "");
     const label = codes.length > 0 ? `${codes.map((c) => `AADSTS${c}`).join(", ")} ${body.error}` : body.error;
-    super(step, `${label} (HTTP ${status})${description ? `: ${description}` : ""}`, aadstsHint(codes, body.error));
-    this.status = status;
+    super(step, `${label} (HTTP ${status})${description ? `: ${description}` : ""}`, {
+      code: body.error,
+      status,
+      codes,
+      hop: facts.hop,
+      retryAfterMs: facts.retryAfterMs,
+      hint: facts.hint ?? aadstsHint(codes, body.error),
+    });
     this.error = body.error;
-    this.codes = codes;
     this.description = description;
     this.traceId = body.trace_id;
     this.correlationId = body.correlation_id;
-    this.retryAfterMs = retryAfterMs;
     this.exitCode = exitCodeForStatus(status);
+  }
+
+  /** The same refusal with a hint that knows more than the AADSTS code (a replication window already spent). */
+  withHint(hint: string): TokenEndpointError {
+    const body = { error: this.error, error_description: this.description, error_codes: [...this.codes], trace_id: this.traceId, correlation_id: this.correlationId };
+    return new TokenEndpointError(this.step, this.status, body, { retryAfterMs: this.retryAfterMs, hop: this.hop, hint });
   }
 
   /** A 400, 401 or 403 is final whatever code it carries (a 401 with AADSTS90024 is not worth five more tries). */
@@ -139,7 +157,7 @@ export async function requestToken(
       }
       // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
       const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
-      return parseTokenResponse(step, res.status, text, retryAfterMs);
+      return parseTokenResponse(step, res.status, text, { retryAfterMs, hop: options.hop });
     },
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,
@@ -148,16 +166,16 @@ export async function requestToken(
   return { response, ms: performance.now() - started, attempts };
 }
 
-export function parseTokenResponse(step: string, status: number, text: string, retryAfterMs?: number): TokenResponse {
+export function parseTokenResponse(step: string, status: number, text: string, facts: TokenRefusalFacts = {}): TokenResponse {
   const json = parseJson(text);
   if (status === 200 && json && typeof json.access_token === "string") {
     // A token is one line of base64url and dots; a line break in it would later split a header or a form.
     if (!/^[\x21-\x7e]+$/.test(json.access_token)) {
-      throw new MalformedAnswerError(step, "the access_token holds whitespace, line breaks or other characters no token has");
+      throw new MalformedAnswerError(step, "the access_token holds whitespace, line breaks or other characters no token has", facts.hop);
     }
     const expiresIn = Number(json.expires_in);
     if (!Number.isFinite(expiresIn) || expiresIn <= 0) {
-      throw new TokenEndpointError(step, 502, { error: "invalid_response", error_description: "expires_in is missing or not a number" });
+      throw new TokenEndpointError(step, 502, { error: "invalid_response", error_description: "expires_in is missing or not a number" }, { hop: facts.hop });
     }
     return {
       token_type: String(json.token_type ?? "Bearer"),
@@ -168,10 +186,10 @@ export function parseTokenResponse(step: string, status: number, text: string, r
     };
   }
   if (json && typeof json.error === "string") {
-    return throwError(step, status, errorBody(json), retryAfterMs);
+    throw new TokenEndpointError(step, status, errorBody(json), facts);
   }
   const error = status === 200 ? "invalid_response" : `http_${status}`;
-  return throwError(step, status === 200 ? 502 : status, { error, error_description: "the answer was not a token endpoint JSON body" }, retryAfterMs);
+  throw new TokenEndpointError(step, status === 200 ? 502 : status, { error, error_description: "the answer was not a token endpoint JSON body" }, facts);
 }
 
 /** Entra's error fields, each only when it has its documented type: a broken answer is still reported, not a crash. */
@@ -187,10 +205,6 @@ function errorBody(json: Record<string, unknown>): TokenErrorBody {
     timestamp: text(json.timestamp),
     error_uri: text(json.error_uri),
   };
-}
-
-function throwError(step: string, status: number, body: TokenErrorBody, retryAfterMs?: number): never {
-  throw new TokenEndpointError(step, status, body, retryAfterMs);
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

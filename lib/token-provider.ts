@@ -1,6 +1,7 @@
 import type { BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, ExitCode, UsageError } from "./errors";
-import { EXPIRY_MARGIN_MS, HopChain, type HopRecord } from "./hop-chain";
+import { HopChain, type HopRecord } from "./hop-chain";
+import { EXPIRY_MARGIN_MS } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import type { RetryHooks, RetryPolicy } from "./retry";
@@ -77,7 +78,7 @@ export interface AgentUserAccessToken {
 export class AbortError extends AgentUserError {
   readonly exitCode = ExitCode.unreachable;
   constructor(step: string) {
-    super(step, "the caller aborted the request");
+    super(step, "the caller aborted the request", { code: "AbortError" });
     this.name = "AbortError";
   }
 }

@@ -86,7 +86,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(70);
+      process.exit(ExitCode.internal);
     },
   );
 }

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { breakLinks } from "../emulator/breaks";
 import { SHARE_URLS } from "../emulator/seed";
 import { startEmulator } from "../emulator/server";
+import { ExitCode } from "../lib/errors";
 import { main } from "./cli";
 import { processIo, type CliIo } from "./cli-io";
 
@@ -99,6 +100,6 @@ demo(processIo()).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(70);
+    process.exit(ExitCode.internal);
   },
 );

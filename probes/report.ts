@@ -1,6 +1,4 @@
-import { AgentUserError, ClaimsError, NetworkError, UsageError } from "../lib/errors";
-import { GraphError } from "../lib/graph-client";
-import { TokenEndpointError } from "../lib/token-client";
+import { AgentUserError } from "../lib/errors";
 import type { CliIo } from "./cli-io";
 
 /** The machine-readable form of a failure: `{"ok":false,"hop","status","error","codes","message","hint"}`. */
@@ -16,15 +14,18 @@ export interface FailureJson {
   hint: string | null;
 }
 
+/** Read from the error's own facts: the same fields whichever kind of error it is. */
 export function failureJson(err: AgentUserError): FailureJson {
-  const hop = /^hop (\d)\b/.exec(err.step);
-  const base = { ok: false as const, hop: hop ? Number(hop[1]) : null, step: err.step, message: err.message, hint: err.hint ?? null };
-  if (err instanceof TokenEndpointError) return { ...base, status: err.status, error: err.error, codes: [...err.codes] };
-  if (err instanceof GraphError) return { ...base, status: err.status, error: err.code, codes: [...err.innerCodes] };
-  if (err instanceof NetworkError) return { ...base, status: null, error: err.code, codes: [] };
-  if (err instanceof ClaimsError) return { ...base, status: null, error: "claims_mismatch", codes: [] };
-  if (err instanceof UsageError) return { ...base, status: null, error: "usage", codes: [] };
-  return { ...base, status: null, error: err.name, codes: [] };
+  return {
+    ok: false,
+    hop: err.hop ?? null,
+    step: err.step,
+    status: err.status ?? null,
+    error: err.code,
+    codes: [...err.codes],
+    message: err.message,
+    hint: err.hint ?? null,
+  };
 }
 
 /**

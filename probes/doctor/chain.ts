@@ -229,7 +229,7 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
   } catch (err) {
     // A network failure or throttling is the run's problem, not the chain's: it ends the command (exit 4).
     if (!(err instanceof TokenEndpointError) && !(err instanceof ClaimsError)) throw err;
-    const hop = Number(/^hop (\d)/.exec(err.step)?.[1] ?? 3);
+    const hop = err.hop ?? 3;
     const codes = err instanceof TokenEndpointError ? err.codes : [];
     const what = `${HOP_STEPS[hop as 1 | 2 | 3]} failed: ${err.message.slice(err.step.length + 2).replace(/\.$/, "")}`;
     const cause = explainingLink(codes, hop);

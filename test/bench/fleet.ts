@@ -10,7 +10,7 @@ import { blueprintProvider, type BlueprintOutputs } from "../../infra/providers/
 import { blueprintPrincipalProvider, type BlueprintPrincipalOutputs } from "../../infra/providers/blueprint-principal";
 import { forgetProvisionerTokens, provisionerToken } from "../../infra/provisioner-credential";
 import { GraphClient } from "../../lib/graph-client";
-import { EXPIRY_MARGIN_MS } from "../../lib/hop-chain";
+import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { AgentUserTokenProvider } from "../../lib/token-provider";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { mapLimit } from "../../probes/map-limit";

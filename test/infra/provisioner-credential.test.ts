@@ -11,9 +11,9 @@ import {
   provisionerToken,
   readPemBundle,
   resolveProvisionerCredential,
-  TOKEN_REFRESH_MARGIN_MS,
   type ProvisionerSettings,
 } from "../../infra/provisioner-credential";
+import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { startFakeDirectory } from "./fake-directory";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -130,7 +130,7 @@ describe("provisionerToken", () => {
     let now = 0;
     const clock = () => now;
     expect(await provisionerToken(directory.url, `${directory.url}/`, clock)).toBe("provisioner-access-token");
-    now = 3_600_000 - TOKEN_REFRESH_MARGIN_MS - 1;
+    now = 3_600_000 - EXPIRY_MARGIN_MS - 1;
     await provisionerToken(directory.url, directory.url, clock);
     expect(tokenRequests()).toHaveLength(1);
     now += 2;

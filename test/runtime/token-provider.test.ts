@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { AbortError, AgentUserTokenProvider, UsageError } from "../../lib";
-import { EXPIRY_MARGIN_MS } from "../../lib/hop-chain";
+import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { addAgent, tokenStatuses, useEmulator } from "../token/helpers";
 

@@ -83,9 +83,27 @@ it("a Graph error whose message is an object, and that echoes the bearer token, 
   const token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.hostile-bearer-token";
   answer = (_form, headers) => ({ status: 400, body: JSON.stringify({ error: { code: "BadRequest", message: { echo: headers.authorization }, innerError: { code: { nested: 1 }, innerError: "x" } } }) });
   const graph = new GraphClient({ baseUrl: base, getToken: async () => token });
-  const err = (await graph.call("GET", "/v1.0/me").catch((e: unknown) => e)) as AgentUserError & { code: string; innerCodes: string[]; response: { body: string } };
+  const err = (await graph.call("GET", "/v1.0/me").catch((e: unknown) => e)) as AgentUserError & { code: string; codes: string[]; response: { body: string } };
   expect(err.exitCode).toBe(3);
   expect(err.code).toBe("BadRequest");
-  expect(err.innerCodes).toEqual([]);
+  expect(err.codes).toEqual([]);
   expect(`${err.message} ${err.response.body}`).not.toContain(token);
+});
+
+describe("a final token that is not a JWT is named as such, not reported as a list of wrong claims", () => {
+  const b64 = (text: string) => Buffer.from(text).toString("base64url");
+  it.each([
+    ["an opaque token", "opaque-reference-token", /not a JWT: it has 1 dot-separated part, where a JWT has 3/],
+    ["an encrypted token (JWE)", "h.k.iv.ct.tag", /not a JWT: it has 5 dot-separated parts, as an encrypted token \(JWE\) has/],
+    ["claims that are not JSON", `${b64('{"alg":"RS256"}')}.${b64("not json")}.sig`, /not a JWT: its middle part \(the claims\) is not base64url-encoded JSON/],
+    ["claims that are a JSON string", `${b64('{"alg":"RS256"}')}.${b64('"claims"')}.sig`, /not a JWT: its middle part \(the claims\) is JSON string, not an object/],
+  ])("%s: exit 5, error not_a_jwt, the reason in the message", async (_name, token, reason) => {
+    answer = () => ({ status: 200, body: JSON.stringify({ token_type: "Bearer", access_token: token, expires_in: 3600 }) });
+    const err = await failure();
+    expect(err.exitCode).toBe(5);
+    expect(err.message).toMatch(reason);
+    expect(err.message).not.toMatch(/claims are wrong/);
+    expect(failureJson(err)).toMatchObject({ hop: 3, step: "hop 3 (agent user token)", status: null, error: "not_a_jwt", codes: [] });
+    expect(everything(err)).not.toContain(token);
+  });
 });

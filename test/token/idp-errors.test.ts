@@ -56,9 +56,10 @@ async function rejection(promise: Promise<unknown>): Promise<TokenEndpointError>
   return err as TokenEndpointError;
 }
 
-const hop1 = (params: Record<string, string>) => requestToken("hop 1 (blueprint token)", endpoint, params);
-const hop2 = (params: Record<string, string>) => requestToken("hop 2 (agent identity token)", endpoint, params);
-const hop3 = (params: Record<string, string>) => requestToken("hop 3 (agent user token)", endpoint, params);
+// The hop is a fact the caller gives, as the hop chain does; the step text is for people.
+const hop1 = (params: Record<string, string>) => requestToken("hop 1 (blueprint token)", endpoint, params, { hop: 1 });
+const hop2 = (params: Record<string, string>) => requestToken("hop 2 (agent identity token)", endpoint, params, { hop: 2 });
+const hop3 = (params: Record<string, string>) => requestToken("hop 3 (agent user token)", endpoint, params, { hop: 3 });
 
 async function t1For(agentIdentityId: string): Promise<string> {
   const r = await hop1({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, client_secret: ctx.out.blueprintClientSecret! });
