@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
+import { describeJsonProblem, parseJson } from "../lib/json-positions";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
@@ -343,14 +344,9 @@ export function loadTenantFile(path: string): TenantSeed {
   } catch (err) {
     throw new UsageError(`cannot read tenant file ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    // V8's message quotes the text around the fault, which here may be a secret: keep the position only.
-    const at = /position \d+/.exec((err as Error).message)?.[0];
-    throw new UsageError(`tenant file ${path}: not valid JSON${at ? ` (at ${at})` : ""}`);
-  }
+  const parsed = parseJson(text);
+  if ("problem" in parsed) throw new UsageError(`tenant file ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`);
+  const json = parsed.value;
   if (!isObject(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;
   if (typeof seed.tenantId !== "string" || !isGuid(seed.tenantId)) {

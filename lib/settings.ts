@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
+import { describeJsonProblem, parseJson } from "./json-positions";
 import { assertSecureUrl } from "./urls";
 import { isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
@@ -38,15 +39,11 @@ export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs
     const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
     throw new UsageError(`cannot read --outputs ${path}: ${code}`, code === "ENOENT" ? `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\`` : undefined);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    // V8's message quotes the text around the fault, which here may be the blueprint secret: keep the position only.
-    const at = /at position \d+/.exec((err as Error).message)?.[0];
-    throw new UsageError(`cannot read --outputs ${path}: not valid JSON${at ? ` (${at})` : ""}`, "write the file with `pulumi stack output --json --show-secrets`");
+  const parsed = parseJson(text);
+  if ("problem" in parsed) {
+    throw new UsageError(`cannot read --outputs ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`, "write the file with `pulumi stack output --json --show-secrets`");
   }
-  return parseStackOutputs(json, `--outputs ${path}`);
+  return parseStackOutputs(parsed.value, `--outputs ${path}`);
 }
 
 function readText(what: string, path: string, cwd: string): string {

@@ -4,6 +4,7 @@ import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type Kit
 import { PROVISIONER_SOURCES, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
+import { describeJsonProblem, parseJson } from "../lib/json-positions";
 
 /**
  * The stack configuration as `pulumi config --json` prints it in the stack's
@@ -53,15 +54,15 @@ function secretLeftOut(path: string, key: string, instead?: string): UsageError 
  * either way), and is an error only when that is not set either.
  */
 export function readStackConfigFile(path: string, cwd: string, env: NodeJS.ProcessEnv): StackConfigFile {
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(resolve(cwd, path), "utf8"));
+    text = readFileSync(resolve(cwd, path), "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // V8's message quotes the text around the fault, which may hold a secret: keep the position only.
-    const at = /position \d+/.exec((err as Error).message)?.[0];
-    throw new UsageError(`cannot read --config-from-stack ${path}: ${code ?? `not valid JSON${at ? ` (at ${at})` : ""}`}`, HINT);
+    throw new UsageError(`cannot read --config-from-stack ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, HINT);
   }
+  const parsed = parseJson(text);
+  if ("problem" in parsed) throw new UsageError(`cannot read --config-from-stack ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`, HINT);
+  const json = parsed.value;
   if (!isObject(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
   const kit: RawConfig = {};
   for (const key of CONFIG_KEYS) {

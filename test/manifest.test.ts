@@ -6,7 +6,9 @@ import path from "node:path";
 import { ExitCode } from "../lib/errors";
 import type { CliIo } from "../probes/cli-io";
 import { run } from "../probes/commands/manifest";
-import { findJsonSyntaxError, formatManifestReport, inspectManifest, lineAndColumn, type ManifestProblem, type ManifestReport, type TriedPath } from "../probes/manifest";
+import type { TriedPath } from "../probes/manifest/locate";
+import type { ManifestProblem } from "../probes/manifest/problems";
+import { formatManifestReport, inspectManifest, type ManifestReport } from "../probes/manifest/report";
 
 const ROOT = path.resolve(__dirname, "..");
 const V1_SAMPLE = path.join(ROOT, "probes/samples/ToolingManifest.json");
@@ -380,36 +382,6 @@ describe("agent-user manifest: bad input exits 2 naming the file, entry and fiel
     expect(await run(["--help"], c.io)).toBe(ExitCode.ok);
     expect(c.stdout()).toContain("Usage: agent-user manifest [PATH]");
     expect(c.stdout()).toContain("--require NAME");
-  });
-});
-
-describe("JSON syntax positions", () => {
-  const cases: Array<[string, string, number, number, string]> = [
-    ["trailing comma", '{\n  "mcpServers": [1, 2,]\n}', 2, 22, "a trailing comma before ']'"],
-    ["missing comma in an array", "[1\n 2]", 2, 2, "expected ',' or ']'"],
-    ["string never closed", '{"a": "b', 1, 7, "this string is never closed"],
-    ["line break in a string", '{"a": "b\n}', 1, 9, "a line break inside a string"],
-    ["unquoted property name", "{\n\tmcpServers: []\n}", 2, 2, "expected a property name in double quotes"],
-    ["Windows path escape", '{"p": "C:\\Users"}', 1, 10, "an invalid escape \\U"],
-    ["byte order mark", '\uFEFF{"mcpServers": []}', 1, 1, "byte order mark"],
-    ["empty file", "", 1, 1, "expected a value, found the end of the file"],
-    ["content after the value", "{}\n{}", 2, 1, "after the end of the JSON value"],
-    ["CRLF line endings", '{\r\n  "a": 1\r\n  "b": 2\r\n}', 3, 3, "expected ',' or '}'"],
-  ];
-
-  it.each(cases)("%s", (_name, text, line, column, reason) => {
-    expect(() => JSON.parse(text)).toThrow(SyntaxError);
-    const found = findJsonSyntaxError(text);
-    expect(found).not.toBeNull();
-    expect(lineAndColumn(text, found?.offset ?? -1)).toEqual({ line, column });
-    expect(found?.reason).toContain(reason);
-  });
-
-  it("accepts every valid JSON text JSON.parse accepts", () => {
-    for (const text of ['{"a":[1,-2.5e+3,0,true,false,null,"\\u00e9\\n\\"",{}],"b":[]}', " 1 ", '"x"', "[[]]"]) {
-      expect(() => JSON.parse(text)).not.toThrow();
-      expect(findJsonSyntaxError(text)).toBeNull();
-    }
   });
 });
 

@@ -57,7 +57,7 @@ describe("comments against a Graph that answers with path steps for ids", () => 
   });
 });
 
-it("a malformed tenant file is reported by position, never by quoting its content", () => {
+it("a malformed tenant file is reported by line and column, never by quoting its content", () => {
   const secret = "tenant-file-secret-7c1e";
   const file = join(tmpdir(), `tenant-bad-${process.pid}-${Date.now()}.json`);
   writeFileSync(file, `{"tenantId": "x", "applications": [{"secretText": "${secret}" oops}]}`);
@@ -67,7 +67,7 @@ it("a malformed tenant file is reported by position, never by quoting its conten
   } catch (err) {
     message = (err as Error).message;
   }
-  expect(message).toMatch(/not valid JSON \(at position \d+\)/);
+  expect(message).toMatch(/not valid JSON at line 1, column 77: expected ',' or '}' after a property value, found a letter$/);
   expect(message).not.toContain(secret);
   expect(message).not.toContain("oops");
 });

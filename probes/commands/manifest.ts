@@ -1,6 +1,8 @@
 import { ExitCode, UsageError } from "../../lib/errors";
 import { parseCommandArgs, type Command } from "../cli-io";
-import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME, ManifestError, WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest";
+import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME } from "../manifest/locate";
+import { ManifestError } from "../manifest/problems";
+import { WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest/report";
 import { failureJson, reportFailure, type FailureJson } from "../report";
 
 const USAGE = `agent-user manifest: check that tool servers are registered in ToolingManifest.json

@@ -1,5 +1,6 @@
 import { UsageError } from "../../lib/errors";
 import { isObject } from "../../lib/json-value";
+import { describeJsonProblem, parseJson } from "../../lib/json-positions";
 
 /**
  * The shape of what Graph returned: for each kind of object, every field path
@@ -69,12 +70,9 @@ export class ShapeRecorder {
 /** Reads a baseline written by an earlier capture; anything else is bad input. */
 export function parseShape(text: string, name: string): Shape {
   const bad = (why: string) => new UsageError(`${name} is not a shape.json written by "agent-user comments": ${why}`, "give the shape.json of an earlier capture", "--baseline");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw bad(`invalid JSON (${(err as Error).message})`);
-  }
+  const parsed = parseJson(text);
+  if ("problem" in parsed) throw bad(`invalid JSON at ${describeJsonProblem(parsed.problem)}`);
+  const json = parsed.value;
   if (!isObject(json) || json.format !== SHAPE_FORMAT) throw bad(`"format" is not "${SHAPE_FORMAT}"`);
   for (const kind of SHAPE_KINDS) {
     const k = json[kind];

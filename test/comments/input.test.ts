@@ -48,6 +48,12 @@ describe("agent-user comments: bad input is refused before any request", () => {
     expect(baseline.code).toBe(ExitCode.usage);
     expect(baseline.stderr).toContain('--baseline: shape.json is not a shape.json written by "agent-user comments"');
 
+    await writeFile(path.join(h.cwd, "broken.json"), '{\n  "format": "comments-shape/1",\n  "driveItem": {"observed": 1 "fields": {"secretField": "string"}}\n}');
+    const broken = await h.comments([SHARE_URLS.workbook, "--baseline", "broken.json"]);
+    expect(broken.code).toBe(ExitCode.usage);
+    expect(broken.stderr).toContain("broken.json is not a shape.json written by \"agent-user comments\": invalid JSON at line 3, column 31: expected ',' or '}' after a property value, found '\"'");
+    expect(broken.stderr).not.toContain("secretField");
+
     expect(h.emulator.requests).toHaveLength(0);
   });
 });

@@ -157,6 +157,15 @@ describe("agent-user preflight", () => {
     expect(line(run.stdout, "ok", "agent user upn", `flag-agent@${DEFAULT_IDS.domain}`)).toBe(true);
   });
 
+  it("a malformed --config-from-stack file is exit 2 at its line and column, never quoting it (it may hold the provisioner secret)", async () => {
+    const file = join(scratch.dir, "broken-config.json");
+    writeFileSync(file, '{\n  "azuread:clientSecret": {"value": s3cr3t-provisioner, "secret": true}\n}');
+    const run = await preflight(["--config-from-stack", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot read --config-from-stack ${file}: not valid JSON at line 2, column 37: expected a value, found a letter`);
+    expect(run.stderr).not.toContain("s3cr3t");
+  });
+
   it("invalid configuration is exit 2 naming the key, with nothing sent to Graph", async () => {
     const before = emulator.requests.length;
     const run = await runCli(["preflight", "--config-from-stack", configFile({ sponsors: ["ada@contoso.onmicrosoft.com"] })], env);

@@ -2,9 +2,9 @@
  * The built `agent-user` bin, run as a separate process the way a pipeline
  * runs it: exit codes and stdout survive the trip through process.exit.
  */
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { execFile, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { JWT_SHAPE, useEmulator, writeOutputs } from "./helpers";
 
@@ -81,4 +81,27 @@ it("a rejected request exits 3 from the process too, with the failure object on 
   expect(run.code).toBe(3);
   expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, hop: 1, codes: [7000215] });
   expect(run.stdout + run.stderr).not.toContain(secret);
+});
+
+/**
+ * The machine's own older Node.js when it has one (this project's machines ship Node 20),
+ * so the bundled bin is shown to load that far on it; else this Node told it is 20.
+ */
+function olderNode(): { command: string; args: string[] } {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const candidate = join(dir, "node");
+    const version = spawnSync(candidate, ["--version"], { encoding: "utf8" }).stdout?.trim();
+    if (version && Number(/^v(\d+)\./.exec(version)?.[1]) < 22) return { command: candidate, args: [] };
+  }
+  const preload = join(ctx.scratch.dir, "node-20.js");
+  writeFileSync(preload, 'Object.defineProperty(process, "versions", { value: { ...process.versions, node: "20.20.2" } });\nObject.defineProperty(process, "version", { value: "v20.20.2" });\n');
+  return { command: process.execPath, args: ["-r", preload] };
+}
+
+it("on a Node.js older than 22, one line naming the supported lines, exit 2", () => {
+  const { command, args } = olderNode();
+  const run = spawnSync(command, [...args, BIN, "token", "--help"], { encoding: "utf8", timeout: 20_000 });
+  expect(run.status).toBe(2);
+  expect(run.stdout).toBe("");
+  expect(run.stderr).toMatch(/^agent-user: Node\.js 22\.0 or later is required \(22 and 24 are the supported LTS lines\); this is v(1\d|2[01])\.\d+\.\d+\n$/);
 });

@@ -80,7 +80,7 @@ describe("missing inputs", () => {
     const broken = writeOutputs(ctx.scratch.dir, ctx.out, {}, "broken.json");
     writeFileSync(broken, '{"tenantId": "x", "blueprintClientSecret": s3cr3t-value-do-not-print}');
     const { message, hint } = await usageError(["--outputs", broken]);
-    expect(message).toMatch(/cannot read --outputs .*broken\.json: not valid JSON/);
+    expect(message).toMatch(/cannot read --outputs .*broken\.json: not valid JSON at line 1, column 44: expected a value, found a letter$/);
     expect(message).not.toMatch(/s3cr3t/);
     expect(hint).toMatch(/pulumi stack output --json --show-secrets/);
   });
