@@ -84,6 +84,20 @@ describe("AgentUserTokenProvider", () => {
     const after = await provider.getToken();
     expect(after.token).not.toBe(first.token);
     expect(after.hops.every((h) => h.cached)).toBe(true);
+    // The replaced token's refresh state went with it.
+    expect([...provider["refreshes"].keys()]).toEqual([after.token]);
+  });
+
+  it("refresh states of expired tokens are swept once the map has doubled: a long-lived provider's memory stays bounded", () => {
+    const clock = fakeClock();
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: clock.hooks });
+    const refreshState = (token: string, expiresAt: number) => provider["refreshState"](token, expiresAt);
+    for (let i = 0; i < 63; i++) refreshState(`expired-${i}`, clock.now + 60_000);
+    refreshState("live", clock.now + 3_600_000);
+    clock.now += 120_000;
+    // The 65th state finds 64 held, sweeps the 63 expired ones, and keeps the live one.
+    refreshState("new", clock.now + 3_600_000);
+    expect([...provider["refreshes"].keys()].sort()).toEqual(["live", "new"]);
   });
 
   it("a failed refresh keeps the valid token, and a later call tries again", async () => {
