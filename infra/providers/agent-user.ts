@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
 import type { HintFor } from "./failure";
 import { getIfExists, odataString, type GraphSession } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
-import type { GraphResourceInputs, ResourceArgs } from "./inputs";
+import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { AGENT_USERS, agentIdentityPath, agentUserPath } from "./paths";
 
 /** Inputs of an agent user (user subtype microsoft.graph.agentUser). */

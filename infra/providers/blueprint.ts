@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { LIMITS } from "../../lib/entra-rules";
 import type { GraphClient } from "../../lib/graph-client";
 import type { HintFor } from "./failure";
 import { odataString } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
-import type { GraphResourceInputs, ResourceArgs } from "./inputs";
+import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { BLUEPRINTS, blueprintPath } from "./paths";
 import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
 

@@ -6,6 +6,15 @@ import { baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "
  * value of `pulumi.runtime.unknownValue`. Repeated here so provider code never
  * references the SDK, which would drag it into the serialized provider.
  */
+/**
+ * Entra's limits, for the providers' own check and hint functions. Those
+ * functions travel as text through Pulumi's closure serializer, which makes a
+ * module they name a `require` of its path in the installed package: a path
+ * under dist/infra is exported for that, one under dist/lib is not. So they
+ * name this module, never lib/entra-rules.ts itself.
+ */
+export { LIMITS };
+
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** Inputs every Graph-backed dynamic resource carries. */
