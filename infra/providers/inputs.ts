@@ -66,7 +66,7 @@ export class InputChecker {
     const value = this.present(property);
     if (value === undefined || value === UNKNOWN) return value;
     if (typeof value !== "string" || value.trim() !== value) return this.fail(property, "must be a string without leading or trailing spaces");
-    if (value.length > maxLength) return this.fail(property, `is ${value.length} characters; Entra allows at most ${maxLength}`);
+    if (value.length > maxLength) return this.fail(property, `is ${value.length} characters; at most ${maxLength} are allowed`);
     return value;
   }
 
