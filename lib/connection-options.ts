@@ -14,8 +14,6 @@ export interface ConnectionOption {
   env?: string;
   /** The --outputs keys read when the flag and the variable are absent, first found wins. */
   outputs?: ReadonlyArray<Exclude<keyof StackOutputs, "agents">>;
-  /** Its variable and outputs key hold a secret, so its flag takes a file: a secret is never on a command line. */
-  secret?: true;
   /** Only commands that read Graph take it (comments, doctor); minting a token reads none. */
   graph?: true;
   /** The --help text after the variable; a line break continues it on the next line. */
@@ -29,7 +27,7 @@ export const CONNECTION_INPUTS = {
   tenant: { value: "ID", env: "AGENT_USER_TENANT_ID", outputs: ["tenantId"], help: "GUID or verified domain" },
   authority: { value: "URL", env: "AGENT_USER_AUTHORITY_URL", outputs: ["authorityUrl"], help: `default ${PUBLIC_CLOUD.authorityUrl}` },
   "blueprint-app-id": { value: "ID", env: "AGENT_USER_BLUEPRINT_APP_ID", outputs: ["blueprintAppId"] },
-  "blueprint-secret-file": { value: "FILE", env: "AGENT_USER_BLUEPRINT_SECRET", outputs: ["blueprintClientSecret"], secret: true, help: "the value itself" },
+  "blueprint-secret-file": { value: "FILE", env: "AGENT_USER_BLUEPRINT_SECRET", outputs: ["blueprintClientSecret"], help: "the value itself" },
   "blueprint-cert": { value: "FILE", env: "AGENT_USER_BLUEPRINT_CERT", help: "PEM certificate" },
   "blueprint-key": { value: "FILE", env: "AGENT_USER_BLUEPRINT_KEY", help: "PEM private key" },
   "managed-identity-client-id": {

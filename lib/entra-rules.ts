@@ -1,4 +1,4 @@
-import { isLoopbackHost } from "./urls";
+import { secureUrlProblem } from "./urls";
 
 /**
  * Entra's rules for the ids and names this kit writes and reads, and the ids
@@ -106,17 +106,9 @@ export function isUpn(value: unknown): value is string {
  * make every one of them wrong. Plain http only on loopback (the emulator).
  */
 export function baseUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `is not an absolute URL: ${JSON.stringify(value)}`;
-  }
-  // Checked first, and the URL is not repeated: it holds a credential.
-  if (url.username || url.password) return "must not carry a user name or password";
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
-    return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`;
-  }
+  const problem = secureUrlProblem(value);
+  if (problem) return problem;
+  const url = new URL(value);
   if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
     return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${JSON.stringify(`${url.origin}${url.pathname}`)})`;
   }

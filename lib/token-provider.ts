@@ -198,15 +198,15 @@ export class AgentUserTokenProvider {
    * itself: the cached token is the same string on every hit, so the lookup
    * builds no key (a third of the provider's cost over the hop chain's hit).
    * A token replaced other than by this provider's refresh (expired, or
-   * minted `fresh`) is dropped once the map has doubled since it was last
-   * swept.
+   * minted `fresh`) is dropped at the first sweep after it can no longer be
+   * served; a sweep runs when the map has doubled since the last one.
    */
   private refreshState(token: string, expiresAt: number): RefreshState {
     const known = this.refreshes.get(token);
     if (known) return known;
     const now = this.now();
     if (this.refreshes.size >= this.sweepAt) {
-      for (const [held, state] of this.refreshes) if (state.expiresAt <= now) this.refreshes.delete(held);
+      for (const [held, state] of this.refreshes) if (state.expiresAt - EXPIRY_MARGIN_MS <= now) this.refreshes.delete(held);
       this.sweepAt = Math.max(SWEEP_AT_LEAST, 2 * this.refreshes.size);
     }
     const servedUntil = expiresAt - EXPIRY_MARGIN_MS;

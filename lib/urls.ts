@@ -3,20 +3,28 @@ import { UsageError } from "./errors";
 // Kept apart from lib/http.ts so that checking a URL does not load undici.
 
 /** Rejects plain-HTTP URLs unless they point at this machine. */
-export function assertSecureUrl(name: string, value: string): URL {
+/**
+ * Why `value` is no URL to send a secret to, or undefined: absolute, with no
+ * user name or password, https (plain http only for a loopback host). The
+ * value is quoted only once it parsed without a credential in it.
+ */
+export function secureUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${name} is not an absolute URL: ${JSON.stringify(value)}`);
+    // Not repeated: a URL that does not parse may still hold a password.
+    return "is not an absolute URL";
   }
-  // Checked first, and the URL is not repeated: it holds a credential.
-  if (url.username || url.password) throw new UsageError(`${name} must not carry a user name or password`);
-  if (url.protocol === "https:") return url;
-  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return url;
-  throw new UsageError(
-    `${name} must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`,
-  );
+  if (url.username || url.password) return "must not carry a user name or password";
+  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return undefined;
+  return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`;
+}
+
+export function assertSecureUrl(name: string, value: string): URL {
+  const problem = secureUrlProblem(value);
+  if (problem) throw new UsageError(`${name} ${problem}`);
+  return new URL(value);
 }
 
 export function isLoopbackHost(hostname: string): boolean {

@@ -16,8 +16,12 @@ import { describeJsonProblem, parseJson } from "../lib/json-positions";
  * variables, as in the Pulumi program.
  */
 export interface StackConfigFile {
+  /** The file, as given. */
+  path: string;
   /** The agent-user-kit: keys. */
   kit: RawConfig;
+  /** agent-user-kit: keys that are secrets the file leaves out: an error only for the command that needs them. */
+  kitLeftOut: ConfigKey[];
   /** The azuread: keys of the provisioner, for infra/provisioner-credential.ts's gatherSettings. */
   provisioner: ConfigLookup;
 }
@@ -40,10 +44,11 @@ function valueOf(entry: unknown, key: string, path: string): string | undefined 
   throw new UsageError(`--config-from-stack ${path}: ${key} has no string "value"`, HINT);
 }
 
-function secretLeftOut(path: string, key: string, instead?: string): UsageError {
+/** `instead`: the other way to give the value, e.g. "set ARM_CLIENT_SECRET". */
+function secretLeftOut(path: string, key: string, instead: string): UsageError {
   return new UsageError(
     `--config-from-stack ${path}: ${key} is a secret, and \`pulumi config --json\` leaves a secret's value out`,
-    `write the file with \`pulumi config --json --show-secrets\` (it then holds the secret: keep it private and delete it after)${instead ? `, or export ${instead}` : ""}`,
+    `write the file with \`pulumi config --json --show-secrets\` (it then holds the secret: keep it private and delete it after), or ${instead}`,
   );
 }
 
@@ -65,21 +70,22 @@ export function readStackConfigFile(path: string, cwd: string, env: NodeJS.Proce
   const json = parsed.value;
   if (!isObject(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
   const kit: RawConfig = {};
+  const kitLeftOut: ConfigKey[] = [];
   for (const key of CONFIG_KEYS) {
     const name = `${CONFIG_NAMESPACE}:${key}`;
     if (json[name] === undefined) continue;
     const value = valueOf(json[name], name, path);
-    if (value === undefined) throw secretLeftOut(path, name);
-    kit[key] = value;
+    if (value === undefined) kitLeftOut.push(key);
+    else kit[key] = value;
   }
   const provisioner: Record<string, string> = {};
   for (const [key, envName] of Object.values(PROVISIONER_SOURCES)) {
     if (json[key] === undefined) continue;
     const value = valueOf(json[key], key, path);
     if (value !== undefined) provisioner[key] = value;
-    else if (!env[envName]) throw secretLeftOut(path, key, envName);
+    else if (!env[envName]) throw secretLeftOut(path, key, `set ${envName}`);
   }
-  return { kit, provisioner: { get: (key) => provisioner[key] } };
+  return { path, kit, kitLeftOut, provisioner: { get: (key) => provisioner[key] } };
 }
 
 /** The validated configuration from the file and the flags (flags win); a bad key is a usage error naming it. */
@@ -88,6 +94,7 @@ export function stackConfig(file: StackConfigFile | undefined, flags: Record<str
   for (const key of CONFIG_KEYS) {
     const value = flags[flagOf(key)];
     if (value !== undefined) raw[key] = value;
+    else if (file?.kitLeftOut.includes(key)) throw secretLeftOut(file.path, `${CONFIG_NAMESPACE}:${key}`, `pass --${flagOf(key)}`);
   }
   return validateConfig(raw);
 }

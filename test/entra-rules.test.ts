@@ -128,6 +128,8 @@ describe("base URLs", () => {
 
   it("never repeats a URL that carries a credential", () => {
     expect(baseUrlProblem("https://user:s3cret@graph.example.test/v1.0")).not.toContain("s3cret");
+    // One that does not even parse (a port that is no number) may hold a password all the same.
+    expect(baseUrlProblem("https://user:s3cret@graph.example.test:port")).toBe("is not an absolute URL");
   });
 });
 

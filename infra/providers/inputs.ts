@@ -2,11 +2,6 @@ import type * as pulumi from "@pulumi/pulumi";
 import { baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
 
 /**
- * What Pulumi puts in place of a value not known yet (during preview): the
- * value of `pulumi.runtime.unknownValue`. Repeated here so provider code never
- * references the SDK, which would drag it into the serialized provider.
- */
-/**
  * Entra's limits, for the providers' own check and hint functions. Those
  * functions travel as text through Pulumi's closure serializer, which makes a
  * module they name a `require` of its path in the installed package: a path
@@ -15,6 +10,11 @@ import { baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "
  */
 export { LIMITS };
 
+/**
+ * What Pulumi puts in place of a value not known yet (during preview): the
+ * value of `pulumi.runtime.unknownValue`. Repeated here so provider code never
+ * references the SDK, which would drag it into the serialized provider.
+ */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** Inputs every Graph-backed dynamic resource carries. */

@@ -1,5 +1,5 @@
 import { isReplicationAadsts } from "../../lib/aadsts";
-import { ClaimsError } from "../../lib/errors";
+import { ClaimsError, NotJwtError } from "../../lib/errors";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import type { ProbeSettings } from "../../lib/settings";
@@ -227,7 +227,7 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
     found.checks.push(ok(link, undefined, `hops 1 to 3 minted a token for ${String(token.claims.upn ?? token.claims.oid)} (scp ${String(token.claims.scp ?? "")})`));
   } catch (err) {
     // A network failure or throttling is the run's problem, not the chain's: it ends the command (exit 4).
-    if (!(err instanceof TokenEndpointError) && !(err instanceof ClaimsError)) throw err;
+    if (!(err instanceof TokenEndpointError) && !(err instanceof ClaimsError) && !(err instanceof NotJwtError)) throw err;
     const hop = err.hop ?? 3;
     const codes = err instanceof TokenEndpointError ? err.codes : [];
     const what = `${HOP_STEPS[hop as 1 | 2 | 3]} failed: ${err.message.slice(err.step.length + 2).replace(/\.$/, "")}`;

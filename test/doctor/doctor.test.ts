@@ -180,7 +180,8 @@ describe("agent-user doctor", () => {
       const stackFile = (secret: string | undefined) => {
         const file = join(scratch.dir, `config-${secret ?? "left-out"}.json`);
         const clientSecret = secret === undefined ? { secret: true } : { value: secret, secret: true };
-        writeFileSync(file, JSON.stringify({ "azuread:tenantId": { value: p.tenantId, secret: false }, "azuread:clientId": { value: p.clientId, secret: false }, "azuread:clientSecret": clientSecret }), { mode: 0o600 });
+        // A kit key kept secret and left out is preflight's concern, never doctor's.
+        writeFileSync(file, JSON.stringify({ "agent-user-kit:sponsors": { secret: true }, "azuread:tenantId": { value: p.tenantId, secret: false }, "azuread:clientId": { value: p.clientId, secret: false }, "azuread:clientSecret": clientSecret }), { mode: 0o600 });
         return file;
       };
       const wrongArm = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: "wrong" };

@@ -148,6 +148,19 @@ describe("agent-user preflight", () => {
     expect(run.code).toBe(0);
   });
 
+  it("a kit key the file leaves out as a secret is exit 2 naming it and its flag, unless the flag gives it", async () => {
+    const file = configFile();
+    const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    json["agent-user-kit:sponsors"] = { secret: true };
+    writeFileSync(file, JSON.stringify(json));
+    const leftOut = await runCli(["preflight", "--config-from-stack", file], env);
+    expect(leftOut.code).toBe(2);
+    expect(leftOut.stderr).toMatch(/agent-user-kit:sponsors is a secret/);
+    expect(leftOut.stderr).toMatch(/pass --sponsors/);
+    const given = await runCli(["preflight", "--config-from-stack", file, "--sponsors", DEFAULT_IDS.sponsorId], env);
+    expect(given.code).toBe(0);
+  });
+
   it("takes the keys as flags alone, without a file", async () => {
     const run = await preflight([
       "--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Flag blueprint", "--agent-identity-name", "Flag agent", "--agent-user-name", "flag-agent",

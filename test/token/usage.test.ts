@@ -154,6 +154,11 @@ describe("plain http is refused except on loopback", () => {
     expect(message).toMatch(/the IMDS endpoint must (use https|not carry a user name or password)/);
   });
 
+  it("an authority with a path is refused, by the rule the stack config and the providers use", async () => {
+    const { message } = await usageError(["--outputs", file(), "--authority", "https://login.microsoftonline.com/contoso.onmicrosoft.com"]);
+    expect(message).toMatch(/the authority URL must be a base URL with no path, query or fragment, such as https:\/\/login\.microsoftonline\.com/);
+  });
+
   it("an authority that is not a URL", async () => {
     expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/the authority URL is not an absolute URL/);
   });
