@@ -1,4 +1,4 @@
-import { fstatSync, mkdtempSync } from "node:fs";
+import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
@@ -96,6 +96,8 @@ export function untilStopped(): Promise<string> {
 }
 
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+  // A certificate is made anew at every start: a directory made to hold it goes when the emulator stops.
+  let madeDir: string | undefined;
   try {
     const { values } = parseCommandArgs("emulator", argv, {
       port: { type: "string" },
@@ -131,7 +133,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
         ? resolve(io.cwd, values["ca-file"])
         : outputsFile
           ? join(dirname(outputsFile), "emulator-ca.pem")
-          : join(mkdtempSync(join(tmpdir(), "agent-user-emulator-")), "ca.pem");
+          : join((madeDir = mkdtempSync(join(tmpdir(), "agent-user-emulator-"))), "ca.pem");
     const emulator = await startEmulator({
       ...listen,
       tenant,
@@ -189,5 +191,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     return ExitCode.ok;
   } catch (err) {
     return reportFailure(err, io, false);
+  } finally {
+    if (madeDir) rmSync(madeDir, { recursive: true, force: true });
   }
 };

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { defaultTenant, SHARE_URLS } from "../../emulator/seed";
 
 const CLI = join(resolve(__dirname, "../.."), "dist/probes/agent-user.js");
@@ -17,8 +17,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the emulator until it prints its banner, then stops it; resolves to its output and exit code. */
-function bannerOf(args: string[], cwd = dir): Promise<{ stdout: string; stderr: string; code: number | null }> {
+/** Runs the emulator until it prints its banner, calls `whileRunning` with it, then stops it; resolves to its output and exit code. */
+function bannerOf(args: string[], cwd = dir, whileRunning?: (banner: string) => void): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [CLI, "emulator", ...args], { cwd });
     let stdout = "";
@@ -26,7 +26,10 @@ function bannerOf(args: string[], cwd = dir): Promise<{ stdout: string; stderr: 
     let stopping = false;
     child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
-      if (!stopping && stdout.includes("press Ctrl+C")) stopping = child.kill("SIGTERM");
+      if (!stopping && stdout.includes("press Ctrl+C")) {
+        whileRunning?.(stdout);
+        stopping = child.kill("SIGTERM");
+      }
     });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("exit", (code) => done({ stdout, stderr, code }));
@@ -59,13 +62,16 @@ it("takes --tenant-file; --tenant still works with a deprecation warning", async
   expect(old.stderr).toContain("--tenant FILE is deprecated, use --tenant-file FILE");
 });
 
-it("lists the seeded share URLs, and writes its certificate beside --outputs or under the temp directory, never into the cwd", async () => {
+it("lists the seeded share URLs, and writes its certificate beside --outputs or under the temp directory (gone when it stops), never into the cwd", async () => {
   const cwd = mkdtempSync(join(dir, "cwd-"));
-  const plain = await bannerOf([], cwd);
+  let existedWhileRunning = false;
+  const plain = await bannerOf([], cwd, (banner) => (existedWhileRunning = existsSync(/certificate: (\S+)\)/.exec(banner)![1]!)));
   for (const url of Object.values(SHARE_URLS)) expect(plain.stdout).toContain(url);
   const ca = /certificate: (\S+)\)/.exec(plain.stdout)![1]!;
   expect(ca.startsWith(tmpdir())).toBe(true);
-  expect(existsSync(ca)).toBe(true);
+  expect(existedWhileRunning).toBe(true);
+  // A new certificate is made at every start: the directory made for this one went with the emulator.
+  expect(existsSync(dirname(ca))).toBe(false);
   expect(readdirSync(cwd)).toEqual([]);
   mkdirSync(join(cwd, "sub"));
   const beside = await bannerOf(["--outputs", "sub/outputs.json"], cwd);
