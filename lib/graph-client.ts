@@ -3,7 +3,7 @@ import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest,
 import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
-import { holdThrottleGate, throttleGate } from "./throttle";
+import { throttledSend } from "./throttle";
 
 /** Graph's error envelope. */
 export interface GraphErrorBody {
@@ -206,17 +206,9 @@ export class GraphClient {
         };
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
         // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
-        const gate = throttleGate(this.baseUrl, this.options.hooks);
-        const release = gate && (await gate);
-        let res: HttpResponse;
-        try {
-          res = await send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options });
-          // Before the next caller is let through: it must already see the wait.
-          const retryAfterMs = res.status >= 400 ? parseRetryAfter(res.headers["retry-after"]) : undefined;
-          if (retryAfterMs) holdThrottleGate(this.baseUrl, retryAfterMs, this.options.hooks?.now);
-        } finally {
-          release?.();
-        }
+        const res = await throttledSend(this.baseUrl, this.options.hooks, () =>
+          send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options }),
+        );
         // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
         if (res.status >= 400) throw new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
         return res;

@@ -1,3 +1,4 @@
+import { parseRetryAfter, type HttpResponse } from "./http";
 import { DEFAULT_RETRY, type RetryHooks } from "./retry";
 
 /*
@@ -96,4 +97,22 @@ export function holdThrottleGate(key: string, ms: number, now: () => number = Da
   const gate = gates().get(key);
   if (gate === undefined) gates().set(key, { openAt: until, inFlight: 0, queue: [] });
   else if (until > gate.openAt) gate.openAt = until;
+}
+
+/**
+ * One request through the gate of `key`, as both clients send: it waits while
+ * the gate says so, and an error answer with Retry-After holds the gate before
+ * the next caller is let through, so that caller already sees the wait.
+ */
+export async function throttledSend(key: string, hooks: RetryHooks | undefined, sendOne: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  const gate = throttleGate(key, hooks);
+  const release = gate && (await gate);
+  try {
+    const res = await sendOne();
+    const retryAfterMs = res.status >= 400 ? parseRetryAfter(res.headers["retry-after"]) : undefined;
+    if (retryAfterMs) holdThrottleGate(key, retryAfterMs, hooks?.now);
+    return res;
+  } finally {
+    release?.();
+  }
 }

@@ -1,10 +1,10 @@
 import { aadstsHint, isTransientAadsts } from "./aadsts";
 import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
-import { parseRetryAfter, send, type HttpOptions, type HttpResponse } from "./http";
+import { parseRetryAfter, send, type HttpOptions } from "./http";
 import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
-import { holdThrottleGate, throttleGate } from "./throttle";
+import { throttledSend } from "./throttle";
 
 /** Successful answer of `/oauth2/v2.0/token`. */
 export interface TokenResponse {
@@ -139,26 +139,13 @@ export async function requestToken(
   const response = await withRetry(
     async () => {
       // The endpoint names the tenant, which is what Entra throttles by: callers in this process share one wait.
-      const gate = throttleGate(endpoint, options.hooks);
-      const release = gate && (await gate);
-      attempts++;
-      let res: HttpResponse;
-      let retryAfterMs: number | undefined;
-      try {
-        res = await send(
-          step,
-          { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body },
-          options,
-        );
-        retryAfterMs = parseRetryAfter(res.headers["retry-after"]);
-        // Before the next caller is let through: it must already see the wait.
-        if (res.status !== 200 && retryAfterMs) holdThrottleGate(endpoint, retryAfterMs, options.hooks?.now);
-      } finally {
-        release?.();
-      }
+      const res = await throttledSend(endpoint, options.hooks, () => {
+        attempts++;
+        return send(step, { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body }, options);
+      });
       // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
       const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
-      return parseTokenResponse(step, res.status, text, { retryAfterMs, hop: options.hop });
+      return parseTokenResponse(step, res.status, text, { retryAfterMs: parseRetryAfter(res.headers["retry-after"]), hop: options.hop });
     },
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,
