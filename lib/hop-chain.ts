@@ -78,6 +78,8 @@ interface CachedToken {
   expiresAt: number;
   /** What the minting call measured; reported only for the call that minted it. */
   ms: number;
+  /** The final token's claims, checked when it was minted (hop 3 only). */
+  claims?: JwtClaims;
 }
 
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
@@ -105,21 +107,8 @@ export class HopChain {
     const final =
       this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
     hops.sort((a, b) => a.hop - b.hop);
-    const claims = decodeJwtClaims(final.token);
-    if (!claims) throw new NotJwtError(HOP_STEPS[3], whyNotJwt(final.token)!, 3);
-    // A tenant named by its domain is checked against the tid Entra put in T1.
-    const t1 = isGuid(this.config.tenantId) ? undefined : this.cache.last(`1|${agentIdentityId}`);
-    const tidOfT1 = t1 && decodeJwtClaims(t1.token)?.tid;
-    const mismatches = checkAgentUserClaims(claims, {
-      agentIdentityId,
-      agentUser,
-      tenantId: this.config.tenantId,
-      resourceUrl,
-      tidOfT1: typeof tidOfT1 === "string" ? tidOfT1 : undefined,
-      now: this.now(),
-    });
-    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches, 3);
-    return { accessToken: final.token, expiresAt: final.expiresAt, claims, hops };
+    // The same claims object on every hit of one cached token (the token provider keys its refresh state by it).
+    return { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
   }
 
   /** Forgets every cached token. */
@@ -133,7 +122,28 @@ export class HopChain {
     const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, () => this.hop1(agentIdentityId)));
     const k2 = `2|${agentIdentityId}`;
     const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token)));
-    return await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+    return { ...final, claims: this.checked(final.token, { agentIdentityId, agentUser, resourceUrl }, t1.token) };
+  }
+
+  /**
+   * The final token's claims, or the error that refuses it. Checked once, as
+   * it is minted: a refused token is never cached, and a cache hit decodes
+   * nothing.
+   */
+  private checked(token: string, asked: { agentIdentityId: string; agentUser: string; resourceUrl: string }, t1: string): JwtClaims {
+    const claims = decodeJwtClaims(token);
+    if (!claims) throw new NotJwtError(HOP_STEPS[3], whyNotJwt(token)!, 3);
+    // A tenant named by its domain is checked against the tid Entra put in T1.
+    const tidOfT1 = isGuid(this.config.tenantId) ? undefined : decodeJwtClaims(t1)?.tid;
+    const mismatches = checkAgentUserClaims(claims, {
+      ...asked,
+      tenantId: this.config.tenantId,
+      tidOfT1: typeof tidOfT1 === "string" ? tidOfT1 : undefined,
+      now: this.now(),
+    });
+    if (mismatches.length > 0) throw new ClaimsError(HOP_STEPS[3], mismatches, 3);
+    return claims;
   }
 
   /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */

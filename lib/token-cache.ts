@@ -28,11 +28,6 @@ export class TokenCache<T extends { expiresAt: number }> {
     return token !== undefined && token.expiresAt - EXPIRY_MARGIN_MS > now ? token : undefined;
   }
 
-  /** The token last cached for `key`, however near its expiry. */
-  last(key: string): T | undefined {
-    return this.tokens.get(key);
-  }
-
   /**
    * Mints the token for `key`, or joins the request already in flight for it
    * (`joined`), then caches it. A `fresh` caller starts its own request and

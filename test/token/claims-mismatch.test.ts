@@ -26,6 +26,11 @@ it("the hop chain throws a ClaimsError naming tid, its expected and its actual v
   expect(err).toBeInstanceOf(ClaimsError);
   expect((err as ClaimsError).mismatches).toEqual([{ claim: "tid", expected: ALIAS_TENANT, actual: ctx.out.tenantId }]);
   expect((err as ClaimsError).exitCode).toBe(5);
+  // A refused token is not cached: asking again sends hop 3 again (T1 and T2 are served from the cache) and is refused again.
+  const before = ctx.emulator.requests.length;
+  const again = await chain.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl }).catch((e: unknown) => e);
+  expect(again).toBeInstanceOf(ClaimsError);
+  expect(tokenStatuses(ctx.emulator, before)).toEqual([200]);
 });
 
 it("agent-user token exits 5 with a claims_mismatch failure after three successful hops, and prints no token", async () => {
