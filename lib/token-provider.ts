@@ -95,9 +95,6 @@ interface RefreshState {
 
 const STEP = "agent user token";
 
-/** Refresh states held before the first sweep for expired tokens. */
-const SWEEP_AT_LEAST = 64;
-
 /**
  * Delegated tokens for agent users, as an agent embeds it: three token
  * requests (blueprint → agent identity → agent user), cached per agent
@@ -110,9 +107,12 @@ export class AgentUserTokenProvider {
   private readonly refreshWindowMs: number;
   private readonly now: () => number;
   private readonly random: () => number;
-  /** By token: see refreshState. */
-  private readonly refreshes = new Map<string, RefreshState>();
-  private sweepAt = SWEEP_AT_LEAST;
+  /**
+   * By the cached token's claims object, which the hop chain hands out on
+   * every hit of that token: the lookup builds no key, and a token the chain
+   * has replaced takes its state with it.
+   */
+  private refreshes = new WeakMap<JwtClaims, RefreshState>();
 
   constructor(options: AgentUserTokenProviderOptions) {
     this.now = options.hooks?.now ?? Date.now;
@@ -169,14 +169,11 @@ export class AgentUserTokenProvider {
 
   /** The token as served, with a background refresh started once its refresh moment has come. */
   private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest): AgentUserAccessToken {
-    const state = this.refreshState(minted.accessToken, minted.expiresAt);
+    const state = this.refreshState(minted);
     if (!chainRequest.fresh && !state.running && this.now() >= state.refreshAt) {
       // Serve the valid token now; the renewal fills the cache for the next caller.
       state.running = this.chain.agentUserToken({ ...chainRequest, renew: true }).then(
-        (renewed) => {
-          this.refreshes.delete(minted.accessToken);
-          this.refreshState(renewed.accessToken, renewed.expiresAt);
-        },
+        (renewed) => void this.refreshState(renewed),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
           state.running = undefined;
@@ -190,30 +187,18 @@ export class AgentUserTokenProvider {
   /** Forgets every cached token. */
   clear(): void {
     this.chain.clear();
-    this.refreshes.clear();
+    this.refreshes = new WeakMap();
   }
 
-  /**
-   * The refresh moment of a token, drawn once per token. Keyed by the token
-   * itself: the cached token is the same string on every hit, so the lookup
-   * builds no key (a third of the provider's cost over the hop chain's hit).
-   * A token replaced other than by this provider's refresh (expired, or
-   * minted `fresh`) is dropped at the first sweep after it can no longer be
-   * served; a sweep runs when the map has doubled since the last one.
-   */
-  private refreshState(token: string, expiresAt: number): RefreshState {
-    const known = this.refreshes.get(token);
+  /** The refresh moment of a token, drawn once per token. */
+  private refreshState(token: AgentUserToken): RefreshState {
+    const known = this.refreshes.get(token.claims);
     if (known) return known;
-    const now = this.now();
-    if (this.refreshes.size >= this.sweepAt) {
-      for (const [held, state] of this.refreshes) if (state.expiresAt - EXPIRY_MARGIN_MS <= now) this.refreshes.delete(held);
-      this.sweepAt = Math.max(SWEEP_AT_LEAST, 2 * this.refreshes.size);
-    }
-    const servedUntil = expiresAt - EXPIRY_MARGIN_MS;
+    const servedUntil = token.expiresAt - EXPIRY_MARGIN_MS;
     // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
-    const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - now) / 2));
-    const state: RefreshState = { expiresAt, refreshAt: servedUntil - this.random() * window };
-    this.refreshes.set(token, state);
+    const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - this.now()) / 2));
+    const state: RefreshState = { expiresAt: token.expiresAt, refreshAt: servedUntil - this.random() * window };
+    this.refreshes.set(token.claims, state);
     return state;
   }
 }
