@@ -3,17 +3,17 @@
  * runs it: exit codes and stdout survive the trip through process.exit.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { JWT_SHAPE, useEmulator, writeOutputs } from "./helpers";
 
 const ROOT = resolve(__dirname, "../..");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
 
-beforeAll(async () => {
-  await promisify(execFile)("npm", ["run", "--silent", "build"], { cwd: ROOT });
-}, 120_000);
+// `npm test` builds first; rebuilding here would rewrite the bundles other test workers are loading.
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first`);
+});
 const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "ca.pem") }));
 
 /** Runs the bin asynchronously (the emulator answers from this process) with only PATH inherited. */
