@@ -5,6 +5,7 @@ import { CONNECTION_INPUTS, type ConnectionFlags, type ResolvedFlag } from "./co
 import { UsageError } from "./errors";
 import { describeJsonProblem, parseJson } from "./json-positions";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
+import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 
@@ -160,13 +161,6 @@ export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.Process
 /** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */
 export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentUser"> & { agentIdentityId?: string; agentUser?: string };
 
-/** The authority or Graph base URL, by the rule the stack config and the providers use (lib/entra-rules.ts). */
-function baseUrl(name: string, value: string): string {
-  const problem = baseUrlProblem(value);
-  if (problem) throw new UsageError(`${name} ${problem}`);
-  return new URL(value).toString();
-}
-
 /**
  * The one resolution of flags, AGENT_USER_* environment variables and stack
  * outputs (already parsed and narrowed to one agent), used by the CLI and by
@@ -219,8 +213,8 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   }
   const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
   if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
-  const authorityUrl = baseUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!);
-  const graphUrl = baseUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!);
+  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).toString();
+  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).toString();
   const { credential, source } = pickCredential(flags, env, outputs, cwd);
   sources.credential = source;
   return {

@@ -21,8 +21,9 @@ export function secureUrlProblem(value: string): string | undefined {
   return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`;
 }
 
-export function assertSecureUrl(name: string, value: string): URL {
-  const problem = secureUrlProblem(value);
+/** The URL, or a usage error naming it and what `rule` (by default secureUrlProblem) finds wrong. */
+export function assertSecureUrl(name: string, value: string, rule: (value: string) => string | undefined = secureUrlProblem): URL {
+  const problem = rule(value);
   if (problem) throw new UsageError(`${name} ${problem}`);
   return new URL(value);
 }

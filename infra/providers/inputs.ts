@@ -70,9 +70,10 @@ export class InputChecker {
     return value;
   }
 
-  /** A display name: Entra's length, and no control character (as the stack config checks). */
+  /** A display name: Entra's length, and no control character, by the stack config's own rule. */
   displayName(property: string): unknown {
-    const value = this.text(property, LIMITS.displayName);
+    // The length is displayNameProblem's to judge, so both say the same.
+    const value = this.text(property, Infinity);
     if (typeof value !== "string" || value === UNKNOWN) return value;
     const problem = displayNameProblem(value);
     return problem ? this.fail(property, problem) : value;
@@ -80,7 +81,7 @@ export class InputChecker {
 
   /** A UPN by Entra's username policy (lib/entra-rules.ts), as the stack config checks its two parts. */
   upn(property: string): unknown {
-    const value = this.text(property, LIMITS.upnLocalPart + 1 + LIMITS.upnDomain);
+    const value = this.text(property, Infinity);
     if (typeof value !== "string" || value === UNKNOWN) return value;
     const problem = upnProblem(value);
     return problem ? this.fail(property, `must be local@domain by Entra's username policy: ${problem}`) : value;
