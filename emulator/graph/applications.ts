@@ -1,11 +1,10 @@
-import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
 import { BLUEPRINTS, callerId, createPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
-import { owners, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { displayName, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -45,12 +44,6 @@ function view(app: Application): Record<string, unknown> {
 function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
   const app = ctx.store.application(id.toLowerCase());
   return app?.kind === "agentIdentityBlueprint" ? app : undefined;
-}
-
-function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
-  const name = requiredString(req, body, "displayName");
-  if (name.length > LIMITS.displayName) throw graphError(req, GRAPH_ERRORS.displayNameTooLong(name.length, LIMITS.displayName));
-  return name;
 }
 
 function tags(req: EmulatorRequest, value: unknown): string[] {

@@ -1,11 +1,20 @@
+import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest } from "../router";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
+import { requiredString } from "./odata";
 
 /**
  * What the directory routes share: Entra's replication lag as Graph shows it,
  * and `@odata.bind` references.
  */
+
+/** The body's displayName, as blueprint and agent identity create and PATCH take it: a non-empty string within Entra's length limit. */
+export function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
+  const name = requiredString(req, body, "displayName");
+  if (name.length > LIMITS.displayName) throw graphError(req, GRAPH_ERRORS.displayNameTooLong(name.length, LIMITS.displayName));
+  return name;
+}
 
 /**
  * The object a request names by id. An object written less than the store's

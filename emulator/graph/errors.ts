@@ -121,7 +121,6 @@ export const GRAPH_ERRORS = {
 
   // --- Blueprints, principals and agent identities.
   displayNameTooLong: (length: number, max: number) => badRequest(`displayName is ${length} characters; at most ${max} are allowed.`),
-  identityDisplayNameTooLong: (max: number) => badRequest(`displayName is longer than ${max} characters.`),
   tagsNotStrings: () => badRequest("tags must be a list of strings."),
   notABlueprint: (appId: string) => badRequest(`Application '${appId}' is not an agent identity blueprint.`),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),

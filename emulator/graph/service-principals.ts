@@ -1,4 +1,3 @@
-import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
 import {
@@ -12,7 +11,7 @@ import {
   requireOwner,
   type PermissionFamily,
 } from "./directory-auth";
-import { owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { displayName, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
@@ -88,8 +87,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
   const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
-  const displayName = requiredString(req, body, "displayName");
-  if (displayName.length > LIMITS.displayName) throw graphError(req, GRAPH_ERRORS.identityDisplayNameTooLong(LIMITS.displayName));
+  const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
   referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
@@ -103,7 +101,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     // Observed on real agent identities: the appId is the object id.
     appId: id,
     kind: "agentIdentity",
-    displayName,
+    displayName: name,
     servicePrincipalType: "ServiceIdentity",
     servicePrincipalNames: [],
     agentIdentityBlueprintId: blueprintAppId,
@@ -127,7 +125,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   requireOwner(req, AGENT_IDENTITIES, identityOwners(ctx, sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
-  if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: requiredString(req, body, "displayName") });
+  if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: displayName(req, body) });
   return graphNoContent(req.headers);
 }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { Agent } from "undici";
-import { parseFaultSpec } from "../../emulator/faults";
 import { agentEntries, bareTenant, DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { agentIdentityProvider, type AgentIdentityOutputs } from "../../infra/providers/agent-identity";
@@ -16,13 +15,13 @@ import { PACKAGE_VERSION } from "../../lib/version";
 import { mapLimit } from "../../probes/map-limit";
 import { AUTHORITY, emulatorConnector } from "./transport";
 import type { TokenClient } from "./workload";
-import type { AgentPair } from "./tenant";
+import { GRAPH, guid, type AgentPair } from "./tenant";
 
 /*
  * Fleet figures: how close provisioning and minting for many agents come to
  * the floor the tenant's throttling sets (requests made / allowed rate), with
  * the emulator's rate limits shaped like Entra's and Graph's. The bench runs
- * them at full size; test/bench-fleet.test.ts runs them small.
+ * them at full size; test/fleet-bench.test.ts runs them small.
  */
 
 export interface ProvisionFigures {
@@ -58,13 +57,10 @@ async function create<T>(provider: pulumi.dynamic.ResourceProvider, news: Record
  */
 export async function provisionFleet(count: number, concurrency: number, graphRate: number): Promise<ProvisionFigures> {
   const seed = bareTenant();
-  const emulator = await startEmulator({ tenant: seed, faults: parseFaultSpec(`graph-rate=${graphRate}`).faults });
+  const emulator = await startEmulator({ tenant: seed, faults: { graphRate } });
+  const p = emulator.provisioner()!;
   const saved = { ...process.env };
-  Object.assign(process.env, {
-    ARM_TENANT_ID: seed.tenantId,
-    ARM_CLIENT_ID: DEFAULT_IDS.provisionerAppId,
-    ARM_CLIENT_SECRET: seed.applications[0]!.passwordCredentials[0]!.secretText,
-  });
+  Object.assign(process.env, { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret });
   forgetProvisionerTokens();
   try {
     const common = { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, consistencyWindowMs: 0, providerVersion: PACKAGE_VERSION };
@@ -124,10 +120,9 @@ function duplicatesIn(emulator: Emulator): number {
 }
 
 /** A tenant of `identities` agent identities under the default blueprint, each with `usersEach` agent users and their Graph grants. */
-export function fleetTenant(identities: number, usersEach: number): { seed: ReturnType<typeof defaultTenant>; pairs: AgentPair[] } {
+function benchFleetTenant(identities: number, usersEach: number): { seed: ReturnType<typeof defaultTenant>; pairs: AgentPair[] } {
   const seed = defaultTenant();
   const pairs: AgentPair[] = [];
-  const guid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
   for (let i = 0; i < identities; i++) {
     const identity = guid("f1000000", i);
     for (let j = 0; j < usersEach; j++) {
@@ -158,8 +153,8 @@ export interface FleetEmulator {
 
 /** The fleet tenant on an emulator whose token endpoint takes `idpRate` requests a second; Entra's host name routed to it for the peer. */
 export async function startFleetEmulator(identities: number, usersEach: number, idpRate: number): Promise<FleetEmulator> {
-  const { seed, pairs } = fleetTenant(identities, usersEach);
-  const emulator = await startEmulator({ tenant: seed, faults: parseFaultSpec(`idp-rate=${idpRate}`).faults, extraHosts: [new URL(AUTHORITY).host] });
+  const { seed, pairs } = benchFleetTenant(identities, usersEach);
+  const emulator = await startEmulator({ tenant: seed, faults: { idpRate }, extraHosts: [new URL(AUTHORITY).host] });
   const outputs = emulator.outputs();
   return {
     emulator,
@@ -186,7 +181,7 @@ export async function fleetTokens(fleet: FleetEmulator, client: TokenClient, con
   let failures = 0;
   const started = performance.now();
   await mapLimit(fleet.pairs, concurrency, async (pair) => {
-    await client.token(pair, "https://graph.microsoft.com").catch(() => failures++);
+    await client.token(pair, GRAPH).catch(() => failures++);
   });
   const ms = performance.now() - started;
   const seen = fleet.emulator.requests.slice(from).filter((r) => r.surface === "token");
@@ -245,7 +240,7 @@ export async function refreshStorm(
   concurrency: number,
   deadlineMs: number,
 ): Promise<RefreshStormFigures> {
-  const resource = "https://graph.microsoft.com";
+  const resource = GRAPH;
   const before = new Map<AgentPair, string>();
   let servedUntil = Number.POSITIVE_INFINITY;
   await mapLimit(fleet.pairs, concurrency, async (pair) => {

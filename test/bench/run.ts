@@ -181,7 +181,7 @@ function fleetTable(s: FleetSummary): string {
       `no failed call, no call waiting > 2× floor: ${ok(s.refresh_storm_failures === 0 && s.refresh_storm_max_wait_ms <= 2 * s.fleet_tokens_floor_ms)}`,
     ],
   ];
-  return `${rows.map((r) => `| ${r.join(" | ")} |`).join("\n")}\n`;
+  return `${markdownRows(rows)}\n`;
 }
 
 function claimsOf(token: string): Record<string, unknown> {
@@ -411,6 +411,8 @@ function startupSummary(f: StartupFigures): StartupSummary {
 
 const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "–");
 const ok = (pass: boolean) => (pass ? "met" : "**missed**");
+/** Markdown table rows, one line each. */
+const markdownRows = (rows: readonly string[][]) => rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
 
 /** A row of a figure measured for the floor, the runner and the peer, with its two targets. */
 function latencyRow(figure: string, floor: number, runner: number, peer: number): string[] {
@@ -455,7 +457,6 @@ function table(f: Figures, s: Summary): string {
     ],
     ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
   ];
-  const md = (t: string[][]) => t.map((r) => `| ${r.join(" | ")} |`).join("\n");
   const detail = [
     `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
     `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
@@ -465,7 +466,7 @@ function table(f: Figures, s: Summary): string {
     `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
     `Node ${process.version}, for every figure above`,
   ];
-  return `${md(rows)}\n\n${startupTable(f.startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
+  return `${markdownRows(rows)}\n\n${startupTable(f.startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;
 }
 
 /** The start-up table: whole-process wall times against bare node, measured side by side. */
@@ -492,7 +493,7 @@ function startupTable(f: StartupFigures): string {
     ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
     [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
   ];
-  return startup.map((r) => `| ${r.join(" | ")} |`).join("\n");
+  return markdownRows(startup);
 }
 
 async function main(): Promise<void> {

@@ -29,7 +29,8 @@ export interface BenchTenant {
   fleet: AgentPair[];
 }
 
-const guid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
+/** A GUID-shaped id: `prefix`, then `n` in hex as the last group. */
+export const guid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
 
 export function benchTenant(count: number): BenchTenant {
   const ids = DEFAULT_IDS;

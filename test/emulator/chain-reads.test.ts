@@ -2,30 +2,18 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
-import { DEFAULT_IDS, PROVISIONER_ROLES } from "../../emulator/seed";
+import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import type { Emulator } from "../../emulator/server";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
-import { requestToken, tokenEndpoint } from "../../lib/token-client";
 import { runCli, scratchDir } from "../token/helpers";
+import { startDirectory, type Directory } from "./directory-client";
 
 /**
  * The Graph reads `agent-user doctor` and `preflight` make, with Graph's
  * shapes; `--faults break=LINK`; and `emulator --env-file`.
  */
-
-async function provisionerGet(emulator: Emulator, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const p = emulator.provisioner()!;
-  const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
-    grant_type: "client_credentials",
-    client_id: p.clientId,
-    client_secret: p.clientSecret,
-    scope: `${emulator.httpUrl}/.default`,
-  });
-  const res = await fetch(`${emulator.httpUrl}${path}`, { headers: { authorization: `Bearer ${response.access_token}` } });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
 
 /** Hop 1 to 3 through the CLI, as JSON. */
 async function mint(emulator: Emulator, dir: string): Promise<{ code: number; json: Record<string, unknown> }> {
@@ -36,68 +24,59 @@ async function mint(emulator: Emulator, dir: string): Promise<{ code: number; js
 }
 
 describe("emulated Graph: the reads of doctor and preflight", () => {
-  let emulator: Emulator;
+  let d: Directory;
   beforeAll(async () => {
-    emulator = await startEmulator();
+    d = await startDirectory({ tenant: defaultTenant() });
   });
-  afterAll(() => emulator.close());
+  afterAll(() => d.close());
 
-  it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", async () => {
-    const p = emulator.provisioner()!;
-    expect(p).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
-    const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
-      grant_type: "client_credentials",
-      client_id: p.clientId,
-      client_secret: p.clientSecret,
-      scope: `${emulator.httpUrl}/.default`,
-    });
-    expect(decodeJwtClaims(response.access_token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
-    expect(PROVISIONER_ROLES).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+  it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", () => {
+    expect(d.emulator.provisioner()).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
+    expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
   });
 
   it("GET /v1.0/domains/{id}: a verified domain, and 404 Request_ResourceNotFound for another", async () => {
-    const ok = await provisionerGet(emulator, `/v1.0/domains/${DEFAULT_IDS.domain}`);
+    const ok = await d.call("GET", `/v1.0/domains/${DEFAULT_IDS.domain}`);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ id: DEFAULT_IDS.domain, isVerified: true, isDefault: true, authenticationType: "Managed" });
-    const missing = await provisionerGet(emulator, "/v1.0/domains/fabrikam.example");
+    const missing = await d.call("GET", "/v1.0/domains/fabrikam.example");
     expect(missing.status).toBe(404);
     expect((missing.body.error as { code: string }).code).toBe("Request_ResourceNotFound");
   });
 
   it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id", async () => {
-    const person = await provisionerGet(emulator, `/v1.0/users/${DEFAULT_IDS.sponsorId}`);
+    const person = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}`);
     expect(person.status).toBe(200);
     expect(person.body).toMatchObject({ id: DEFAULT_IDS.sponsorId, userPrincipalName: `ada@${DEFAULT_IDS.domain}` });
-    const agent = await provisionerGet(emulator, `/v1.0/users/${DEFAULT_IDS.agentUserId}`);
+    const agent = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.agentUserId}`);
     expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", identityParentId: DEFAULT_IDS.agentIdentityId });
-    expect((await provisionerGet(emulator, "/v1.0/users/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    expect((await d.call("GET", "/v1.0/users/00000000-0000-4000-8000-000000000000")).status).toBe(404);
   });
 
   it("a blueprint's credentials with their end dates: passwords, certificates and federated credentials", async () => {
-    const blueprint = await provisionerGet(emulator, `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/microsoft.graph.agentIdentityBlueprint`);
+    const blueprint = await d.call("GET", `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/microsoft.graph.agentIdentityBlueprint`);
     const [password] = blueprint.body.passwordCredentials as Array<Record<string, unknown>>;
     expect(password).toMatchObject({ displayName: "dev", secretText: null });
     expect(Date.parse(password!.endDateTime as string)).toBeGreaterThan(Date.now());
     expect(blueprint.body.keyCredentials).toEqual([]);
     expect(typeof blueprint.body.createdDateTime).toBe("string");
-    const fics = await provisionerGet(emulator, `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/federatedIdentityCredentials`);
+    const fics = await d.call("GET", `/v1.0/applications/${DEFAULT_IDS.blueprintObjectId}/federatedIdentityCredentials`);
     expect((fics.body.value as Array<Record<string, unknown>>)[0]).toMatchObject({ subject: DEFAULT_IDS.managedIdentityPrincipalId, audiences: ["api://AzureADTokenExchange"] });
   });
 
   it("Microsoft Graph's service principal publishes its delegated scopes in oauth2PermissionScopes", async () => {
-    const answer = await provisionerGet(emulator, `/v1.0/servicePrincipals?$filter=appId eq '${MICROSOFT_GRAPH_APP_ID}'&$select=id,oauth2PermissionScopes`);
+    const answer = await d.call("GET", `/v1.0/servicePrincipals?$filter=appId eq '${MICROSOFT_GRAPH_APP_ID}'&$select=id,oauth2PermissionScopes`);
     const [graph] = answer.body.value as Array<{ oauth2PermissionScopes: Array<Record<string, unknown>> }>;
     const values = graph!.oauth2PermissionScopes.map((s) => s.value);
     expect(values).toEqual(expect.arrayContaining(["Chat.ReadWrite", "User.Read", "Files.Read.All"]));
-    expect(values).not.toContain("Chat.ReadWritte");
     expect(graph!.oauth2PermissionScopes[0]).toMatchObject({ isEnabled: true, type: "User", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it("grants by $filter on clientId and consentType, the properties Graph documents as filterable; principalId is refused", async () => {
     const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and consentType eq 'Principal'`;
-    const answer = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);
+    const answer = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);
     expect(answer.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.agentUserId, scope: expect.stringContaining("Chat.ReadWrite") })]);
-    const refused = await provisionerGet(emulator, `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(`principalId eq '${DEFAULT_IDS.agentUserId}'`)}`);
+    const refused = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(`principalId eq '${DEFAULT_IDS.agentUserId}'`)}`);
     expect(refused.status).toBe(400);
     expect((refused.body.error as { code: string }).code).toBe("Request_UnsupportedQuery");
   });
@@ -114,57 +93,57 @@ describe("--faults break=LINK", () => {
     );
   });
 
-  const cases: Array<[BrokenLink, (e: Emulator) => Promise<void>]> = [
+  const cases: Array<[BrokenLink, (d: Directory) => Promise<void>]> = [
     [
       "blueprint-secret-expired",
-      async (e) => {
-        const { code, json } = await mint(e, scratch.dir);
+      async (d) => {
+        const { code, json } = await mint(d.emulator, scratch.dir);
         expect([code, json.hop, json.codes]).toEqual([3, 1, [7000222]]);
       },
     ],
     [
       "grant-other-user",
-      async (e) => {
-        const { code, json } = await mint(e, scratch.dir);
+      async (d) => {
+        const { code, json } = await mint(d.emulator, scratch.dir);
         expect([code, json.hop, json.codes]).toEqual([3, 3, [65001]]);
-        const grants = await provisionerGet(e, `/v1.0/oauth2PermissionGrants?$filter=clientId eq '${DEFAULT_IDS.agentIdentityId}'`);
+        const grants = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=clientId eq '${DEFAULT_IDS.agentIdentityId}'`);
         expect(grants.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.sponsorId })]);
       },
     ],
     [
       "user-other-parent",
-      async (e) => {
-        const user = await provisionerGet(e, `/v1.0/users/microsoft.graph.agentUser/${DEFAULT_IDS.agentUserId}`);
+      async (d) => {
+        const user = await d.call("GET", `/v1.0/users/microsoft.graph.agentUser/${DEFAULT_IDS.agentUserId}`);
         expect(user.body.identityParentId).not.toBe(DEFAULT_IDS.agentIdentityId);
-        const { code, json } = await mint(e, scratch.dir);
+        const { code, json } = await mint(d.emulator, scratch.dir);
         expect([code, json.hop]).toEqual([3, 3]);
       },
     ],
     [
       "identity-disabled",
-      async (e) => {
-        const identity = await provisionerGet(e, `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity`);
+      async (d) => {
+        const identity = await d.call("GET", `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity`);
         expect(identity.body.accountEnabled).toBe(false);
-        const { code, json } = await mint(e, scratch.dir);
+        const { code, json } = await mint(d.emulator, scratch.dir);
         expect([code, json.hop, json.codes]).toEqual([3, 2, [7000112]]);
       },
     ],
     [
       "sponsor-deleted",
-      async (e) => {
-        const sponsors = await provisionerGet(e, `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity/sponsors`);
+      async (d) => {
+        const sponsors = await d.call("GET", `/v1.0/servicePrincipals/${DEFAULT_IDS.agentIdentityId}/microsoft.graph.agentIdentity/sponsors`);
         expect(sponsors.body.value).toEqual([]);
-        expect((await provisionerGet(e, `/v1.0/users/${DEFAULT_IDS.sponsorId}`)).status).toBe(404);
+        expect((await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}`)).status).toBe(404);
       },
     ],
   ];
   it.each(cases)("break=%s breaks that link, and the outputs stay those of the chain before", async (link, check) => {
-    const e = await startEmulator({ breaks: [link] });
+    const d = await startDirectory({ tenant: defaultTenant(), breaks: [link] });
     try {
-      expect(e.outputs()).toMatchObject({ agentIdentityId: DEFAULT_IDS.agentIdentityId, agentUserId: DEFAULT_IDS.agentUserId, grantId: DEFAULT_IDS.grantId });
-      await check(e);
+      expect(d.emulator.outputs()).toMatchObject({ agentIdentityId: DEFAULT_IDS.agentIdentityId, agentUserId: DEFAULT_IDS.agentUserId, grantId: DEFAULT_IDS.grantId });
+      await check(d);
     } finally {
-      await e.close();
+      await d.close();
     }
   });
 });

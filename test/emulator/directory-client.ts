@@ -4,7 +4,7 @@
  * provisioner's token or a hand-made one.
  */
 import { bareTenant, DEFAULT_IDS } from "../../emulator/seed";
-import { startEmulator, type Emulator } from "../../emulator/server";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../emulator/server";
 import type { JwtClaims } from "../../lib/jwt";
 import { requestToken, tokenEndpoint } from "../../lib/token-client";
 
@@ -25,13 +25,22 @@ export interface Directory {
   close(): Promise<void>;
 }
 
-export async function startDirectory(): Promise<Directory> {
-  const seed = bareTenant();
-  const emulator = await startEmulator({ tenant: seed });
-  const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, seed.tenantId), {
+/**
+ * An emulator (a bare tenant unless `setup.tenant` is given) and the
+ * provisioner's Graph token, fetched once with the credential
+ * `emulator.provisioner()` finds in that tenant.
+ */
+export async function startDirectory(setup: Pick<EmulatorOptions, "tenant" | "breaks"> = {}): Promise<Directory> {
+  const emulator = await startEmulator({ ...setup, tenant: setup.tenant ?? bareTenant() });
+  const p = emulator.provisioner();
+  if (!p) {
+    await emulator.close();
+    throw new Error("startDirectory: the tenant has no provisioner (an application with a secret and Graph application permissions)");
+  }
+  const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
     grant_type: "client_credentials",
-    client_id: DEFAULT_IDS.provisionerAppId,
-    client_secret: seed.applications[0]!.passwordCredentials[0]!.secretText,
+    client_id: p.clientId,
+    client_secret: p.clientSecret,
     scope: `${emulator.httpUrl}/.default`,
   });
   const token = response.access_token;
@@ -53,7 +62,7 @@ export async function startDirectory(): Promise<Directory> {
     },
     signed(claims) {
       const now = Math.floor(Date.now() / 1000);
-      const base = { aud: "https://graph.microsoft.com", iss: `https://sts.windows.net/${seed.tenantId}/`, tid: seed.tenantId, ver: "1.0" };
+      const base = { aud: "https://graph.microsoft.com", iss: `https://sts.windows.net/${p.tenantId}/`, tid: p.tenantId, ver: "1.0" };
       return emulator.key.sign({ ...base, iat: now, nbf: now, exp: now + 3600, ...claims });
     },
     close: () => emulator.close(),

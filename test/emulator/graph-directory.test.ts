@@ -113,6 +113,25 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect((await d.call("POST", "/v1.0/users/microsoft.graph.agentUser", { body: good })).status).toBe(201);
   });
 
+  it("refuses a displayName over 256 characters on agent identity create and PATCH, as on blueprints, with Graph's 400, and changes nothing", async () => {
+    const { id, appId } = await blueprintWithPrincipal(d, "Named blueprint");
+    const { identityId } = await identityWithUser(d, appId, "named-identity");
+    const tooLong = "n".repeat(257);
+    const refused = [400, "Request_BadRequest", "displayName is 257 characters; at most 256 are allowed."];
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a), messageOf(a)];
+
+    const patched = await d.call("PATCH", `/v1.0/servicePrincipals/${identityId}/microsoft.graph.agentIdentity`, { body: { displayName: tooLong } });
+    expect(answerOf(patched)).toEqual(refused);
+    expect(d.emulator.store.servicePrincipal(identityId)?.displayName).toBe("named-identity");
+
+    const created = await d.call("POST", IDENTITIES, { body: { displayName: tooLong, agentIdentityBlueprintId: appId, "sponsors@odata.bind": sponsorBind(d) } });
+    expect(answerOf(created)).toEqual(refused);
+    expect(d.emulator.store.servicePrincipals("agentIdentity").filter((p) => p.displayName === tooLong)).toEqual([]);
+
+    expect(answerOf(await d.call("PATCH", blueprintPath(id), { body: { displayName: tooLong } }))).toEqual(refused);
+    expect(d.emulator.store.application(id)?.displayName).toBe("Named blueprint");
+  });
+
   it("deleting a blueprint principal removes its agent identities and their grants, and leaves their agent users", async () => {
     const { appId, principalId } = await blueprintWithPrincipal(d);
     const { identityId, userId } = await identityWithUser(d, appId, "cascade");
