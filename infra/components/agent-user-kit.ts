@@ -3,12 +3,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { validateConfig, type AgentSpec, type CredentialMode, type KitConfig, type RawConfig } from "../config";
 import { PACKAGE_VERSION } from "../../lib/version";
-import { AgentIdentity } from "../providers/agent-identity";
-import { AgentUser } from "../providers/agent-user";
 import { AgentIdentityBlueprint } from "./blueprint";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
-import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE, unwrapped } from "./unwrapped";
+import { AgentIdentity, AgentUser } from "./unwrapped";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
 
@@ -112,16 +110,16 @@ export class AgentUserKit extends pulumi.ComponentResource {
     );
     const agents = config.agents.map((agent, index) => {
       const prefix = index === 0 && args.singleAgentNames ? name : `${name}-${agent.name}`;
-      // Named as when a component wrapped each of them, so that stacks made before keep them (see ./unwrapped).
+      // Named and aliased as when a component wrapped each of them, so that stacks made before keep them (see ./unwrapped).
       const identity = new AgentIdentity(
-        `${prefix}-identity-identity`,
-        { ...settings, displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
-        unwrapped(`${prefix}-identity`, AGENT_IDENTITY_TYPE, { parent: this }),
+        `${prefix}-identity`,
+        { settings, displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
+        { parent: this },
       );
       const user = new AgentUser(
-        `${prefix}-user-user`,
-        { ...settings, displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId },
-        unwrapped(`${prefix}-user`, AGENT_USER_TYPE, { parent: this }),
+        `${prefix}-user`,
+        { settings, displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId },
+        { parent: this },
       );
       const grant = new AgentUserGrant(
         `${prefix}-grant`,

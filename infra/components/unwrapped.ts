@@ -34,8 +34,9 @@ export type AgentIdentityArgs = WrapperArgs<dynamic.AgentIdentityInputs>;
 export type AgentUserArgs = WrapperArgs<dynamic.AgentUserInputs>;
 
 /**
- * The agent identity `{name}-identity`, as the AgentIdentity component made it.
- * @deprecated Kept so that programs written against the component compile and keep their stacks; new code uses
+ * The agent identity `{name}-identity`, named and aliased as the AgentIdentity
+ * component made it: what AgentUserKit makes, and what programs written
+ * against the component keep, with their stacks. New code may use
  * `dynamic.AgentIdentity`, with the settings among its inputs.
  */
 export class AgentIdentity extends dynamic.AgentIdentity {
@@ -45,9 +46,10 @@ export class AgentIdentity extends dynamic.AgentIdentity {
 }
 
 /**
- * The agent user `{name}-user`, as the AgentUser component made it.
- * @deprecated Kept so that programs written against the component compile and keep their stacks; new code uses
- * `dynamic.AgentUser`, with the settings among its inputs.
+ * The agent user `{name}-user`, named and aliased as the AgentUser component
+ * made it: what AgentUserKit makes, and what programs written against the
+ * component keep, with their stacks. New code may use `dynamic.AgentUser`,
+ * with the settings among its inputs.
  */
 export class AgentUser extends dynamic.AgentUser {
   constructor(name: string, { settings, ...own }: AgentUserArgs, opts: pulumi.ComponentResourceOptions = {}) {
