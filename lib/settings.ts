@@ -133,9 +133,14 @@ function hasCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: 
 
 /** Resolves and validates every input; throws UsageError naming every missing one, or the first bad one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
+  return resolveAgentSettings(flags, env, cwd).settings;
+}
+
+/** As resolveSettings, with the outputs (narrowed to the one agent) the settings were resolved from, so the file is read once. */
+export function resolveAgentSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
-  return resolveConnection(flags, env, outputs, cwd, true);
+  return { settings: resolveConnection(flags, env, outputs, cwd, true), outputs };
 }
 
 /**
@@ -144,7 +149,11 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
  * ids come from the file alone, so the agent flags are refused and the
  * AGENT_USER_AGENT_* variables are not read.
  */
-export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ConnectionSettings; agents: FleetAgent[] } {
+export function resolveFleetSettings(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { settings: ConnectionSettings; agents: FleetAgent[]; outputs: Partial<StackOutputs> } {
   if (flags.outputs === undefined) throw new UsageError("--all mints for every agent of an --outputs file; give --outputs too");
   for (const flag of ["agent", "agent-identity", "agent-user"] as const) {
     if (flags[flag] !== undefined) throw new UsageError(`--all mints for every agent of --outputs ${flags.outputs}; leave out --${flag}`, "to mint for one agent, drop --all and name it with --agent NAME");
@@ -154,7 +163,7 @@ export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.Process
   const agents = fleetAgents(outputs, source);
   const shared = { ...outputs, agents: undefined, agentIdentityId: undefined, agentUserId: undefined, agentUserPrincipalName: undefined };
   const sharedEnv = { ...env, AGENT_USER_AGENT_IDENTITY_ID: undefined, AGENT_USER_AGENT_USER_ID: undefined };
-  return { settings: resolveConnection(flags, sharedEnv, shared, cwd, false), agents };
+  return { settings: resolveConnection(flags, sharedEnv, shared, cwd, false), agents, outputs };
 }
 
 /** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */
