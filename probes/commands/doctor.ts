@@ -87,10 +87,10 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       return ExitCode.ok;
     }
     json = values.json ?? false;
-    const options = { warnDays: warnDays(values["warn-days"]), now: Date.now() };
+    const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
+    const options = { warnDays: warnDays(values["warn-days"]), now: Date.now(), hooks };
     const list = targets(values, io);
     const first = list[0]!.settings;
-    const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
     const file = values["config-from-stack"];
     const config = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env).provisioner;
     const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, config, timeoutMs: first.timeoutMs, hooks });

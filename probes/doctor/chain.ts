@@ -5,6 +5,7 @@ import { HOP_STEPS } from "../../lib/hop-chain";
 import type { ProbeSettings } from "../../lib/settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
+import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackHost } from "../../lib/urls";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
@@ -28,6 +29,8 @@ export interface DoctorTarget {
 export interface DoctorOptions {
   warnDays: number;
   now: number;
+  /** The run's retry hooks (waits shown with --verbose), for the tokens link's hops too. */
+  hooks?: RetryHooks;
 }
 
 interface GraphBlueprint {
@@ -213,7 +216,7 @@ function ago(iso: string, now: number): string {
 async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const link = "tokens";
   try {
-    const token = await providerFor(t.settings).getToken({ fresh: true });
+    const token = await providerFor(t.settings, o.hooks).getToken();
     found.checks.push(ok(link, undefined, `hops 1 to 3 minted a token for ${String(token.claims.upn ?? token.claims.oid)} (scp ${String(token.claims.scp ?? "")})`));
   } catch (err) {
     // A network failure or throttling is the run's problem, not the chain's: it ends the command (exit 4).
