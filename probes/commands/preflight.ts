@@ -69,8 +69,9 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const config = stackConfig(stackFile, values as Record<string, string | undefined>);
     const timeoutMs = seconds("--timeout", values.timeout as string | undefined, 15, false);
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
-    const graph = provisionerGraph({ ...where, timeoutMs, hooks: progressHooks(io, { verbose: values.verbose === true, json }) });
-    const checks = await preflight(graph, await provisionerAccessToken(where), config, values.stack as string | undefined);
+    const hooks = progressHooks(io, { verbose: values.verbose === true, json });
+    const graph = provisionerGraph({ ...where, timeoutMs, hooks });
+    const checks = await preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
     const bad = broken(checks, false);
     io.stdout(json ? `${JSON.stringify({ ok: !bad, links: checks })}\n` : formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
