@@ -1,4 +1,4 @@
-import { PROVISIONER_CREDENTIAL_ERROR, gatherSettings, provisionerToken, resolveProvisionerCredential, type ConfigLookup } from "../infra/provisioner-credential";
+import { PROVISIONER_CREDENTIAL_ERROR, provisionerToken, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { GraphClient } from "../lib/graph-client";
 import { DEFAULT_RETRY, transientOnly, withRetry, type RetryHooks } from "../lib/retry";
@@ -33,11 +33,6 @@ export function provisionerAccessToken(options: ProvisionerSource, hooks?: Retry
 
 /** A Graph client that reads as the provisioner: the same settings and token client as the Pulumi program's providers. */
 export function provisionerGraph(options: ProvisionerSource & { timeoutMs: number; hooks?: RetryHooks }): GraphClient {
-  try {
-    resolveProvisionerCredential(gatherSettings(options.config, options.env));
-  } catch (err) {
-    throw asUsageError(err);
-  }
   return new GraphClient({
     baseUrl: options.graphUrl,
     timeoutMs: options.timeoutMs,
