@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
-import { CONNECTION_INPUTS, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
+import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
 import { describeJsonProblem, parseJson } from "./json-positions";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
@@ -241,7 +241,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     credential,
     agentIdentityId,
     agentUser,
-    timeoutMs: seconds("--timeout", flags.timeout, 15, false),
+    timeoutMs: seconds("--timeout", flags.timeout, DEFAULT_TIMEOUT_S, false),
     replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
     sources,
   };
