@@ -1,6 +1,9 @@
 import { PUBLIC_CLOUD } from "./entra-rules";
 import type { StackOutputs } from "./stack-outputs";
 
+/** The per-request timeout (--timeout) in seconds, unless given. */
+export const DEFAULT_TIMEOUT_S = 15;
+
 /**
  * One connection input, declared once: the CLI's parser options and the
  * connection part of its --help are derived from it (probes/), so are the
@@ -41,7 +44,7 @@ export const CONNECTION_INPUTS = {
   "agent-user": { value: "ID|UPN", env: "AGENT_USER_AGENT_USER_ID", outputs: ["agentUserId", "agentUserPrincipalName"], help: "object id or UPN" },
   resource: { value: "URL", env: "AGENT_USER_RESOURCE_URL", outputs: ["resourceUrl"], help: `default ${PUBLIC_CLOUD.resourceUrl}` },
   graph: { value: "URL", env: "AGENT_USER_GRAPH_URL", outputs: ["graphUrl"], graph: true, help: `default ${PUBLIC_CLOUD.graphUrl}` },
-  timeout: { value: "SECONDS", help: "per-request timeout (default 15)" },
+  timeout: { value: "SECONDS", help: `per-request timeout (default ${DEFAULT_TIMEOUT_S})` },
   "replication-window": { value: "SECONDS", help: "keep retrying AADSTS700016/65001/50034 this long after a fresh\n`pulumi up` (default 0: fail at once)" },
 } as const satisfies Record<string, ConnectionOption>;
 

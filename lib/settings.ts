@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
-import { CONNECTION_INPUTS, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
+import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
 import { describeJsonProblem, parseJson } from "./json-positions";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
@@ -134,9 +134,14 @@ function hasCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: 
 
 /** Resolves and validates every input; throws UsageError naming every missing one, or the first bad one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
+  return resolveAgentSettings(flags, env, cwd).settings;
+}
+
+/** As resolveSettings, with the outputs (narrowed to the one agent) the settings were resolved from, so the file is read once. */
+export function resolveAgentSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
-  return resolveConnection(flags, env, outputs, cwd, true);
+  return { settings: resolveConnection(flags, env, outputs, cwd, true), outputs };
 }
 
 /**
@@ -145,7 +150,11 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
  * ids come from the file alone, so the agent flags are refused and the
  * AGENT_USER_AGENT_* variables are not read.
  */
-export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ConnectionSettings; agents: FleetAgent[] } {
+export function resolveFleetSettings(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { settings: ConnectionSettings; agents: FleetAgent[]; outputs: Partial<StackOutputs> } {
   if (flags.outputs === undefined) throw new UsageError("--all mints for every agent of an --outputs file; give --outputs too");
   for (const flag of ["agent", "agent-identity", "agent-user"] as const) {
     if (flags[flag] !== undefined) throw new UsageError(`--all mints for every agent of --outputs ${flags.outputs}; leave out --${flag}`, "to mint for one agent, drop --all and name it with --agent NAME");
@@ -155,7 +164,7 @@ export function resolveFleetSettings(flags: ConnectionFlags, env: NodeJS.Process
   const agents = fleetAgents(outputs, source);
   const shared = { ...outputs, agents: undefined, agentIdentityId: undefined, agentUserId: undefined, agentUserPrincipalName: undefined };
   const sharedEnv = { ...env, AGENT_USER_AGENT_IDENTITY_ID: undefined, AGENT_USER_AGENT_USER_ID: undefined };
-  return { settings: resolveConnection(flags, sharedEnv, shared, cwd, false), agents };
+  return { settings: resolveConnection(flags, sharedEnv, shared, cwd, false), agents, outputs };
 }
 
 /** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */
@@ -226,7 +235,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     credential,
     agentIdentityId,
     agentUser,
-    timeoutMs: seconds("--timeout", flags.timeout, 15, false),
+    timeoutMs: seconds("--timeout", flags.timeout, DEFAULT_TIMEOUT_S, false),
     replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
     sources,
   };

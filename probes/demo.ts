@@ -68,7 +68,7 @@ async function demo(io: CliIo): Promise<number> {
         shown: `doctor --outputs outputs.json --agent ${first}   (after the grant moved to another user)`,
         env: arm,
         before: () => breakLinks(emulator.store, ["grant-other-user"]),
-        expect: 8,
+        expect: ExitCode.brokenLink,
       },
     ];
     io.stdout(`agent-user-kit demo against the local emulator: tenant ${emulator.store.tenantId} at ${emulator.httpUrl}\n`);

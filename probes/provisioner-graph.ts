@@ -1,7 +1,7 @@
-import { PROVISIONER_CREDENTIAL_ERROR, gatherSettings, provisionerToken, resolveProvisionerCredential, type ConfigLookup } from "../infra/provisioner-credential";
+import { PROVISIONER_CREDENTIAL_ERROR, provisionerToken, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { GraphClient } from "../lib/graph-client";
-import type { RetryHooks } from "../lib/retry";
+import { DEFAULT_RETRY, transientOnly, withRetry, type RetryHooks } from "../lib/retry";
 
 /** The provisioner settings' own errors (plain Errors, for the serialized providers) as the CLI's usage error. */
 function asUsageError(err: unknown): unknown {
@@ -17,22 +17,26 @@ export interface ProvisionerSource {
   config?: ConfigLookup;
 }
 
-/** The provisioner's Graph token itself, e.g. to read its `roles` claim. */
-export function provisionerAccessToken(options: ProvisionerSource): Promise<string> {
+/** One request for the provisioner's token (or the cached one): GraphClient's getToken, inside the client's own retry loop. */
+function provisionerTokenOnce(options: ProvisionerSource): Promise<string> {
   return provisionerToken(options.authorityUrl, options.graphUrl, Date.now, options.env, options.config).catch((err: unknown) => Promise.reject(asUsageError(err)));
+}
+
+/**
+ * The provisioner's Graph token itself, e.g. to read its `roles` claim. Asked
+ * for directly, outside any Graph call, so it has its own retries: a 429 or a
+ * 5xx is retried within DEFAULT_RETRY; anything else fails at once.
+ */
+export function provisionerAccessToken(options: ProvisionerSource, hooks?: RetryHooks): Promise<string> {
+  return withRetry(() => provisionerTokenOnce(options), DEFAULT_RETRY, transientOnly, hooks);
 }
 
 /** A Graph client that reads as the provisioner: the same settings and token client as the Pulumi program's providers. */
 export function provisionerGraph(options: ProvisionerSource & { timeoutMs: number; hooks?: RetryHooks }): GraphClient {
-  try {
-    resolveProvisionerCredential(gatherSettings(options.config, options.env));
-  } catch (err) {
-    throw asUsageError(err);
-  }
   return new GraphClient({
     baseUrl: options.graphUrl,
     timeoutMs: options.timeoutMs,
     hooks: options.hooks,
-    getToken: () => provisionerAccessToken(options),
+    getToken: () => provisionerTokenOnce(options),
   });
 }

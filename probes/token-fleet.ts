@@ -67,7 +67,7 @@ export function mintFleet(
 }
 
 /** A malformed id fails its own agent (exit 2, nothing sent for it); the rest of the fleet is still minted. */
-function checkFleetAgent(name: string, agentIdentityId: string, agentUser: string, source: string): void {
+export function checkFleetAgent(name: string, agentIdentityId: string, agentUser: string, source: string): void {
   try {
     checkAgentIdentityId(agentIdentityId);
     checkAgentUser(agentUser);

@@ -67,7 +67,7 @@ export const agentUserProvider = graphProvider<AgentUserInputs, AgentUserOutputs
   outputs: (inputs, object) => ({ ...inputs, userId: object.id }),
 
   async read(session, path, state) {
-    const live = await getIfExists<GraphAgentUser>(session, `${path}?${SELECT}`);
+    const live = await getIfExists<GraphAgentUser>(session.graph, `${path}?${SELECT}`);
     return (
       live && {
         ...state,

@@ -43,7 +43,7 @@ export const blueprintPrincipalProvider = graphProvider<BlueprintPrincipalInputs
   outputs: (inputs, object) => ({ ...inputs, principalId: object.id }),
 
   async read(session, path, state) {
-    const live = await getIfExists<GraphPrincipal>(session, `${path}?$select=id,appId`);
+    const live = await getIfExists<GraphPrincipal>(session.graph, `${path}?$select=id,appId`);
     return live && { ...state, appId: live.appId?.toLowerCase() ?? state.appId, principalId: live.id };
   },
 

@@ -103,10 +103,13 @@ export async function awaitReplica(session: GraphSession, path: string): Promise
   await session.graph.call("GET", `${path}?$select=id`, { agentId: true, consistencyWindowMs: session.consistencyWindowMs });
 }
 
-/** GET that answers undefined for an object that is gone. */
-export async function getIfExists<T>(session: GraphSession, path: string): Promise<T | undefined> {
+/**
+ * GET that answers undefined for an object that is gone (404); any other error is thrown.
+ * `agentId` sends the Agent ID APIs' OData-Version header (the default).
+ */
+export async function getIfExists<T>(graph: GraphClient, path: string, agentId = true): Promise<T | undefined> {
   try {
-    return (await session.graph.call<T>("GET", path, { agentId: true })).body;
+    return (await graph.call<T>("GET", path, { agentId })).body;
   } catch (err) {
     if (err instanceof GraphError && err.notFound) return undefined;
     throw err;

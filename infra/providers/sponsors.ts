@@ -60,7 +60,7 @@ export async function syncSponsors(
 
 /** A sponsored object as Graph holds it now (GET with `select`), with its sponsors; undefined when it is gone. */
 export async function readSponsoredObject<T>(session: GraphSession, objectPath: string, select: string): Promise<{ live: T; sponsors: string[] } | undefined> {
-  const live = await getIfExists<T>(session, `${objectPath}?${select}`);
+  const live = await getIfExists<T>(session.graph, `${objectPath}?${select}`);
   if (live === undefined) return undefined;
   return { live, sponsors: await readSponsors(session, objectPath) };
 }

@@ -1,6 +1,6 @@
 import { ExitCode, UsageError } from "../../lib/errors";
-import { readOutputsFile, resolveConnection, resolveSettings, type ProbeSettings } from "../../lib/settings";
-import { agentNames, selectAgent, type StackOutputs } from "../../lib/stack-outputs";
+import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
+import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
@@ -9,6 +9,7 @@ import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
 import { reportFailure } from "../report";
 import { CONFIG_FILE_OPTION, readStackConfigFile } from "../stack-config";
+import { checkFleetAgent } from "../token-fleet";
 
 const HELP = `agent-user doctor: read the chain from Microsoft Graph and name the broken link
 
@@ -54,23 +55,17 @@ function warnDays(value: string | undefined): number {
   return n;
 }
 
-/** One target per agent: the named one, every one (--all), or the only one. */
+/** One target per agent: the named one, every one (--all, each with its own ids from the file), or the only one. */
 function targets(values: Record<string, string | boolean | undefined>, io: CliIo): Array<{ name?: string; outputs: Partial<StackOutputs>; settings: ProbeSettings }> {
   const flags = values as Record<string, string | undefined>;
-  if (!values.all) {
-    const settings = resolveSettings(flags, io.env, io.cwd);
-    const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, io.cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
-    return [{ outputs, settings }];
-  }
-  if (flags.outputs === undefined) throw new UsageError("--all checks every agent of an --outputs file; give --outputs too");
-  if (flags.agent !== undefined) throw new UsageError("give --agent NAME or --all, not both");
-  const all = readOutputsFile(flags.outputs, io.cwd);
+  if (!values.all) return [resolveAgentSettings(flags, io.env, io.cwd)];
+  const { settings, agents, outputs: all } = resolveFleetSettings(flags, io.env, io.cwd);
   const source = `--outputs ${flags.outputs}`;
-  const names = agentNames(all);
-  if (names.length === 0) return [{ outputs: all, settings: resolveConnection(flags, io.env, all, io.cwd, true) }];
-  return names.map((name) => {
-    const outputs = selectAgent(all, name, source);
-    return { name, outputs, settings: resolveConnection(flags, io.env, outputs, io.cwd, true) };
+  return agents.map(({ name, agentIdentityId, agentUser }) => {
+    checkFleetAgent(name, agentIdentityId, agentUser, source);
+    const agentSettings = { ...settings, agentIdentityId, agentUser };
+    // Outputs without an agents map are one unnamed agent, as without --all.
+    return all.agents === undefined ? { outputs: all, settings: agentSettings } : { name, outputs: selectAgent(all, name, source), settings: agentSettings };
   });
 }
 
@@ -92,10 +87,10 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       return ExitCode.ok;
     }
     json = values.json ?? false;
-    const options = { warnDays: warnDays(values["warn-days"]), now: Date.now() };
+    const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
+    const options = { warnDays: warnDays(values["warn-days"]), now: Date.now(), hooks };
     const list = targets(values, io);
     const first = list[0]!.settings;
-    const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
     const file = values["config-from-stack"];
     const config = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env).provisioner;
     const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, config, timeoutMs: first.timeoutMs, hooks });

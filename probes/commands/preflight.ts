@@ -1,4 +1,5 @@
 import { ExitCode } from "../../lib/errors";
+import { DEFAULT_TIMEOUT_S } from "../../lib/connection-options";
 import { seconds } from "../../lib/settings";
 import { broken, formatChecks } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
@@ -31,7 +32,7 @@ It only reads: it never sends a Graph write.
                             --scopes Chat.ReadWrite,User.Read --graph-url URL --authority-url URL
   --stack NAME              the stack's name: a blueprint tagged by this stack counts as its own
                             (without it, any agent-user-kit stack's tag does)
-  --timeout SECONDS         per-request timeout (default 15)
+  --timeout SECONDS         per-request timeout (default ${DEFAULT_TIMEOUT_S})
   --json                    one JSON object on stdout: {"ok", "links": [{"link", "status", "id", "detail", "fix"}]}
   --verbose                 show waits (429, 503) on stderr
 
@@ -67,10 +68,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const file = values["config-from-stack"] as string | undefined;
     const stackFile = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env);
     const config = stackConfig(stackFile, values as Record<string, string | undefined>);
-    const timeoutMs = seconds("--timeout", values.timeout as string | undefined, 15, false);
+    const timeoutMs = seconds("--timeout", values.timeout as string | undefined, DEFAULT_TIMEOUT_S, false);
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
-    const graph = provisionerGraph({ ...where, timeoutMs, hooks: progressHooks(io, { verbose: values.verbose === true, json }) });
-    const checks = await preflight(graph, await provisionerAccessToken(where), config, values.stack as string | undefined);
+    const hooks = progressHooks(io, { verbose: values.verbose === true, json });
+    const graph = provisionerGraph({ ...where, timeoutMs, hooks });
+    const checks = await preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
     const bad = broken(checks, false);
     io.stdout(json ? `${JSON.stringify({ ok: !bad, links: checks })}\n` : formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;

@@ -1,8 +1,8 @@
-import { ExitCode, UsageError } from "../../lib/errors";
+import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
-import { failureJson, reportFailure, type FailureJson } from "../report";
+import { failureJson, reportFailure } from "../report";
 import type { ConnectionFlags } from "../../lib/connection-options";
 import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
 import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
@@ -107,16 +107,16 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
 };
 
 /** The result column of a failed agent: its AADSTS or Graph code when it has one, else the error's kind. */
-function failureCode(failure: FailureJson): string {
-  const code = failure.codes[0];
-  return typeof code === "number" ? `AADSTS${code}` : (code ?? failure.error);
+function failureCode(error: AgentUserError): string {
+  const code = error.codes[0];
+  return typeof code === "number" ? `AADSTS${code}` : (code ?? error.code);
 }
 
 const isoSeconds = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The --all table (agent, ok or the error code, ms, expiry) and a summary line. */
 function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
-  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(failureJson(r.error)), String(r.ms), r.ok ? isoSeconds(r.token.expiresOn) : "-"]);
+  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(r.error), String(r.ms), r.ok ? isoSeconds(r.token.expiresOn) : "-"]);
   const table = [["agent", "result", "ms", "expires"], ...rows];
   const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
   const lines = table.map(([name, result, ms, expires]) => `${name!.padEnd(widths[0]!)}  ${result!.padEnd(widths[1]!)}  ${ms!.padStart(widths[2]!)}  ${expires}`);

@@ -1,14 +1,15 @@
 import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
-import { GraphError, type GraphClient } from "../../lib/graph-client";
+import type { GraphClient } from "../../lib/graph-client";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import type { ProbeSettings } from "../../lib/settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
+import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackHost } from "../../lib/urls";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
-import { odataString } from "../../infra/providers/graph-ops";
+import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
 import { checkCredentials, type GraphCredential, type GraphFederatedCredential } from "./credentials";
@@ -28,6 +29,8 @@ export interface DoctorTarget {
 export interface DoctorOptions {
   warnDays: number;
   now: number;
+  /** The run's retry hooks (waits shown with --verbose), for the tokens link's hops too. */
+  hooks?: RetryHooks;
 }
 
 interface GraphBlueprint {
@@ -66,16 +69,6 @@ const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value :
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
 const REFRESH_UP = "run `pulumi refresh`, then `pulumi up`, which recreates it; then write the outputs again (`pulumi stack output --json --show-secrets`)";
 
-/** The object, or undefined when Graph answers not found; any other error is not the chain's but the run's (exit 3 or 4). */
-async function read<T>(graph: GraphClient, path: string): Promise<T | undefined> {
-  try {
-    return (await graph.call<T>("GET", path, { agentId: true })).body;
-  } catch (err) {
-    if (err instanceof GraphError && err.notFound) return undefined;
-    throw err;
-  }
-}
-
 /** What the links found, for the tokens link: which failed, and when the newest object was made. */
 interface Found {
   checks: Check[];
@@ -85,7 +78,7 @@ interface Found {
 async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const blueprint = outputs.blueprintObjectId
-    ? await read<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId))
+    ? await getIfExists<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId))
     : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
   const shownId = outputs.blueprintObjectId ?? settings.blueprintAppId;
   if (!blueprint) {
@@ -103,7 +96,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
   }
 
   const principal = outputs.blueprintPrincipalId
-    ? await read<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId))
+    ? await getIfExists<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId))
     : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
   if (!principal) {
     found.checks.push(failed("blueprint principal", outputs.blueprintPrincipalId, `no service principal for the blueprint ${settings.blueprintAppId} in this tenant`, REFRESH_UP));
@@ -116,7 +109,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
 
 async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<void> {
   const id = t.settings.agentIdentityId;
-  const identity = await read<GraphPrincipal>(graph, agentIdentityPath(id));
+  const identity = await getIfExists<GraphPrincipal>(graph, agentIdentityPath(id));
   const link = "agent identity";
   if (!identity) return void found.checks.push(failed(link, id, "no such agent identity in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (identity.accountEnabled === false) {
@@ -144,7 +137,7 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
   const wantedUpn = outputs.agentUserPrincipalName ?? (isGuid(settings.agentUser) ? undefined : settings.agentUser);
   const userId = outputs.agentUserId ?? (isGuid(settings.agentUser) ? settings.agentUser : undefined);
   const user = userId
-    ? await read<GraphAgentUser>(graph, agentUserPath(userId))
+    ? await getIfExists<GraphAgentUser>(graph, agentUserPath(userId))
     : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true }))[0];
   const shown = userId ?? wantedUpn;
   if (!user) return void found.checks.push(failed(link, shown, "no such agent user in the tenant (deleted, or not replicated yet)", REFRESH_UP));
@@ -223,7 +216,7 @@ function ago(iso: string, now: number): string {
 async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const link = "tokens";
   try {
-    const token = await providerFor(t.settings).getToken({ fresh: true });
+    const token = await providerFor(t.settings, o.hooks).getToken();
     found.checks.push(ok(link, undefined, `hops 1 to 3 minted a token for ${String(token.claims.upn ?? token.claims.oid)} (scp ${String(token.claims.scp ?? "")})`));
   } catch (err) {
     // A network failure or throttling is the run's problem, not the chain's: it ends the command (exit 4).

@@ -2,7 +2,7 @@ import { decodeJwtClaims } from "../../lib/jwt";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
 import type { KitConfig } from "../../infra/config";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
-import { odataString } from "../../infra/providers/graph-ops";
+import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { BLUEPRINTS, agentIdentityPath } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
 import { didYouMean } from "../did-you-mean";
@@ -31,9 +31,8 @@ interface GraphUser {
 /** The object, undefined when not found, or "denied" when the provisioner may not read it (403). */
 async function read<T>(graph: GraphClient, path: string): Promise<T | undefined | "denied"> {
   try {
-    return (await graph.call<T>("GET", path)).body;
+    return await getIfExists<T>(graph, path, false);
   } catch (err) {
-    if (err instanceof GraphError && err.notFound) return undefined;
     if (err instanceof GraphError && err.status === 403) return "denied";
     throw err;
   }

@@ -20,7 +20,7 @@ interface Run extends CliRun {
 }
 
 /** Starts an emulator with `breaks`, runs doctor against its outputs as its provisioner, and closes it. */
-async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number, prepare?: (e: Emulator) => void): Promise<Run> {
+async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number, prepare?: (e: Emulator) => void, env: Record<string, string> = {}): Promise<Run> {
   const emulator = await startEmulator({ breaks, agents });
   prepare?.(emulator);
   try {
@@ -28,7 +28,7 @@ async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
     const p = emulator.provisioner()!;
     forgetProvisionerTokens();
-    const run = await runCli(["doctor", "--outputs", outputs, ...args], { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret });
+    const run = await runCli(["doctor", "--outputs", outputs, ...args], { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret, ...env });
     return { ...run, emulator };
   } finally {
     await emulator.close();
@@ -112,6 +112,22 @@ describe("agent-user doctor", () => {
     expect(run.stdout).toMatch(/^agent agent-3\n/m);
     expect(run.stdout).toMatch(/research-agent: grant: run `pulumi refresh`/);
     expect(run.stdout).not.toMatch(/agent-2: grant:/);
+    onlyReads(run.emulator);
+  });
+
+  it("--all: each agent is checked with its own ids from the file; the agent variables of the environment are not read", async () => {
+    const other = "00000000-0000-4000-8000-000000000001";
+    const run = await doctor([], ["--all", "--json"], 3, undefined, { AGENT_USER_AGENT_IDENTITY_ID: other, AGENT_USER_AGENT_USER_ID: other });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    const json = JSON.parse(run.stdout) as { ok: boolean; links: Array<{ agent: string; link: string; status: string; id?: string }> };
+    expect(json.ok).toBe(true);
+    const outputs = run.emulator.outputs();
+    expect([...new Set(json.links.map((l) => l.agent))]).toEqual(Object.keys(outputs.agents!));
+    for (const [name, agent] of Object.entries(outputs.agents!)) {
+      expect(json.links.find((l) => l.agent === name && l.link === "agent identity")?.id).toBe(agent.agentIdentityId);
+      expect(json.links.find((l) => l.agent === name && l.link === "agent user")?.id).toBe(agent.agentUserId);
+    }
+    expect(run.stdout).not.toContain(other);
     onlyReads(run.emulator);
   });
 

@@ -71,6 +71,17 @@ describe("agent-user preflight", () => {
     expect(line(run.stdout, "ok", "agent user upn", `support-agent@${DEFAULT_IDS.domain}`)).toBe(true);
   });
 
+  it("the provisioner's token, asked for before any Graph call, is retried on a 429 or 503: exit 0", async () => {
+    emulator.faults.set({ throttle: 1, unavailable: 1, retryAfterS: 0, target: "token" });
+    try {
+      const run = await preflight(["--config-from-stack", configFile()]);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(line(run.stdout, "ok", "provisioner permissions", DEFAULT_IDS.provisionerAppId)).toBe(true);
+    } finally {
+      emulator.faults.reset();
+    }
+  });
+
   it("a typo scope (Chat.ReadWritte) is caught here, with the scope it likely meant: exit 8", async () => {
     const file = configFile({ scopes: ["Chat.ReadWritte", "User.Read"], allowedScopes: ["Chat.ReadWritte", "User.Read"] });
     const run = await preflight(["--config-from-stack", file, "--json"]);
