@@ -82,6 +82,11 @@ interface CachedToken {
   claims?: JwtClaims;
 }
 
+/** The final token's cache key: the agent user compared as Entra does, without case. */
+function finalKeyOf({ agentIdentityId, agentUser, resourceUrl }: AgentUserTokenRequest): string {
+  return `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
+}
+
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
 export class HopChain {
   private readonly config: HopChainConfig;
@@ -101,14 +106,26 @@ export class HopChain {
 
   /** A delegated token for the agent user, checked against what was asked for. */
   async agentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
+    const cached = this.cachedAgentUserToken(request);
+    if (cached) return cached;
     const hops: HopRecord[] = [];
-    const { agentIdentityId, agentUser, resourceUrl, fresh = false, renew = false } = request;
-    const finalKey = `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
-    const final =
-      this.hit(finalKey, fresh || renew, hops, 3) ?? (await this.shared(finalKey, fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops)));
+    const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
+    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops));
     hops.sort((a, b) => a.hop - b.hop);
-    // The same claims object on every hit of one cached token (the token provider keys its refresh state by it).
     return { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
+  }
+
+  /**
+   * The final token from the cache, with no request and no await (its claims
+   * were checked when it was minted); undefined when it is not cached, or
+   * `fresh` or `renew` is asked. The claims object is the same on every hit of
+   * one cached token: the token provider keys its refresh state by it.
+   */
+  cachedAgentUserToken(request: AgentUserTokenRequest): AgentUserToken | undefined {
+    if (request.fresh || request.renew) return undefined;
+    const hops: HopRecord[] = [];
+    const final = this.hit(finalKeyOf(request), false, hops, 3);
+    return final && { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
   }
 
   /** Forgets every cached token. */
