@@ -1,4 +1,4 @@
-import { setMaxListeners } from "node:events";
+import type { EventEmitter } from "node:events";
 import type { Dispatcher } from "undici";
 import { request } from "./undici-request";
 import { AgentUserError, ExitCode, NetworkError } from "./errors";
@@ -81,33 +81,63 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
   }
 }
 
-/** The body as text, read no further than `limit` bytes; the request's deadline covers this read too. */
-async function readCapped(step: string, res: Dispatcher.ResponseData, limit: number, hop: number | undefined): Promise<string> {
-  const declared = Number(res.headers["content-length"]);
-  if (declared > limit) {
+/**
+ * The body as text, read no further than `limit` bytes; the request's
+ * deadline covers this read too. Read by a "data" listener: async iteration
+ * of the stream costs about 20 µs more of a one-request token (`npm run bench`).
+ */
+function readCapped(step: string, res: Dispatcher.ResponseData, limit: number, hop: number | undefined): Promise<string> {
+  if (Number(res.headers["content-length"]) > limit) {
     res.body.destroy();
-    throw new ResponseTooLargeError(step, limit, hop);
+    return Promise.reject(new ResponseTooLargeError(step, limit, hop));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.body.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      reject(new ResponseTooLargeError(step, limit, hop));
       res.body.destroy();
-      throw new ResponseTooLargeError(step, limit, hop);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+    });
+    res.body.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    res.body.on("error", reject);
+  });
 }
 
-/** The shared deadline signal of the current window, per timeout value. */
-type Deadlines = Map<number, { windowEnd: number; signal: AbortSignal }>;
+/**
+ * A deadline in the shape undici takes as a request's signal: an
+ * EventEmitter with `aborted` and `reason` (an AbortSignal's EventTarget
+ * listeners cost undici about 10 µs more per request, `npm run bench`).
+ * Its reason is a TimeoutError, as AbortSignal.timeout's is.
+ */
+type Deadline = EventEmitter & { aborted: boolean; reason: Error | undefined };
+
+function newDeadline(ms: number): Deadline {
+  // Required here, not imported: Pulumi's closure serializer copies this module into the dynamic
+  // providers, and cannot carry node:events' EventEmitter class as a captured value.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EventEmitter } = require("node:events") as typeof import("node:events");
+  const deadline: Deadline = Object.assign(new EventEmitter(), { aborted: false, reason: undefined });
+  // Concurrent attempts each add a listener; that is expected, not a leak.
+  deadline.setMaxListeners(0);
+  setTimeout(() => {
+    const reason = new Error(`no answer within ${ms} ms`);
+    reason.name = "TimeoutError";
+    deadline.aborted = true;
+    deadline.reason = reason;
+    deadline.emit("abort");
+  }, ms).unref();
+  return deadline;
+}
+
+/** The shared deadline of the current window, per timeout value. */
+type Deadlines = Map<number, { windowEnd: number; deadline: Deadline }>;
 
 /**
  * Per process, on globalThis: dynamic providers capture this module by value,
  * and Pulumi's closure serializer cannot carry a Map (nor should it carry
- * live signals); code that creates the Map when first used survives it.
+ * live timers); code that creates the Map when first used survives it.
  */
 function deadlines(): Deadlines {
   const slot = globalThis as unknown as Record<symbol, Deadlines | undefined>;
@@ -115,23 +145,19 @@ function deadlines(): Deadlines {
 }
 
 /**
- * An abort signal that fires no sooner than `timeoutMs` after `now`. A fresh
- * AbortSignal per request costs undici tens of microseconds (measured by
- * `npm run bench`: about 40 µs of a 700 µs loopback token request), so
- * attempts starting within one short window share a signal that fires
- * `timeoutMs` after the window ends. An attempt's deadline is thus between
- * timeoutMs and timeoutMs + window; undici drops its listener when the
- * attempt ends, and the signal's timer is unref'd.
+ * A deadline that fires no sooner than `timeoutMs` after `now`. A timer per
+ * request costs more than the request's own client work, so attempts
+ * starting within one short window share a deadline that fires `timeoutMs`
+ * after the window ends. An attempt's deadline is thus between timeoutMs and
+ * timeoutMs + window; undici drops its listener when the attempt ends.
  */
-function deadlineSignal(timeoutMs: number, now: number): AbortSignal {
+function deadlineSignal(timeoutMs: number, now: number): Deadline {
   const current = deadlines().get(timeoutMs);
-  if (current && now < current.windowEnd) return current.signal;
+  if (current && now < current.windowEnd) return current.deadline;
   const windowMs = Math.min(100, Math.max(1, timeoutMs / 20));
-  const signal = AbortSignal.timeout(timeoutMs + windowMs);
-  // Concurrent attempts each add a listener; that is expected, not a leak.
-  setMaxListeners(0, signal);
-  deadlines().set(timeoutMs, { windowEnd: now + windowMs, signal });
-  return signal;
+  const deadline = newDeadline(timeoutMs + windowMs);
+  deadlines().set(timeoutMs, { windowEnd: now + windowMs, deadline });
+  return deadline;
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
