@@ -28,7 +28,8 @@ export class AgentUserCredential implements TokenCredential {
       { resource: resource === PUBLIC_CLOUD.graphUrl ? undefined : resource, ...this.options },
       { abortSignal: options.abortSignal },
     );
-    return { token: token.token, expiresOnTimestamp: token.expiresOn.getTime(), refreshAfterTimestamp: token.refreshAfter.getTime(), tokenType: "Bearer" };
+    // Only AccessToken's fields: the claims and hops stay with the provider's callers.
+    return { token: token.token, expiresOnTimestamp: token.expiresOnTimestamp, refreshAfterTimestamp: token.refreshAfterTimestamp, tokenType: token.tokenType };
   }
 }
 

@@ -119,12 +119,14 @@ export class HopChain {
    * The final token from the cache, with no request and no await (its claims
    * were checked when it was minted); undefined when it is not cached, or
    * `fresh` or `renew` is asked. The claims object is the same on every hit of
-   * one cached token: the token provider keys its refresh state by it.
+   * one cached token: the token provider keys its refresh state by it. A
+   * caller that needs the time too passes `now`, so a hit reads the clock
+   * once (a clock read costs about as much as the rest of a hit here).
    */
-  cachedAgentUserToken(request: AgentUserTokenRequest): AgentUserToken | undefined {
+  cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.now()): AgentUserToken | undefined {
     if (request.fresh || request.renew) return undefined;
     const hops: HopRecord[] = [];
-    const final = this.hit(finalKeyOf(request), false, hops, 3);
+    const final = this.hit(finalKeyOf(request), false, hops, 3, now);
     return final && { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
   }
 
@@ -164,9 +166,8 @@ export class HopChain {
   }
 
   /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */
-  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop): CachedToken | undefined {
+  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, now: number = this.now()): CachedToken | undefined {
     if (fresh) return undefined;
-    const now = this.now();
     const hit = this.cache.get(key, now);
     if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
     return hit;

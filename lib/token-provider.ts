@@ -65,12 +65,17 @@ export interface GetAgentUserTokenOptions {
   abortSignal?: AbortSignalLike;
 }
 
-/** A checked agent user token. */
+/**
+ * A checked agent user token: an @azure/core-auth AccessToken (the same
+ * fields, epoch milliseconds rather than Dates) with what the chain checked.
+ */
 export interface AgentUserAccessToken {
   token: string;
-  expiresOn: Date;
-  /** When a caller holding this token should ask again: the token's refresh moment (see refreshWindowMs). */
-  refreshAfter: Date;
+  /** When the token expires, in epoch milliseconds (Entra's expires_in from the moment it was minted). */
+  expiresOnTimestamp: number;
+  /** When a caller holding this token should ask again, in epoch milliseconds: its refresh moment (see refreshWindowMs). */
+  refreshAfterTimestamp: number;
+  tokenType: "Bearer";
   claims: JwtClaims;
   hops: HopRecord[];
 }
@@ -155,27 +160,29 @@ export class AgentUserTokenProvider {
   }
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
-  getToken(request: AgentUserTokenRequestOptions = {}, options: GetAgentUserTokenOptions = {}): Promise<AgentUserAccessToken> {
+  getToken(request: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = options.abortSignal;
+    const signal = options?.abortSignal;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
     const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh };
-    // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own.
-    const cached = this.chain.cachedAgentUserToken(chainRequest);
-    if (cached) return Promise.resolve(this.serve(cached, chainRequest));
-    return abortable(this.chain.agentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest));
+    // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
+    // and one read of the clock.
+    const now = this.now();
+    const cached = this.chain.cachedAgentUserToken(chainRequest, now);
+    if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
+    return abortable(this.chain.agentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
   }
 
   /** The token as served, with a background refresh started once its refresh moment has come. */
-  private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest): AgentUserAccessToken {
-    const state = this.refreshState(minted);
-    if (!chainRequest.fresh && !state.running && this.now() >= state.refreshAt) {
+  private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest, now: number): AgentUserAccessToken {
+    const state = this.refreshState(minted, now);
+    if (!chainRequest.fresh && !state.running && now >= state.refreshAt) {
       // Serve the valid token now; the renewal fills the cache for the next caller.
       state.running = this.chain.agentUserToken({ ...chainRequest, renew: true }).then(
-        (renewed) => void this.refreshState(renewed),
+        (renewed) => void this.refreshState(renewed, this.now()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
           state.running = undefined;
@@ -183,7 +190,7 @@ export class AgentUserTokenProvider {
         },
       );
     }
-    return { token: minted.accessToken, expiresOn: new Date(minted.expiresAt), refreshAfter: new Date(state.refreshAt), claims: minted.claims, hops: minted.hops };
+    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp: state.refreshAt, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
   }
 
   /** Forgets every cached token. */
@@ -193,12 +200,12 @@ export class AgentUserTokenProvider {
   }
 
   /** The refresh moment of a token, drawn once per token. */
-  private refreshState(token: AgentUserToken): RefreshState {
+  private refreshState(token: AgentUserToken, now: number): RefreshState {
     const known = this.refreshes.get(token.claims);
     if (known) return known;
     const servedUntil = token.expiresAt - EXPIRY_MARGIN_MS;
     // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
-    const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - this.now()) / 2));
+    const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - now) / 2));
     const state: RefreshState = { expiresAt: token.expiresAt, refreshAt: servedUntil - this.random() * window };
     this.refreshes.set(token.claims, state);
     return state;

@@ -112,11 +112,11 @@ function failureCode(error: AgentUserError): string {
   return typeof code === "number" ? `AADSTS${code}` : (code ?? error.code);
 }
 
-const isoSeconds = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, "Z");
+const isoSeconds = (epochMs: number) => new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The --all table (agent, ok or the error code, ms, expiry) and a summary line. */
 function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
-  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(r.error), String(r.ms), r.ok ? isoSeconds(r.token.expiresOn) : "-"]);
+  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(r.error), String(r.ms), r.ok ? isoSeconds(r.token.expiresOnTimestamp) : "-"]);
   const table = [["agent", "result", "ms", "expires"], ...rows];
   const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
   const lines = table.map(([name, result, ms, expires]) => `${name!.padEnd(widths[0]!)}  ${result!.padEnd(widths[1]!)}  ${ms!.padStart(widths[2]!)}  ${expires}`);
@@ -130,7 +130,7 @@ function formatFleet(results: readonly FleetResult[], showToken: boolean): strin
 function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<string, unknown> {
   const agents = results.map((r) =>
     r.ok
-      ? { name: r.name, ok: true, exitCode: ExitCode.ok, ms: r.ms, expiresOn: r.token.expiresOn.toISOString(), claims: shownClaims(r.token), ...(showToken ? { token: r.token.token } : {}) }
+      ? { name: r.name, ok: true, exitCode: ExitCode.ok, ms: r.ms, expiresOn: new Date(r.token.expiresOnTimestamp).toISOString(), claims: shownClaims(r.token), ...(showToken ? { token: r.token.token } : {}) }
       : { name: r.name, ...failureJson(r.error), exitCode: r.error.exitCode, ms: r.ms },
   );
   return { ok: results.every((r) => r.ok), agents };

@@ -246,7 +246,7 @@ export async function refreshStorm(
   await mapLimit(fleet.pairs, concurrency, async (pair) => {
     const held = await run.client.provider.getToken({ agentIdentityId: pair.identity, agentUser: pair.user, resource });
     before.set(pair, held.token);
-    servedUntil = Math.min(servedUntil, held.expiresOn.getTime() - EXPIRY_MARGIN_MS);
+    servedUntil = Math.min(servedUntil, held.expiresOnTimestamp - EXPIRY_MARGIN_MS);
   });
   await bucketRefilled();
   // Two seconds before the first of them stops being served: every refresh moment has passed, but for the

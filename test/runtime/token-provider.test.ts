@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import type { AccessToken } from "@azure/core-auth";
 import { AbortError, AgentUserTokenProvider, UsageError } from "../../lib";
 import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { DEFAULT_IDS } from "../../emulator/seed";
@@ -32,9 +33,12 @@ describe("AgentUserTokenProvider", () => {
     const first = await provider.getToken();
     expect(first.claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId, tid: ctx.out.tenantId });
     // expires_in is measured from the answer, exp from the emulator's clock: within a couple of seconds of each other.
-    expect(Math.abs(first.expiresOn.getTime() - (first.claims.exp as number) * 1000)).toBeLessThan(2000);
-    expect(first.expiresOn.getTime()).toBeGreaterThan(Date.now() + EXPIRY_MARGIN_MS);
-    expect(first.refreshAfter.getTime()).toBeLessThan(first.expiresOn.getTime() - EXPIRY_MARGIN_MS);
+    expect(Math.abs(first.expiresOnTimestamp - (first.claims.exp as number) * 1000)).toBeLessThan(2000);
+    expect(first.expiresOnTimestamp).toBeGreaterThan(Date.now() + EXPIRY_MARGIN_MS);
+    expect(first.refreshAfterTimestamp).toBeLessThan(first.expiresOnTimestamp - EXPIRY_MARGIN_MS);
+    // The served token is an Azure SDK AccessToken as it stands (the typecheck holds that), with a Bearer type.
+    const asAccessToken: AccessToken = first;
+    expect(asAccessToken.tokenType).toBe("Bearer");
     const second = await provider.getToken();
     expect(second.token).toBe(first.token);
     expect(second.hops.every((h) => h.cached)).toBe(true);
@@ -76,8 +80,8 @@ describe("AgentUserTokenProvider", () => {
     const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: clock.hooks, refreshWindowMs: 10 * 60_000 });
     const first = await provider.getToken();
     // random() = 0.5: the refresh moment is half-way into the 10-minute window before the 5-minute margin.
-    expect(first.refreshAfter.getTime()).toBe(first.expiresOn.getTime() - EXPIRY_MARGIN_MS - 5 * 60_000);
-    clock.now = first.refreshAfter.getTime() + 1;
+    expect(first.refreshAfterTimestamp).toBe(first.expiresOnTimestamp - EXPIRY_MARGIN_MS - 5 * 60_000);
+    clock.now = first.refreshAfterTimestamp + 1;
     const before = ctx.emulator.requests.length;
     const during = await provider.getToken();
     expect(during.token).toBe(first.token);
@@ -102,7 +106,7 @@ describe("AgentUserTokenProvider", () => {
     });
     const first = await provider.getToken();
     ctx.emulator.store.deleteGrant(other.grantId!);
-    clock.now = first.refreshAfter.getTime() + 1;
+    clock.now = first.refreshAfterTimestamp + 1;
     let before = ctx.emulator.requests.length;
     expect((await provider.getToken()).token).toBe(first.token);
     await until(() => tokenStatuses(ctx.emulator, before).length === 1, "the failing refresh");
@@ -126,7 +130,7 @@ describe("AgentUserTokenProvider", () => {
     for (const v of values) {
       const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: { random: () => v }, refreshWindowMs: 600_000 });
       const t = await provider.getToken();
-      refreshAfter.push(t.expiresOn.getTime() - EXPIRY_MARGIN_MS - t.refreshAfter.getTime());
+      refreshAfter.push(t.expiresOnTimestamp - EXPIRY_MARGIN_MS - t.refreshAfterTimestamp);
     }
     expect(refreshAfter).toEqual([60_000, 540_000]);
   });
