@@ -19,8 +19,9 @@ import { sponsorRoutes } from "./sponsors";
 
 /**
  * Service principals: blueprint principals and agent identities on their
- * typed URLs, and the untyped collection's `$filter=appId eq '...'` lookup
- * (how a grant finds its resource's principal). Reference section 3.
+ * typed URLs, and the untyped collection's lookups by `appId eq '...'` or
+ * `servicePrincipalNames/any(n:n eq '...')` (how a grant, and doctor, find
+ * the resource's principal). Reference section 3.
  */
 
 const PRINCIPAL_TYPE = "microsoft.graph.agentIdentityBlueprintPrincipal";
@@ -58,7 +59,7 @@ function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Recor
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const clauses = parseFilter(req, ["appId", "displayName"]);
+  const clauses = parseFilter(req, ["appId", "displayName", "servicePrincipalNames"]);
   return collection(req, all(ctx).filter((v) => matches(v, clauses)), "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 

@@ -11,7 +11,7 @@ import { isLoopbackHost } from "../../lib/urls";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
-import { failed, ok, warning, type Check } from "../checks";
+import { failed, ok, type Check } from "../checks";
 import { checkCredentials, type GraphCredential, type GraphFederatedCredential } from "./credentials";
 
 /**
@@ -156,28 +156,39 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
   return user.id;
 }
 
-/** The appId of the resource the token is for: Graph's for Graph's URL (or the emulator's), the GUID itself, else unknown. */
-function resourceAppId(resourceUrl: string, graphUrl: string): string | undefined {
+/**
+ * The $filter that finds the service principal of the resource the token is
+ * for, as Entra resolves a scope's resource: Graph's appId for Graph's URL
+ * (or the emulator's loopback Graph, which answers for Graph), the appId for
+ * a GUID, else the URL among its servicePrincipalNames (its identifier URIs).
+ */
+function resourceFilter(resourceUrl: string, graphUrl: string): string {
+  const bare = resourceUrl.trim().replace(/\/+$/, "");
   const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
-  const r = norm(resourceUrl);
-  if (r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID) return MICROSOFT_GRAPH_APP_ID;
-  if (isGuid(r)) return r;
+  const r = bare.toLowerCase();
+  const graph = r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID || isLoopbackUrl(r);
+  if (graph) return `appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`;
+  if (isGuid(r)) return `appId eq ${odataString(r)}`;
+  // learn.microsoft.com/graph/api/resources/serviceprincipal: servicePrincipalNames supports $filter (eq) with any()
+  return `servicePrincipalNames/any(n:n eq ${odataString(bare)})`;
+}
+
+function isLoopbackUrl(value: string): boolean {
   try {
-    if (isLoopbackHost(new URL(r).hostname)) return MICROSOFT_GRAPH_APP_ID;
+    return isLoopbackHost(new URL(value).hostname);
   } catch {
-    // not a URL: unknown
+    return false;
   }
-  return undefined;
 }
 
 async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | undefined, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const link = "grant";
-  const appId = resourceAppId(settings.resourceUrl, settings.graphUrl);
-  if (!appId) return void found.checks.push(warning(link, undefined, `not checked: the resource ${settings.resourceUrl} is not named by an appId`, "give --resource as the resource's appId to check its grant"));
-  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId)
-  const [resource] = await graph.list<{ id: string }>(`/v1.0/servicePrincipals?$filter=appId eq ${odataString(appId)}`);
-  if (!resource) return void found.checks.push(failed(link, undefined, `the resource ${appId} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), then `pulumi up`"));
+  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId, or on servicePrincipalNames with any)
+  const [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(resourceFilter(settings.resourceUrl, settings.graphUrl))}&$select=id,appId`);
+  if (!resource) {
+    return void found.checks.push(failed(link, undefined, `the resource ${settings.resourceUrl} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), or fix --resource, then `pulumi up`"));
+  }
   // learn.microsoft.com/graph/api/oauth2permissiongrant-list: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
   const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`)).filter((g) =>
     same(g.resourceId, resource.id),
@@ -195,12 +206,13 @@ async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | u
   if (missing.length > 0) {
     return void found.checks.push(failed(link, mine.id, `the grant lacks ${missing.join(", ")}, which the outputs name`, "run `pulumi up` to grant the configured scopes"));
   }
-  found.checks.push(ok(link, mine.id, `${mine.consentType} grant on ${appId}: ${held.join(" ")}`));
+  found.checks.push(ok(link, mine.id, `${mine.consentType} grant on ${resource.appId}: ${held.join(" ")}`));
 }
 
 /** The link an AADSTS code points at (the issue's table), else the hop's own link. */
 function explainingLink(codes: readonly number[], hop: number): string {
-  if (codes.includes(65001)) return "grant";
+  // The grant link also finds the resource's service principal, whose absence is AADSTS500011.
+  if (codes.includes(65001) || codes.includes(500011)) return "grant";
   if (codes.some((c) => [700016, 7000112].includes(c))) return hop === 1 ? "blueprint" : "agent identity";
   if (codes.some((c) => [7000215, 7000222, 7000216, 700027, 70021, 700211, 700213, 7002121].includes(c))) return "blueprint credential";
   if (codes.includes(7000229)) return "blueprint principal";

@@ -96,6 +96,45 @@ describe("agent-user doctor", () => {
     expect(run.stdout).toMatch(new RegExp(`^failed\\s+tokens\\s+hop \\d \\([a-z ]+\\) failed: ${code}.*; explained by the ${link} link$`, "m"));
   });
 
+  it.each([true, false])("a resource other than Graph, named by its identifier URI, has its grant checked (granted: %s)", async (granted) => {
+    const appId = "7c3e9a12-5d4b-4e6f-8a1c-2b3d4e5f6a7b";
+    const resource = `api://${appId}`;
+    const run = await doctor([], ["--resource", resource, "--fail-on-warning"], undefined, (e) => {
+      const sp = e.store.createServicePrincipal({
+        id: e.store.newId(),
+        appId,
+        kind: "servicePrincipal",
+        displayName: "Contoso MCP tools",
+        servicePrincipalType: "Application",
+        servicePrincipalNames: [resource, appId],
+        sponsors: [],
+        graphAppRoles: [],
+        // An hour old: long replicated, as a resource API an admin consented to.
+        createdAt: Date.now() - 3_600_000,
+      });
+      const scope = e.outputs().grantScopes as string;
+      if (granted) e.store.createGrant({ id: e.store.newId(), clientId: DEFAULT_IDS.agentIdentityId, consentType: "Principal", principalId: DEFAULT_IDS.agentUserId, resourceId: sp.id, scope, effectiveAt: 0 });
+    });
+    if (granted) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^ok\\s+grant\\s+\\S+\\s+Principal grant on ${appId}: `, "m"));
+      expect(line(run.stdout, "ok", "tokens")).toBe(true);
+    } else {
+      expect(run.code).toBe(8);
+      expect(run.stdout).toMatch(/^failed\s+grant\s+.*no delegated permission grant from the agent identity to this resource for the agent user: hop 3 fails with AADSTS65001$/m);
+      expect(run.stdout).toMatch(/^failed\s+tokens\s+hop 3 \(agent user token\) failed: AADSTS65001.*; explained by the grant link$/m);
+    }
+    expect(run.stdout).not.toMatch(/^warning/m);
+    onlyReads(run.emulator);
+  });
+
+  it("a resource with no service principal in the tenant: the grant link says so", async () => {
+    const run = await doctor([], ["--resource", "api://contoso-unknown-api"]);
+    expect(run.code).toBe(8);
+    expect(run.stdout).toMatch(/^failed\s+grant\s+.*the resource api:\/\/contoso-unknown-api has no service principal in the tenant$/m);
+    expect(run.stdout).toMatch(/^failed\s+tokens\s+hop 3 \(agent user token\) failed: AADSTS500011.*; explained by the grant link$/m);
+  });
+
   it("a secret ending within --warn-days is a warning: exit 0, or 8 with --fail-on-warning", async () => {
     const warned = await doctor([], ["--warn-days", "400"]);
     expect(warned.code).toBe(0);
