@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import {
+  baseUrlOf,
   baseUrlProblem,
   displayNameProblem,
   isGuid,
@@ -471,7 +472,7 @@ function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail): stri
     fail(key, problem);
     return fallback;
   }
-  return new URL(value).origin;
+  return baseUrlOf(value);
 }
 
 function integer(raw: RawConfig, key: ConfigKey, fallback: number, min: number, max: number, fail: Fail): number {

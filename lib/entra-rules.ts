@@ -105,6 +105,16 @@ export function isUpn(value: unknown): value is string {
  * credential's issuer): a base that already has a path, query or fragment would
  * make every one of them wrong. Plain http only on loopback (the emulator).
  */
+/**
+ * The one spelling of a base URL that baseUrlProblem accepts: its origin
+ * (lower-case host, no default port, no trailing slash). The stack config,
+ * the providers and the CLI all keep it so, and a provider compares stored
+ * ones so: a spelling never shows as a change, let alone a replacement.
+ */
+export function baseUrlOf(value: string): string {
+  return new URL(value).origin;
+}
+
 export function baseUrlProblem(value: string): string | undefined {
   const problem = secureUrlProblem(value);
   if (problem) return problem;

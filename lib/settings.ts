@@ -222,14 +222,14 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   }
   const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
   if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
-  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).toString();
-  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).toString();
+  const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).origin;
+  const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).origin;
   const { credential, source } = pickCredential(flags, env, outputs, cwd);
   sources.credential = source;
   return {
     tenantId,
-    authorityUrl: authorityUrl.replace(/\/+$/, ""),
-    graphUrl: graphUrl.replace(/\/+$/, ""),
+    authorityUrl,
+    graphUrl,
     resourceUrl: resource,
     blueprintAppId,
     credential,

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
+import { baseUrlOf, baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
 
 /**
  * Entra's limits, for the providers' own check and hint functions. Those
@@ -108,7 +108,7 @@ export class InputChecker {
     const value = this.present(property);
     if (value === undefined || value === UNKNOWN) return value;
     const problem = baseUrlProblem(String(value));
-    return problem ? this.fail(property, problem) : String(value).replace(/\/+$/, "");
+    return problem ? this.fail(property, problem) : baseUrlOf(String(value));
   }
 
   /** The inputs every Graph resource shares, normalized, with defaults applied. */
@@ -141,6 +141,16 @@ export function checkInputs<T extends GraphResourceInputs>(
   return { inputs: inputs as T, failures: c.failures };
 }
 
+/**
+ * A stored base URL as check() now spells it: state written by an earlier
+ * version may keep the URL as given (upper case, :443, a trailing slash), and
+ * graphUrl replaces every object when it changes.
+ */
+function comparable(key: string, old: unknown): unknown {
+  const isBaseUrl = key === "graphUrl" || key === "authorityUrl";
+  return isBaseUrl && typeof old === "string" && URL.canParse(old) ? baseUrlOf(old) : old;
+}
+
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -157,7 +167,7 @@ export interface DiffKeys<T extends GraphResourceInputs> {
  * `replace` key replaces the object; to an `update` key, updates it in place.
  */
 export function diffKeys<T extends GraphResourceInputs>(olds: T, news: T, keys: DiffKeys<T>): pulumi.dynamic.DiffResult {
-  const changed = (key: keyof T & string) => news[key] === UNKNOWN || !same(olds[key], news[key]);
+  const changed = (key: keyof T & string) => news[key] === UNKNOWN || !same(comparable(key, olds[key]), news[key]);
   const replaces = [...COMMON_REPLACE_KEYS, ...keys.replace].filter(changed);
   const updates = [...COMMON_UPDATE_KEYS, ...keys.update].filter(changed);
   return {

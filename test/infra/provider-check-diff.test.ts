@@ -42,6 +42,12 @@ describe("check", () => {
     });
   });
 
+  it("keeps a base URL as its origin, as the stack config does: case, the default port and a trailing slash are spelling", async () => {
+    const { inputs, failures } = await agentUserProvider.check!({} as never, { ...USER, graphUrl: "https://Graph.Microsoft.com:443/", authorityUrl: "https://LOGIN.microsoftonline.com/" });
+    expect(failures).toEqual([]);
+    expect(inputs).toMatchObject({ graphUrl: "https://graph.microsoft.com", authorityUrl: "https://login.microsoftonline.com" });
+  });
+
   it("defaults the replication window to two minutes", async () => {
     const news: Record<string, unknown> = { ...IDENTITY };
     delete news.consistencyWindowMs;
@@ -82,6 +88,11 @@ describe("diff", () => {
 
   it("finds no change when nothing changed", async () => {
     expect(await blueprintProvider.diff!("b1", withIds, BLUEPRINT)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  });
+
+  it("a base URL stored as an earlier version kept it (upper case, :443) is no change against its origin", async () => {
+    const olds = { ...withIds, graphUrl: "https://Graph.Microsoft.com:443", authorityUrl: "https://login.microsoftonline.com/" };
+    expect(await blueprintProvider.diff!("b1", olds, BLUEPRINT)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
   });
 
   it.each([
