@@ -160,10 +160,16 @@ function deadlineSignal(timeoutMs: number, now: number): Deadline {
   return deadline;
 }
 
+/**
+ * One string per header. undici already lower-cases the names (every version's
+ * parseHeaders does); repeated headers come as arrays. A for-in loop: this runs
+ * on every answer, and Object.entries' arrays cost more than the loop itself.
+ */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  for (const name in raw) {
+    const value = raw[name];
+    if (value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ");
   }
   return out;
 }

@@ -31,11 +31,16 @@ function bundle(): UndiciBundle {
 
 function load(): Request {
   const { request, getGlobalDispatcher } = bundle();
+  // The last URL parsed: a token client asks the same endpoint again and again, and parsing is most of this wrapper.
+  let last = { url: "", origin: "", path: "" };
   return (url, options) => {
-    const target = new URL(url);
+    if (url !== last.url) {
+      const target = new URL(url);
+      last = { url, origin: target.origin, path: `${target.pathname}${target.search}` };
+    }
     const { dispatcher: chosen, ...rest } = options;
     // undici's request() takes its dispatcher as `this`: any dispatcher, this bundle's or the caller's own undici's.
-    return request.call(chosen ?? getGlobalDispatcher(), { ...rest, origin: target.origin, path: `${target.pathname}${target.search}` });
+    return request.call(chosen ?? getGlobalDispatcher(), { ...rest, origin: last.origin, path: last.path });
   };
 }
 
