@@ -100,12 +100,6 @@ export function isUpn(value: unknown): value is string {
 }
 
 /**
- * Why a Graph or authority base URL would be refused, or undefined. Paths are
- * appended to it (`/v1.0/...`, `/{tenant}/oauth2/v2.0/token`, the federated
- * credential's issuer): a base that already has a path, query or fragment would
- * make every one of them wrong. Plain http only on loopback (the emulator).
- */
-/**
  * The one spelling of a base URL that baseUrlProblem accepts: its origin
  * (lower-case host, no default port, no trailing slash). The stack config,
  * the providers and the CLI all keep it so, and a provider compares stored
@@ -115,6 +109,12 @@ export function baseUrlOf(value: string): string {
   return new URL(value).origin;
 }
 
+/**
+ * Why a Graph or authority base URL would be refused, or undefined. Paths are
+ * appended to it (`/v1.0/...`, `/{tenant}/oauth2/v2.0/token`, the federated
+ * credential's issuer): a base that already has a path, query or fragment would
+ * make every one of them wrong. Plain http only on loopback (the emulator).
+ */
 export function baseUrlProblem(value: string): string | undefined {
   const problem = secureUrlProblem(value);
   if (problem) return problem;

@@ -126,7 +126,15 @@ function newDeadline(ms: number): Deadline {
     reason.name = "TimeoutError";
     deadline.aborted = true;
     deadline.reason = reason;
-    deadline.emit("abort");
+    // Each request's listener on its own, as an AbortSignal calls them: one that throws must not spare the rest.
+    for (const listener of deadline.listeners("abort")) {
+      try {
+        (listener as () => void)();
+      } catch {
+        // undici's listener only aborts its own request; nothing else is owed to it here.
+      }
+    }
+    deadline.removeAllListeners("abort");
   }, ms).unref();
   return deadline;
 }
@@ -137,11 +145,14 @@ type Deadlines = Map<number, { windowEnd: number; deadline: Deadline }>;
 /**
  * Per process, on globalThis: dynamic providers capture this module by value,
  * and Pulumi's closure serializer cannot carry a Map (nor should it carry
- * live timers); code that creates the Map when first used survives it.
+ * live timers); code that creates the Map when first used survives it. The
+ * key names the shape of its entries: a provider host can run serialized
+ * providers of an earlier version (from the state) beside this one, and one
+ * must never read the other's entries.
  */
 function deadlines(): Deadlines {
   const slot = globalThis as unknown as Record<symbol, Deadlines | undefined>;
-  return (slot[Symbol.for("agent-user-kit.http.deadlines")] ??= new Map());
+  return (slot[Symbol.for("agent-user-kit.http.deadlines.v2")] ??= new Map());
 }
 
 /**

@@ -36,3 +36,21 @@ it("loads neither node:http2 nor node:assert, and exports the request API and th
   const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as Record<string, unknown>;
   expect(out).toEqual({ request: "function", dispatch: "function", methods: "function", modules: [] });
 });
+
+it("each request reaches its own URL when the URLs alternate (the last URL parsed is remembered, not reused for another)", async () => {
+  const { createServer } = await import("node:http");
+  const { request } = await import("../lib/undici-request");
+  const server = createServer((req, res) => res.end(req.url));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const seen: string[] = [];
+    for (const path of ["/a?x=1", "/b", "/a?x=1", "/a?x=2"]) {
+      const res = await request(`${base}${path}`, { method: "GET" });
+      seen.push(await res.body.text());
+    }
+    expect(seen).toEqual(["/a?x=1", "/b", "/a?x=1", "/a?x=2"]);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

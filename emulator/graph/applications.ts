@@ -72,7 +72,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const clauses = parseFilter(req, ["displayName", "appId", "tags"]);
+  const clauses = parseFilter(req, ["displayName", "appId"], ["tags"]);
   const views = ctx.store.applications("agentIdentityBlueprint").map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }

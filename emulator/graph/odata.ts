@@ -5,7 +5,8 @@ import { GRAPH_ERRORS } from "./errors";
 
 /**
  * The OData slice the directory routes understand: `$filter` with `eq`
- * clauses joined by `and` (plus `tags/any(t:t eq '...')`), `$select`, `$top`
+ * clauses joined by `and` (and `any` on a collection, such as
+ * `tags/any(t:t eq '...')` or `servicePrincipalNames/any(n:n eq '...')`), `$select`, `$top`
  * and paging, and JSON request bodies. Anything else is refused with 400, so
  * a client that starts sending a query the emulator would silently ignore
  * finds out at once.
@@ -34,8 +35,12 @@ function refuseOptions(req: EmulatorRequest): void {
   }
 }
 
-/** The `$filter` clauses, each on one of `filterable`; all must hold. */
-export function parseFilter(req: EmulatorRequest, filterable: readonly string[]): FilterClause[] {
+/**
+ * The `$filter` clauses, each on one of `filterable` (`eq`) or of
+ * `collections` (`any`); all must hold. A collection compared with `eq`, or a
+ * single value with `any`, is refused as Graph refuses it.
+ */
+export function parseFilter(req: EmulatorRequest, filterable: readonly string[], collections: readonly string[] = []): FilterClause[] {
   refuseOptions(req);
   let rest = (req.url.searchParams.get("$filter") ?? "").trim();
   const clauses: FilterClause[] = [];
@@ -45,7 +50,7 @@ export function parseFilter(req: EmulatorRequest, filterable: readonly string[])
     const m = any ?? eq;
     if (!m) throw graphError(req, GRAPH_ERRORS.filterClauseInvalid(rest));
     const clause = { property: m[1]!, value: (any ? m[3]! : m[2]!).replace(/''/g, "'"), any: any !== null };
-    if (!filterable.includes(clause.property)) throw graphError(req, GRAPH_ERRORS.filterPropertyUnsupported(clause.property));
+    if (!(clause.any ? collections : filterable).includes(clause.property)) throw graphError(req, GRAPH_ERRORS.filterPropertyUnsupported(clause.property));
     clauses.push(clause);
     rest = rest.slice(m[0].length).trim();
     if (rest === "") break;

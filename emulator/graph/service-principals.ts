@@ -59,7 +59,7 @@ function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Recor
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const clauses = parseFilter(req, ["appId", "displayName", "servicePrincipalNames"]);
+  const clauses = parseFilter(req, ["appId", "displayName"], ["servicePrincipalNames"]);
   return collection(req, all(ctx).filter((v) => matches(v, clauses)), "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 

@@ -157,20 +157,21 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
 }
 
 /**
- * The $filter that finds the service principal of the resource the token is
- * for, as Entra resolves a scope's resource: Graph's appId for Graph's URL
+ * The $filters, tried in order, that find the service principal of the
+ * resource the token is for, as Entra resolves a scope's resource: Graph's appId for Graph's URL
  * (or the emulator's loopback Graph, which answers for Graph), the appId for
  * a GUID, else the URL among its servicePrincipalNames (its identifier URIs).
  */
-function resourceFilter(resourceUrl: string, graphUrl: string): string {
+function resourceFilters(resourceUrl: string, graphUrl: string): string[] {
   const bare = resourceUrl.trim().replace(/\/+$/, "");
   const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
   const r = bare.toLowerCase();
   const graph = r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID || isLoopbackUrl(r);
-  if (graph) return `appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`;
-  if (isGuid(r)) return `appId eq ${odataString(r)}`;
-  // learn.microsoft.com/graph/api/resources/serviceprincipal: servicePrincipalNames supports $filter (eq) with any()
-  return `servicePrincipalNames/any(n:n eq ${odataString(bare)})`;
+  if (graph) return [`appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`];
+  if (isGuid(r)) return [`appId eq ${odataString(r)}`];
+  // learn.microsoft.com/graph/api/resources/serviceprincipal: servicePrincipalNames supports $filter (eq) with any().
+  // eq is exact, and Entra takes a scope's resource with or without a trailing slash: a name registered with one is tried too.
+  return [bare, `${bare}/`].map((name) => `servicePrincipalNames/any(n:n eq ${odataString(name)})`);
 }
 
 function isLoopbackUrl(value: string): boolean {
@@ -184,8 +185,12 @@ function isLoopbackUrl(value: string): boolean {
 async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | undefined, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const link = "grant";
-  // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId, or on servicePrincipalNames with any)
-  const [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(resourceFilter(settings.resourceUrl, settings.graphUrl))}&$select=id,appId`);
+  let resource: { id: string; appId: string } | undefined;
+  for (const filter of resourceFilters(settings.resourceUrl, settings.graphUrl)) {
+    // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId, or on servicePrincipalNames with any)
+    [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(filter)}&$select=id,appId`);
+    if (resource) break;
+  }
   if (!resource) {
     return void found.checks.push(failed(link, undefined, `the resource ${settings.resourceUrl} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), or fix --resource, then `pulumi up`"));
   }

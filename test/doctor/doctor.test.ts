@@ -96,9 +96,13 @@ describe("agent-user doctor", () => {
     expect(run.stdout).toMatch(new RegExp(`^failed\\s+tokens\\s+hop \\d \\([a-z ]+\\) failed: ${code}.*; explained by the ${link} link$`, "m"));
   });
 
-  it.each([true, false])("a resource other than Graph, named by its identifier URI, has its grant checked (granted: %s)", async (granted) => {
-    const appId = "7c3e9a12-5d4b-4e6f-8a1c-2b3d4e5f6a7b";
-    const resource = `api://${appId}`;
+  const appId = "7c3e9a12-5d4b-4e6f-8a1c-2b3d4e5f6a7b";
+  const resource = `api://${appId}`;
+  it.each([
+    [true, resource],
+    [false, resource],
+    [true, `${resource}/`],
+  ])("a resource other than Graph, named by its identifier URI, has its grant checked (granted: %s; registered as %s)", async (granted, registered) => {
     const run = await doctor([], ["--resource", resource, "--fail-on-warning"], undefined, (e) => {
       const sp = e.store.createServicePrincipal({
         id: e.store.newId(),
@@ -106,7 +110,7 @@ describe("agent-user doctor", () => {
         kind: "servicePrincipal",
         displayName: "Contoso MCP tools",
         servicePrincipalType: "Application",
-        servicePrincipalNames: [resource, appId],
+        servicePrincipalNames: [registered, appId],
         sponsors: [],
         graphAppRoles: [],
         // An hour old: long replicated, as a resource API an admin consented to.

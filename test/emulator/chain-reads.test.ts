@@ -72,6 +72,16 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
     expect(graph!.oauth2PermissionScopes[0]).toMatchObject({ isEnabled: true, type: "User", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
+  it("service principals by an identifier URI among servicePrincipalNames (any); that collection with eq, or appId with any, is refused", async () => {
+    const found = await d.call("GET", `/v1.0/servicePrincipals?$filter=${encodeURIComponent("servicePrincipalNames/any(n:n eq 'https://graph.microsoft.com')")}&$select=id,appId`);
+    expect(found.body.value).toEqual([{ id: expect.any(String), appId: MICROSOFT_GRAPH_APP_ID }]);
+    for (const filter of ["servicePrincipalNames eq 'https://graph.microsoft.com'", `appId/any(n:n eq '${MICROSOFT_GRAPH_APP_ID}')`]) {
+      const refused = await d.call("GET", `/v1.0/servicePrincipals?$filter=${encodeURIComponent(filter)}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: { code: "Request_UnsupportedQuery" } });
+    }
+  });
+
   it("grants by $filter on clientId and consentType, the properties Graph documents as filterable; principalId is refused", async () => {
     const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and consentType eq 'Principal'`;
     const answer = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);

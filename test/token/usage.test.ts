@@ -159,6 +159,11 @@ describe("plain http is refused except on loopback", () => {
     expect(message).toMatch(/the authority URL must be a base URL with no path, query or fragment, such as https:\/\/login\.microsoftonline\.com/);
   });
 
+  it("a base URL is kept as its origin, as the stack config and the providers keep it: case, :443 and a slash are spelling", () => {
+    const settings = resolveSettings({ outputs: file(), authority: "https://LOGIN.microsoftonline.com:443/", graph: "https://Graph.Microsoft.com/" }, NO_ENV, ctx.scratch.dir);
+    expect(settings).toMatchObject({ authorityUrl: "https://login.microsoftonline.com", graphUrl: "https://graph.microsoft.com" });
+  });
+
   it("an authority that is not a URL", async () => {
     expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/the authority URL is not an absolute URL/);
   });
