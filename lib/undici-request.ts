@@ -51,6 +51,11 @@ function load(): Request {
  * Pulumi's closure serializer must not meet it in a module variable.
  */
 export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
+  return loadRequest()(url, options);
+}
+
+/** Loads undici's request API now if it is not loaded yet (the CLI does, before it changes a V8 flag). */
+export function loadRequest(): Request {
   const slot = globalThis as unknown as Record<symbol, Request | undefined>;
-  return (slot[Symbol.for("agent-user-kit.undici-request")] ??= load())(url, options);
+  return (slot[Symbol.for("agent-user-kit.undici-request")] ??= load());
 }

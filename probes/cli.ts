@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { enableCompileCache } from "node:module";
 import { ExitCode } from "../lib/errors";
+import { loadRequest } from "../lib/undici-request";
 import { processIo, type CliIo, type Command } from "./cli-io";
 import { didYouMean } from "./did-you-mean";
 
@@ -66,6 +67,24 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return load()(rest, io);
 }
 
+/**
+ * undici parses HTTP with llhttp's WebAssembly. After a few answers V8
+ * starts recompiling it with its optimizing compiler: about 150 ms of CPU
+ * that a command making a handful of requests never gets back, and that the
+ * process waits for as it exits, half of `agent-user token`'s whole run
+ * (`npm run bench`, token spawn to exit). The CLI owns its process, so it
+ * keeps WebAssembly on the baseline code; the library leaves its host's V8
+ * alone. Set before the first connection compiles llhttp, and after undici
+ * is loaded: a changed flag makes V8 refuse the compile cache of whatever
+ * is compiled after it. node:v8 is loaded here, not imported, so `--help`
+ * and `emulator` (which makes no request) do not pay for it.
+ */
+function keepWasmOnBaselineCode(): void {
+  loadRequest();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require("node:v8") as typeof import("node:v8")).setFlagsFromString("--wasm-tiering-budget=2000000000");
+}
+
 /** The oldest Node.js the kit supports (package.json engines): the maintained LTS lines are 22 and 24. */
 const MIN_NODE = [22, 0] as const;
 
@@ -82,7 +101,9 @@ if (require.main === module) {
   }
   // Node 22.1+: compiled code is cached on disk, so later starts skip parsing (npm run bench measures it).
   enableCompileCache?.();
-  main(process.argv.slice(2), processIo()).then(
+  const argv = process.argv.slice(2);
+  if (argv[0] !== undefined && argv[0] !== "emulator" && COMMANDS[argv[0]] !== undefined && !argv.includes("--help")) keepWasmOnBaselineCode();
+  main(argv, processIo()).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startEmulator } from "../../emulator/server";
 import { median } from "./stats";
 
 /** The package root (dist/test/bench/../../..), where `node_modules` and `dist` are. */
@@ -87,6 +89,15 @@ async function tokenToFirstRequest(port: number, arrival: () => Promise<number>)
   return at - started;
 }
 
+/** A whole `agent-user token` run against the emulator (three hops, the token printed), spawn to exit, ms. */
+async function tokenRun(outputsFile: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, "token", "--outputs", outputsFile], { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH }, stdio: "ignore" });
+  const code = await new Promise<number | null>((done) => child.on("exit", done));
+  if (code !== 0) throw new Error(`bench: agent-user token against the emulator exited ${code}`);
+  return performance.now() - started;
+}
+
 export interface StartupFigures {
   nodeStartMs: number;
   nodeRssMb: number;
@@ -94,6 +105,7 @@ export interface StartupFigures {
   entryRssMb: number;
   tokenFirstRequestMs: number;
   tokenRssMb: number;
+  tokenRunMs: number;
   cliStartMs: number;
   peerImportMs: number;
   samples: number;
@@ -102,28 +114,36 @@ export interface StartupFigures {
 /**
  * Whole-process wall times, interleaved, median of `samples`: bare
  * `node -e 0`, a process that requires the runtime entry, `agent-user token`
- * from spawn to its first request, `agent-user --help`; and the time
+ * from spawn to its first request, a whole `agent-user token` run against
+ * the emulator (spawn to exit), `agent-user --help`; and the time
  * `require()` of the peer's package takes in a fresh process. Peak RSS of
  * each comes from separate, untimed runs.
  */
 export async function startupFigures(samples: number, peerModule: string): Promise<StartupFigures> {
   const { server, port, next } = await firstRequestServer();
+  const emulator = await startEmulator({});
+  const dir = mkdtempSync(join(tmpdir(), "agent-user-bench-"));
+  const outputsFile = join(dir, "outputs.json");
+  writeFileSync(outputsFile, JSON.stringify(emulator.outputs()), { mode: 0o600 });
   try {
     const node: number[] = [];
     const entry: number[] = [];
     const token: number[] = [];
+    const tokenRuns: number[] = [];
     const cli: number[] = [];
     const peer: number[] = [];
     // One untimed round warms the OS file cache for every file involved.
     run(["-e", "0"]);
     run(["-e", `require(${JSON.stringify(ENTRY)})`]);
     await tokenToFirstRequest(port, next);
+    await tokenRun(outputsFile);
     run([CLI, "--help"]);
     run(["-e", IMPORT_TIMER(peerModule)]);
     for (let i = 0; i < samples; i++) {
       node.push(run(["-e", "0"]).ms);
       entry.push(run(["-e", `require(${JSON.stringify(ENTRY)})`]).ms);
       token.push(await tokenToFirstRequest(port, next));
+      tokenRuns.push(await tokenRun(outputsFile));
       cli.push(run([CLI, "--help"]).ms);
       peer.push(Number(run(["-e", IMPORT_TIMER(peerModule)]).stdout));
     }
@@ -134,11 +154,14 @@ export async function startupFigures(samples: number, peerModule: string): Promi
       entryRssMb: await medianOf3(() => peakRss(["-e", `require(${JSON.stringify(ENTRY)})`])),
       tokenFirstRequestMs: median(token),
       tokenRssMb: await medianOf3(() => peakRss(TOKEN_ARGS(port), { AGENT_USER_BLUEPRINT_SECRET: "bench-secret" })),
+      tokenRunMs: median(tokenRuns),
       cliStartMs: median(cli),
       peerImportMs: median(peer),
       samples,
     };
   } finally {
     server.close();
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
