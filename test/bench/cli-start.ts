@@ -92,9 +92,14 @@ async function tokenToFirstRequest(port: number, arrival: () => Promise<number>)
 /** A whole `agent-user token` run against the emulator (three hops, the token printed), spawn to exit, ms. */
 async function tokenRun(outputsFile: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, "token", "--outputs", outputsFile], { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH }, stdio: "ignore" });
-  const code = await new Promise<number | null>((done) => child.on("exit", done));
-  if (code !== 0) throw new Error(`bench: agent-user token against the emulator exited ${code}`);
+  const child = spawn(process.execPath, [CLI, "token", "--outputs", outputsFile], { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH }, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((done, fail) => {
+    child.on("error", fail);
+    child.on("exit", done);
+  });
+  if (code !== 0) throw new Error(`bench: agent-user token against the emulator exited ${code}: ${stderr.slice(0, 300)}`);
   return performance.now() - started;
 }
 
@@ -121,11 +126,12 @@ export interface StartupFigures {
  */
 export async function startupFigures(samples: number, peerModule: string): Promise<StartupFigures> {
   const { server, port, next } = await firstRequestServer();
-  const emulator = await startEmulator({});
   const dir = mkdtempSync(join(tmpdir(), "agent-user-bench-"));
-  const outputsFile = join(dir, "outputs.json");
-  writeFileSync(outputsFile, JSON.stringify(emulator.outputs()), { mode: 0o600 });
+  let emulator: Awaited<ReturnType<typeof startEmulator>> | undefined;
   try {
+    emulator = await startEmulator({});
+    const outputsFile = join(dir, "outputs.json");
+    writeFileSync(outputsFile, JSON.stringify(emulator.outputs()), { mode: 0o600 });
     const node: number[] = [];
     const entry: number[] = [];
     const token: number[] = [];
@@ -161,7 +167,7 @@ export async function startupFigures(samples: number, peerModule: string): Promi
     };
   } finally {
     server.close();
-    await emulator.close();
     rmSync(dir, { recursive: true, force: true });
+    await emulator?.close();
   }
 }

@@ -492,7 +492,7 @@ function startupTable(f: StartupFigures): string {
       s.token_rss_mb.toFixed(1),
       `≤ 1.5× bare node: ${ok(s.token_first_request_ms <= 1.5 * s.node_start_ms)}`,
     ],
-    ["`agent-user token` against the emulator: three hops, the token printed (spawn to exit)", s.token_run_ms.toFixed(1), x(ratio(s.token_run_ms, s.node_start_ms)), "", ""],
+    ["`agent-user token` against the emulator over loopback http: three hops, the token printed (spawn to exit)", s.token_run_ms.toFixed(1), x(ratio(s.token_run_ms, s.node_start_ms)), "", ""],
     ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
     [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
   ];
