@@ -4,7 +4,7 @@ import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
-import { diagnose } from "../doctor/chain";
+import { diagnose, readOnce } from "../doctor/chain";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
 import { reportFailure } from "../report";
@@ -93,7 +93,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const first = list[0]!.settings;
     const file = values["config-from-stack"];
     const config = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env).provisioner;
-    const graph = provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, config, timeoutMs: first.timeoutMs, hooks });
+    const graph = readOnce(provisionerGraph({ authorityUrl: first.authorityUrl, graphUrl: first.graphUrl, env: io.env, config, timeoutMs: first.timeoutMs, hooks }));
     const checks: Check[] = [];
     for (const target of list) {
       const found = await diagnose(graph, target, options);

@@ -1,6 +1,6 @@
 import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
-import type { GraphClient } from "../../lib/graph-client";
+import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import type { ProbeSettings } from "../../lib/settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
@@ -256,6 +256,26 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
 }
 
 /** Every link of one agent's chain, in order. */
+/**
+ * The client for one doctor run, each GET asked once per URL: the agents of a
+ * fleet share their blueprint, its credentials and principal, and the
+ * resource, which `--all` over 100 agents would otherwise read 100 times
+ * against the tenant's throttle. The run reads one snapshot of the tenant;
+ * nothing is written, so nothing it remembers goes stale within it.
+ */
+export function readOnce(graph: GraphClient): GraphClient {
+  const reads = new Map<string, Promise<GraphResult<unknown>>>();
+  const once = Object.create(graph) as GraphClient;
+  once.call = <T>(method: Parameters<GraphClient["call"]>[0], pathOrUrl: string, call: GraphCallOptions = {}): Promise<GraphResult<T>> => {
+    if (method !== "GET") return graph.call<T>(method, pathOrUrl, call);
+    const key = `${pathOrUrl}\n${JSON.stringify(call)}`;
+    let read = reads.get(key);
+    if (!read) reads.set(key, (read = graph.call(method, pathOrUrl, call)));
+    return read as Promise<GraphResult<T>>;
+  };
+  return once;
+}
+
 export async function diagnose(graph: GraphClient, target: DoctorTarget, options: DoctorOptions): Promise<Check[]> {
   const found: Found = { checks: [], created: [] };
   await blueprintLinks(graph, target, options, found);

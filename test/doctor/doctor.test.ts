@@ -156,6 +156,13 @@ describe("agent-user doctor", () => {
     expect(run.stdout).toMatch(/research-agent: grant: run `pulumi refresh`/);
     expect(run.stdout).not.toMatch(/agent-2: grant:/);
     onlyReads(run.emulator);
+    // What the agents share (the blueprint, its credentials and principal, the resource) is read once per run.
+    const gets = run.emulator.requests.filter((r) => r.surface === "graph" && r.method === "GET").map((r) => r.path);
+    const times = (path: RegExp) => gets.filter((p) => path.test(p)).length;
+    expect(times(/\/federatedIdentityCredentials$/)).toBe(1);
+    expect(times(/^\/v1\.0\/servicePrincipals$/)).toBe(1);
+    expect(times(/agentIdentityBlueprint$/)).toBe(1);
+    expect(times(/microsoft\.graph\.agentIdentity$/)).toBe(3);
   });
 
   it("--all: each agent is checked with its own ids from the file; the agent variables of the environment are not read", async () => {
