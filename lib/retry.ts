@@ -34,7 +34,8 @@ export const transientOnly: Classifier = (err) =>
  * for a while. This keeps retrying the failures `lagging` matches while
  * `windowMs` lasts from now, with enough attempts and time in the policy to
  * cover the window. Transient failures keep the base policy's own bounds
- * (its attempts, and no retry starting past its maxElapsedMs), so a window
+ * (its attempts, and no retry starting past its maxElapsedMs, counting the
+ * wait before it: the Retry-After, else the longest backoff), so a window
  * never turns one request into sixty tries against a failing service.
  */
 export function lagTolerant(
@@ -50,7 +51,8 @@ export function lagTolerant(
     classify: (err) => {
       if (lagging(err)) return { retry: now() - started < windowMs };
       const decision = transientOnly(err);
-      if (!decision.retry || ++transientRetries >= base.maxAttempts || now() - started >= base.maxElapsedMs) return { retry: false };
+      const wait = decision.afterMs ?? base.maxDelayMs;
+      if (!decision.retry || ++transientRetries >= base.maxAttempts || now() - started + wait > base.maxElapsedMs) return { retry: false };
       return decision;
     },
   };

@@ -110,6 +110,19 @@ describe("lagTolerant", () => {
     expect(policy.maxElapsedMs).toBe(60_000);
   });
 
+  it("starts no transient retry past the base policy's time, counting the wait before it", () => {
+    let t = 0;
+    const { classify } = lagTolerant(policy5(), 600_000, () => false, () => t);
+    const throttled = (retryAfterMs: number) => Object.assign(new NetworkError("x", "ECONNRESET", "r"), { retryAfterMs });
+    expect(classify(throttled(2_000))).toEqual({ retry: true, afterMs: 2_000 });
+    t = 7_000;
+    // 7 s in, a 4 s Retry-After would start the retry at 11 s, past the base policy's 10 s.
+    expect(classify(throttled(4_000))).toEqual({ retry: false });
+    // Without a Retry-After the longest backoff (1 s) is what counts.
+    t = 9_500;
+    expect(classify(new NetworkError("x", "ECONNRESET", "r"))).toEqual({ retry: false });
+  });
+
   it("gives transient failures the base policy's attempts, however long the window", async () => {
     const clock = fakeClock();
     const { policy, classify } = lagTolerant(policy5(), 600_000, () => false, clock.now);
