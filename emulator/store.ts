@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { resourceKey } from "../lib/entra-rules";
 
 /**
  * The one store of tenant state. Handlers read and change it; nothing else
@@ -290,9 +291,9 @@ export class TenantStore {
 
   /** The service principal a token `{resource}/.default` scope names, by appId or identifier URI. */
   resourceByIdentifier(resource: string): ServicePrincipal | undefined {
-    const r = resource.replace(/\/+$/, "").toLowerCase();
+    const r = resourceKey(resource);
     for (const sp of this.#servicePrincipals.values()) {
-      if (sp.appId.toLowerCase() === r || sp.servicePrincipalNames.some((n) => n.replace(/\/+$/, "").toLowerCase() === r)) return sp;
+      if (sp.appId.toLowerCase() === r || sp.servicePrincipalNames.some((n) => resourceKey(n) === r)) return sp;
     }
     return undefined;
   }

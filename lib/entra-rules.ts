@@ -16,6 +16,18 @@ export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
 /** The appId behind TOKEN_EXCHANGE_AUDIENCE: the `aud` of T1 and of a managed identity's token for it. */
 export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
 
+/** A resource as Entra compares it in a scope or an `aud`: trimmed, no trailing slash, without case. */
+export const resourceKey = (resource: string): string => resource.trim().replace(/\/+$/, "").toLowerCase();
+
+/**
+ * Whether a resource (a URL or an appId) names Microsoft Graph: its public
+ * identifier URI, its appId, or the Graph base URL in use (another cloud's).
+ */
+export function isGraphResource(resource: string, graphUrl?: string): boolean {
+  const r = resourceKey(resource);
+  return r === MICROSOFT_GRAPH_APP_ID || r === resourceKey(PUBLIC_CLOUD.resourceUrl) || (graphUrl !== undefined && r === resourceKey(graphUrl));
+}
+
 /** The public cloud's endpoints: the defaults of every base URL the kit takes. */
 export const PUBLIC_CLOUD = {
   authorityUrl: "https://login.microsoftonline.com",

@@ -4,8 +4,8 @@ import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
-import { isLoopbackHost } from "./urls";
-import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
+import { isLoopbackUrl } from "./urls";
+import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { TokenCache } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
@@ -259,14 +259,6 @@ export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdenti
   return mismatches;
 }
 
-function isLoopbackUrl(value: string): boolean {
-  try {
-    return isLoopbackHost(new URL(value).hostname);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Entra names the audience by the resource's URL or by its appId. Graph's
  * appId is known, so a Graph token must name Graph either way; another API's
@@ -275,13 +267,10 @@ function isLoopbackUrl(value: string): boolean {
  */
 function audienceMatches(aud: unknown, resourceUrl: string): boolean {
   if (typeof aud !== "string") return false;
-  const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
-  const want = norm(resourceUrl);
-  const got = norm(aud);
+  const want = resourceKey(resourceUrl);
+  const got = resourceKey(aud);
   if (got === want || `api://${got}` === want) return true;
   // The local emulator serves Graph at its own loopback origin, and a token asked for it is Graph's.
-  const emulatedGraph = isLoopbackUrl(want) && (got === norm(PUBLIC_CLOUD.resourceUrl) || got === MICROSOFT_GRAPH_APP_ID);
-  if (emulatedGraph) return true;
-  const graph = want === norm(PUBLIC_CLOUD.resourceUrl) || want === MICROSOFT_GRAPH_APP_ID;
-  return graph ? got === MICROSOFT_GRAPH_APP_ID : isGuid(got);
+  if (isLoopbackUrl(want) && isGraphResource(got)) return true;
+  return isGraphResource(want) ? got === MICROSOFT_GRAPH_APP_ID : isGuid(got);
 }

@@ -28,6 +28,15 @@ export function assertSecureUrl(name: string, value: string, rule: (value: strin
   return new URL(value);
 }
 
+/** Whether `value` is a URL on this machine (the local emulator's); anything that does not parse is not. */
+export function isLoopbackUrl(value: string): boolean {
+  try {
+    return isLoopbackHost(new URL(value).hostname);
+  } catch {
+    return false;
+  }
+}
+
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "");
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);

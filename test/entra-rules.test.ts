@@ -12,6 +12,7 @@ import {
   baseUrlProblem,
   displayNameProblem,
   isDomainName,
+  isGraphResource,
   isGuid,
   isPlaceholderGuid,
   isUpn,
@@ -183,5 +184,18 @@ describe("the stack config and the providers' check agree", () => {
     expect(configRefuses({ blueprintName: "Kit\u0007" })).toBe(true);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, displayName: "Kit\u0007" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
     expect(await checkFailures(agentUserProvider, { ...USER, displayName: "kit\nagent" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
+  });
+});
+
+describe("isGraphResource", () => {
+  it.each([
+    ["https://graph.microsoft.com", undefined, true],
+    ["HTTPS://Graph.Microsoft.com/", undefined, true],
+    ["00000003-0000-0000-c000-000000000000", undefined, true],
+    ["https://graph.microsoft.us", "https://graph.microsoft.us", true],
+    ["https://graph.microsoft.us", undefined, false],
+    ["api://7c3e9a12-5d4b-4e6f-8a1c-2b3d4e5f6a7b", undefined, false],
+  ] as const)("%s (Graph in use: %s) is Graph: %s", (resource, graphUrl, expected) => {
+    expect(isGraphResource(resource, graphUrl)).toBe(expected);
   });
 });

@@ -7,8 +7,8 @@ import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
 import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
-import { isLoopbackHost } from "../../lib/urls";
-import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
+import { isLoopbackUrl } from "../../lib/urls";
+import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey } from "../../lib/entra-rules";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
 import { failed, ok, type Check } from "../checks";
@@ -164,22 +164,12 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
  */
 function resourceFilters(resourceUrl: string, graphUrl: string): string[] {
   const bare = resourceUrl.trim().replace(/\/+$/, "");
-  const norm = (v: string) => v.trim().replace(/\/+$/, "").toLowerCase();
-  const r = bare.toLowerCase();
-  const graph = r === norm(PUBLIC_CLOUD.resourceUrl) || r === norm(graphUrl) || r === MICROSOFT_GRAPH_APP_ID || isLoopbackUrl(r);
-  if (graph) return [`appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`];
+  const r = resourceKey(bare);
+  if (isGraphResource(r, graphUrl) || isLoopbackUrl(r)) return [`appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`];
   if (isGuid(r)) return [`appId eq ${odataString(r)}`];
   // learn.microsoft.com/graph/api/resources/serviceprincipal: servicePrincipalNames supports $filter (eq) with any().
   // eq is exact, and Entra takes a scope's resource with or without a trailing slash: a name registered with one is tried too.
   return [bare, `${bare}/`].map((name) => `servicePrincipalNames/any(n:n eq ${odataString(name)})`);
-}
-
-function isLoopbackUrl(value: string): boolean {
-  try {
-    return isLoopbackHost(new URL(value).hostname);
-  } catch {
-    return false;
-  }
 }
 
 async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | undefined, found: Found): Promise<void> {
