@@ -180,7 +180,7 @@ export function readPemBundle(credential: Extract<ProvisionerCredential, { kind:
     const fix = err.message.includes("cannot be read")
       ? "an encrypted key needs ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword); otherwise re-export the PEM"
       : err.hint;
-    throw credentialError(`${file.source} (${file.value}): ${err.message.slice(err.step.length + 2)}`, fix);
+    throw credentialError(`${file.source} (${file.value}): ${err.detail}`, fix);
   }
 }
 

@@ -74,6 +74,11 @@ export abstract class AgentUserError extends Error {
   get transient(): boolean {
     return false;
   }
+
+  /** The message without its step, for a caller that names the step its own way. */
+  get detail(): string {
+    return this.message.slice(this.step.length + 2);
+  }
 }
 
 /** Bad flags, missing configuration, invalid input: nothing was sent. */

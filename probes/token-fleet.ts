@@ -73,7 +73,7 @@ export function checkFleetAgent(name: string, agentIdentityId: string, agentUser
     checkAgentUser(agentUser);
   } catch (err) {
     // An AgentUserError's message starts with its step; this one's step is the agent's entry instead.
-    if (err instanceof UsageError) throw new UsageError(err.message.slice(err.step.length + 2), `check agents.${name} of the stack outputs`, `${source}: agent ${name}`);
+    if (err instanceof UsageError) throw new UsageError(err.detail, `check agents.${name} of the stack outputs`, `${source}: agent ${name}`);
     throw err;
   }
 }

@@ -230,7 +230,7 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
     if (!(err instanceof TokenEndpointError) && !(err instanceof ClaimsError) && !(err instanceof NotJwtError)) throw err;
     const hop = err.hop ?? 3;
     const codes = err instanceof TokenEndpointError ? err.codes : [];
-    const what = `${HOP_STEPS[hop as 1 | 2 | 3]} failed: ${err.message.slice(err.step.length + 2).replace(/\.$/, "")}`;
+    const what = `${HOP_STEPS[hop as 1 | 2 | 3]} failed: ${err.detail.replace(/\.$/, "")}`;
     const cause = explainingLink(codes, hop);
     const causeCheck = found.checks.find((c) => c.link === cause);
     if (causeCheck && causeCheck.status === "failed") return void found.checks.push(failed(link, undefined, `${what}; explained by the ${cause} link`, `fix the ${cause} link (above)`));
