@@ -31,15 +31,21 @@ Exit codes:
 
 // Each command is loaded only when used, so "--help" starts as fast as node itself.
 /* eslint-disable @typescript-eslint/no-require-imports */
-const COMMANDS: Record<string, () => Command> = {
-  token: () => require("./commands/token").run,
-  manifest: () => require("./commands/manifest").run,
-  comments: () => require("./commands/comments").run,
-  emulator: () => require("./commands/emulator").run,
-  doctor: () => require("./commands/doctor").run,
-  preflight: () => require("./commands/preflight").run,
+// `requests`: the command makes HTTP requests (see keepWasmOnBaselineCode); manifest reads a file, emulator serves.
+const COMMANDS: Record<string, { load: () => Command; requests: boolean }> = {
+  token: { load: () => require("./commands/token").run, requests: true },
+  manifest: { load: () => require("./commands/manifest").run, requests: false },
+  comments: { load: () => require("./commands/comments").run, requests: true },
+  emulator: { load: () => require("./commands/emulator").run, requests: false },
+  doctor: { load: () => require("./commands/doctor").run, requests: true },
+  preflight: { load: () => require("./commands/preflight").run, requests: true },
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/** A command by its name; only the table's own names ("constructor" is none of them). */
+function commandNamed(name: string | undefined): (typeof COMMANDS)[string] | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -47,7 +53,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stderr(USAGE);
     return ExitCode.usage;
   }
-  if (name === "help" && rest[0] !== undefined && COMMANDS[rest[0]]) return COMMANDS[rest[0]]!()(["--help"], io);
+  const helped = name === "help" ? commandNamed(rest[0]) : undefined;
+  if (helped) return helped.load()(["--help"], io);
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
     return ExitCode.ok;
@@ -58,17 +65,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${(require("../lib/version") as typeof import("../lib/version")).PACKAGE_VERSION}\n`);
     return ExitCode.ok;
   }
-  const load = COMMANDS[name];
-  if (!load) {
+  const command = commandNamed(name);
+  if (!command) {
     const guess = didYouMean(name, Object.keys(COMMANDS));
     io.stderr(`agent-user: unknown command "${name}"${guess ? `; did you mean "${guess}"?` : ""}\n\n${USAGE}`);
     return ExitCode.usage;
   }
-  return load()(rest, io);
+  return command.load()(rest, io);
 }
-
-/** The commands that make HTTP requests (manifest reads a file; emulator serves with node:http). */
-const REQUESTING: readonly string[] = ["token", "comments", "doctor", "preflight"];
 
 /**
  * undici parses HTTP with llhttp's WebAssembly. After a few answers V8
@@ -114,7 +118,7 @@ if (require.main === module) {
   // Node 22.1+: compiled code is cached on disk, so later starts skip parsing (npm run bench measures it).
   enableCompileCache?.();
   const argv = process.argv.slice(2);
-  if (REQUESTING.includes(argv[0] ?? "") && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode();
+  if (commandNamed(argv[0])?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode();
   main(argv, processIo()).then(
     (code) => process.exit(code),
     (err: unknown) => {

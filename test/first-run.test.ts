@@ -40,6 +40,10 @@ describe("help and typos", () => {
 
   it("a mistyped command or flag gets a did-you-mean line, and an unknown flag is called one", async () => {
     expect((await cli(["tokn"])).stderr).toMatch(/unknown command "tokn"; did you mean "token"\?/);
+    // A name every object has is no command either.
+    const inherited = await cli(["constructor"]);
+    expect(inherited.code).toBe(2);
+    expect(inherited.stderr).toMatch(/unknown command "constructor"/);
     const jsn = await cli(["token", "--jsn"]);
     expect(jsn.code).toBe(2);
     expect(jsn.stderr).toMatch(/^error: usage: unknown flag --jsn for agent-user token; did you mean --json\?/);
