@@ -5,7 +5,7 @@
  * before (a URL with a path, a UPN such as `a.@x`, a control character).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { validateConfig, type RawConfig } from "../infra/config";
+import { ConfigError, validateConfig, type RawConfig } from "../infra/config";
 import { agentUserProvider } from "../infra/providers/agent-user";
 import { blueprintProvider } from "../infra/providers/blueprint";
 import {
@@ -141,12 +141,14 @@ describe("the stack config and the providers' check agree", () => {
   const USER = { ...COMMON, displayName: "kit-agent", mailNickname: "kit-agent", userPrincipalName: "kit-agent@contoso.onmicrosoft.com", identityParentId: "a1000000-0000-0000-0000-000000000001" };
   const BLUEPRINT = { ...COMMON, displayName: "Kit", sponsors: ["5e000000-0000-0000-0000-000000000001"], adoptionTag: "agent-user-kit:p/s/kit" };
 
-  const configRefuses = (raw: RawConfig) => {
+  /** The stack config's refusal (its message, naming the key), or false; any other failure fails the test. */
+  const configRefuses = (raw: RawConfig): string | false => {
     try {
       validateConfig({ ...CONFIG, ...raw }, NOW);
       return false;
-    } catch {
-      return true;
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return err.message;
     }
   };
   const checkFailures = async (provider: pulumi.dynamic.ResourceProvider, news: Record<string, unknown>) => (await provider.check!({}, news)).failures ?? [];
@@ -158,14 +160,14 @@ describe("the stack config and the providers' check agree", () => {
   });
 
   it("both refuse a Graph URL with a path", async () => {
-    expect(configRefuses({ graphUrl: "https://graph.microsoft.com/v1.0" })).toBe(true);
+    expect(configRefuses({ graphUrl: "https://graph.microsoft.com/v1.0" })).toMatch(/graphUrl/);
     expect(await checkFailures(agentUserProvider, { ...USER, graphUrl: "https://graph.microsoft.com/v1.0" })).toEqual([
       { property: "graphUrl", reason: expect.stringContaining("must be a base URL with no path") },
     ]);
   });
 
   it("both refuse a UPN with a period right before the @", async () => {
-    expect(configRefuses({ agentUserName: "a." })).toBe(true);
+    expect(configRefuses({ agentUserName: "a." })).toMatch(/agentUserName/);
     expect(await checkFailures(agentUserProvider, { ...USER, userPrincipalName: "a.@contoso.onmicrosoft.com" })).toEqual([
       { property: "userPrincipalName", reason: expect.stringContaining("must not end with a period") },
     ]);
@@ -174,14 +176,14 @@ describe("the stack config and the providers' check agree", () => {
   it("both refuse more sponsors than Entra allows", async () => {
     expect(LIMITS.sponsors).toBe(100);
     const sponsors = Array.from({ length: LIMITS.sponsors + 1 }, (_, i) => `5e000000-0000-0000-0000-${String(i).padStart(12, "0")}`);
-    expect(configRefuses({ sponsors: JSON.stringify(sponsors) })).toBe(true);
+    expect(configRefuses({ sponsors: JSON.stringify(sponsors) })).toMatch(/sponsors/);
     expect(configRefuses({ sponsors: JSON.stringify(sponsors.slice(1)) })).toBe(false);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, sponsors })).toEqual([{ property: "sponsors", reason: "holds 101 ids; at most 100 are allowed" }]);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, sponsors: sponsors.slice(1) })).toEqual([]);
   });
 
   it("both refuse a display name with a control character", async () => {
-    expect(configRefuses({ blueprintName: "Kit\u0007" })).toBe(true);
+    expect(configRefuses({ blueprintName: "Kit\u0007" })).toMatch(/blueprintName/);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, displayName: "Kit\u0007" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
     expect(await checkFailures(agentUserProvider, { ...USER, displayName: "kit\nagent" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
   });

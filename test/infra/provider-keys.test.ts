@@ -24,7 +24,7 @@ describe("a provider's own keys", () => {
     const moved = { ...WIDGET, parentId: "a9000000-0000-0000-0000-000000000009" };
     expect(diffKeys<WidgetInputs>(WIDGET, moved, { replace: ["parentId"], update: ["displayName"] }).replaces).toEqual(["parentId"]);
     // @ts-expect-error "parentID" is not a key of WidgetInputs: before, it compiled and parentId was never compared.
-    expect(diffKeys<WidgetInputs>(WIDGET, moved, { replace: ["parentID"], update: ["displayName"] }).replaces).toEqual([]);
+    diffKeys<WidgetInputs>(WIDGET, moved, { replace: ["parentID"], update: ["displayName"] });
     // @ts-expect-error the common keys are compared for every resource; a provider does not list them again.
     diffKeys<WidgetInputs>(WIDGET, moved, { replace: ["graphUrl"], update: [] });
   });

@@ -74,8 +74,11 @@ describe("agent-user preflight", () => {
   it("the provisioner's token, asked for before any Graph call, is retried on a 429 or 503: exit 0", async () => {
     emulator.faults.set({ throttle: 1, unavailable: 1, retryAfterS: 0, target: "token" });
     try {
+      const before = emulator.requests.length;
       const run = await preflight(["--config-from-stack", configFile()]);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+      // The faults did fire, and the third try got the token.
+      expect(emulator.requests.slice(before).filter((r) => r.surface === "token").map((r) => r.status)).toEqual([429, 503, 200]);
       expect(line(run.stdout, "ok", "provisioner permissions", DEFAULT_IDS.provisionerAppId)).toBe(true);
     } finally {
       emulator.faults.reset();
