@@ -106,8 +106,16 @@ export class HopChain {
 
   /** A delegated token for the agent user, checked against what was asked for. */
   async agentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
-    const cached = this.cachedAgentUserToken(request);
-    if (cached) return cached;
+    // Awaited, not returned: returning a promise from an async function costs two more turns.
+    return this.cachedAgentUserToken(request) ?? (await this.mintAgentUserToken(request));
+  }
+
+  /**
+   * The token minted through the hops (T1 and T2 from their cache), for a
+   * caller that already looked in the cache (cachedAgentUserToken) and missed;
+   * concurrent callers share one request.
+   */
+  async mintAgentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
     const hops: HopRecord[] = [];
     const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
     const final = await this.shared(finalKeyOf(request), fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops));

@@ -93,7 +93,6 @@ export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
 
 /** Per cached final token: when to refresh it, and the refresh under way. */
 interface RefreshState {
-  expiresAt: number;
   refreshAt: number;
   running?: Promise<unknown>;
 }
@@ -173,7 +172,7 @@ export class AgentUserTokenProvider {
     const now = this.now();
     const cached = this.chain.cachedAgentUserToken(chainRequest, now);
     if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
-    return abortable(this.chain.agentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
+    return abortable(this.chain.mintAgentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
   }
 
   /** The token as served, with a background refresh started once its refresh moment has come. */
@@ -186,7 +185,7 @@ export class AgentUserTokenProvider {
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
           state.running = undefined;
-          state.refreshAt = this.now() + Math.min(30_000, Math.max(0, (state.expiresAt - EXPIRY_MARGIN_MS - this.now()) / 4));
+          state.refreshAt = this.now() + Math.min(30_000, Math.max(0, (minted.expiresAt - EXPIRY_MARGIN_MS - this.now()) / 4));
         },
       );
     }
@@ -206,7 +205,7 @@ export class AgentUserTokenProvider {
     const servedUntil = token.expiresAt - EXPIRY_MARGIN_MS;
     // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
     const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - now) / 2));
-    const state: RefreshState = { expiresAt: token.expiresAt, refreshAt: servedUntil - this.random() * window };
+    const state: RefreshState = { refreshAt: servedUntil - this.random() * window };
     this.refreshes.set(token.claims, state);
     return state;
   }
