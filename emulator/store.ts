@@ -203,8 +203,7 @@ export class TenantStore {
   }
 
   isTenant(tenant: string): boolean {
-    const t = tenant.toLowerCase();
-    return t === this.tenantId || this.#domains.some((d) => d.toLowerCase() === t);
+    return tenant.toLowerCase() === this.tenantId || this.domain(tenant) !== undefined;
   }
 
   // --- Reads. Ids are looked up as given: handlers lower-case what a URL names, as Entra compares GUIDs without regard to case.
@@ -322,7 +321,7 @@ export class TenantStore {
     for (const g of this.#grants.values()) {
       if (g.clientId !== clientId || g.resourceId !== resourceId) continue;
       if (g.consentType === "Principal" && g.principalId !== principalId) continue;
-      const scope = this.effectiveScope(g);
+      const scope = this.#effectiveScope(g);
       if (scope === undefined) continue;
       found = true;
       for (const s of scope.split(/\s+/)) if (s) scopes.add(s);
@@ -331,7 +330,7 @@ export class TenantStore {
   }
 
   /** The scope the token endpoint sees now: the new one once the change has replicated. */
-  effectiveScope(grant: PermissionGrant): string | undefined {
+  #effectiveScope(grant: PermissionGrant): string | undefined {
     return this.now() >= grant.effectiveAt ? grant.scope : grant.previousScope;
   }
 
@@ -386,7 +385,7 @@ export class TenantStore {
   changeGrantScope(id: string, scope: string): void {
     const grant = this.#grants.get(id);
     if (!grant) return;
-    grant.previousScope = this.effectiveScope(grant);
+    grant.previousScope = this.#effectiveScope(grant);
     grant.scope = scope;
     grant.effectiveAt = this.now() + this.replicationLagMs;
   }

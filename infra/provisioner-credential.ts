@@ -134,7 +134,7 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
 }
 
 /** How the provisioner authenticates a token request; a certificate or OIDC token file is read each time, since platforms rotate them. */
-export function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
+function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
   switch (credential.kind) {
     case "secret":
       return clientSecretPost(credential.secret);

@@ -20,7 +20,7 @@ export const AGENT_USER_TYPE = "agent-user-kit:index:AgentUser";
  * `opts` for a resource that stood inside the wrapper `wrapper` of type
  * `type`, a child of `opts.parent`: it is aliased from its URN there.
  */
-export function unwrapped<O extends pulumi.ResourceOptions>(wrapper: string, type: string, opts: O): O {
+function unwrapped<O extends pulumi.ResourceOptions>(wrapper: string, type: string, opts: O): O {
   return { ...opts, aliases: [...(opts.aliases ?? []), { parent: pulumi.createUrn(wrapper, type, opts.parent) }] };
 }
 
