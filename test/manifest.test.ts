@@ -351,19 +351,30 @@ describe("agent-user manifest: bad input exits 2 naming the file, entry and fiel
     const file = path.join(tmp, "ToolingManifest.json");
     await writeFile(
       file,
-      JSON.stringify({ mcpServers: [{ mcpServerName: "mcp_WordServer", audience: 42 }, "mcp_MailTools", { mcpServerName: "mcp_X", url: "not a url" }] }),
+      JSON.stringify({
+        mcpServers: [
+          { mcpServerName: "mcp_WordServer", audience: 42 },
+          "mcp_MailTools",
+          { mcpServerName: "mcp_X", url: "not a url" },
+          { mcpServerName: "mcp_Y", url: "https://ops:hunter2@tools.example.com/mcp" },
+        ],
+      }),
     );
     const { stderr, problems } = await failure(file);
 
-    expect(stderr).toContain(`3 problems in ${file}:`);
+    expect(stderr).toContain(`4 problems in ${file}:`);
     expect(problems.map((p) => [p.entry?.index, p.field])).toEqual([
       [0, "audience"],
       [1, null],
       [2, "url"],
+      [3, "url"],
     ]);
+    // The same URL rule as every other URL the kit takes: no credentials in it, and never repeated.
+    expect(stderr).toContain(`mcpServers[3] "mcp_Y": field "url": must not carry a user name or password`);
+    expect(stderr).not.toContain("hunter2");
     expect(stderr).toContain(`mcpServers[0] "mcp_WordServer": field "audience": must be a string, found a number`);
     expect(stderr).toContain(`mcpServers[1]: must be an object, found a string`);
-    expect(stderr).toContain(`mcpServers[2] "mcp_X": field "url": is not an absolute URL: "not a url"`);
+    expect(stderr).toContain(`mcpServers[2] "mcp_X": field "url": is not an absolute URL`);
   });
 
   it("argument errors: unknown option, two paths, empty --require", async () => {

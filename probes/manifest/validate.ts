@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parseJson } from "../../lib/json-positions";
 import { isObject, jsonKind } from "../../lib/json-value";
-import { isLoopbackHost } from "../../lib/urls";
+import { secureUrlProblem } from "../../lib/urls";
 import { ManifestError, problem, type ManifestProblem } from "./problems";
 
 /** One `mcpServers` entry, as the manifest gives it (absent, null and empty strings are all null). */
@@ -63,7 +63,7 @@ function readEntry(file: string, raw: unknown, index: number): { entry: Manifest
   if (nameField === null) {
     problems.push(problem(file, { entry: label, field: "mcpServerName" }, `the entry has no name: set "mcpServerName" (or "mcpServerUniqueName")`));
   }
-  const urlProblem = text.url === undefined ? null : checkUrl(text.url);
+  const urlProblem = text.url === undefined ? null : (secureUrlProblem(text.url) ?? null);
   if (urlProblem !== null) problems.push(problem(file, { entry: label, field: "url" }, urlProblem));
   if (problems.length > 0 || nameField === null) return { entry: null, problems };
   return {
@@ -78,17 +78,6 @@ function readEntry(file: string, raw: unknown, index: number): { entry: Manifest
     },
     problems,
   };
-}
-
-function checkUrl(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `is not an absolute URL: ${JSON.stringify(value)}`;
-  }
-  if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return null;
-  return `must use https (plain http is allowed only for loopback hosts such as localhost or 127.0.0.1): ${JSON.stringify(value)}`;
 }
 
 function duplicateNames(file: string, entries: readonly ManifestEntry[]): ManifestProblem[] {
