@@ -63,7 +63,7 @@ export const agentUserProvider = graphProvider<AgentUserInputs, AgentUserOutputs
   hints,
   lookup: findByUpn,
   body: (inputs) => ({ accountEnabled: true, ...pick(inputs, UPDATABLE), identityParentId: inputs.identityParentId }),
-  adopt: (session, path, object, inputs) => patch(session, path, inputs, UPDATABLE.filter((key) => object[key] !== inputs[key])),
+  adopt: (session, path, object, inputs) => patch(session, path, object, inputs),
   outputs: (inputs, object) => ({ ...inputs, userId: object.id }),
 
   async read(session, path, state) {
@@ -81,7 +81,7 @@ export const agentUserProvider = graphProvider<AgentUserInputs, AgentUserOutputs
   },
 
   async update(session, path, olds, news) {
-    await patch(session, path, news, UPDATABLE.filter((key) => olds[key] !== news[key]));
+    await patch(session, path, olds, news);
     return { ...news, userId: olds.userId };
   },
 });
@@ -92,8 +92,9 @@ function pick(inputs: AgentUserInputs, keys: readonly Updatable[]): Partial<Reco
   return Object.fromEntries(keys.map((key) => [key, inputs[key]]));
 }
 
-/** PATCHes the keys that differ from the inputs; nothing when none does. */
-async function patch(session: GraphSession, path: string, inputs: AgentUserInputs, keys: readonly Updatable[]): Promise<void> {
+/** PATCHes the keys whose value in `current` differs from the inputs; nothing when none does. */
+async function patch(session: GraphSession, path: string, current: Partial<Record<Updatable, unknown>>, inputs: AgentUserInputs): Promise<void> {
+  const keys = UPDATABLE.filter((key) => current[key] !== inputs[key]);
   if (keys.length === 0) return;
   await session.graph.call("PATCH", path, { agentId: true, body: { "@odata.type": "#microsoft.graph.agentUser", ...pick(inputs, keys) } });
 }
