@@ -1,9 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
-import { describeJsonProblem, parseJson } from "../lib/json-positions";
+import { readJsonFile } from "../lib/json-positions";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
@@ -338,15 +337,7 @@ function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unk
 
 /** Reads a `--tenant FILE`: a TenantSeed as JSON, every entry's required fields checked. */
 export function loadTenantFile(path: string): TenantSeed {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read tenant file ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
-  }
-  const parsed = parseJson(text);
-  if ("problem" in parsed) throw new UsageError(`tenant file ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`);
-  const json = parsed.value;
+  const json = readJsonFile(`tenant file ${path}`, path);
   if (!isObject(json)) throw new UsageError(`tenant file ${path}: must be a JSON object`);
   const seed = json as Partial<TenantSeed>;
   if (typeof seed.tenantId !== "string" || !isGuid(seed.tenantId)) {

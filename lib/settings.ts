@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
-import { describeJsonProblem, parseJson } from "./json-positions";
+import { readJsonFile } from "./json-positions";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
@@ -32,18 +32,13 @@ export interface ProbeSettings {
 
 /** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
 export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, path), "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new UsageError(`cannot read --outputs ${path}: ${code}`, code === "ENOENT" ? `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\`` : undefined);
-  }
-  const parsed = parseJson(text);
-  if ("problem" in parsed) {
-    throw new UsageError(`cannot read --outputs ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`, "write the file with `pulumi stack output --json --show-secrets`");
-  }
-  return parseStackOutputs(parsed.value, `--outputs ${path}`);
+  const json = readJsonFile(
+    `--outputs ${path}`,
+    resolve(cwd, path),
+    "write the file with `pulumi stack output --json --show-secrets`",
+    `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\``,
+  );
+  return parseStackOutputs(json, `--outputs ${path}`);
 }
 
 function readText(what: string, path: string, cwd: string): string {

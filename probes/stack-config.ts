@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type KitConfig, type RawConfig } from "../infra/config";
 import { PROVISIONER_SOURCES, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
-import { describeJsonProblem, parseJson } from "../lib/json-positions";
+import { readJsonFile } from "../lib/json-positions";
 
 /**
  * The stack configuration as `pulumi config --json` prints it in the stack's
@@ -59,15 +58,7 @@ function secretLeftOut(path: string, key: string, instead: string): UsageError {
  * either way), and is an error only when that is not set either.
  */
 export function readStackConfigFile(path: string, cwd: string, env: NodeJS.ProcessEnv): StackConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, path), "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read --config-from-stack ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, HINT);
-  }
-  const parsed = parseJson(text);
-  if ("problem" in parsed) throw new UsageError(`cannot read --config-from-stack ${path}: not valid JSON at ${describeJsonProblem(parsed.problem)}`, HINT);
-  const json = parsed.value;
+  const json = readJsonFile(`--config-from-stack ${path}`, resolve(cwd, path), HINT);
   if (!isObject(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
   const kit: RawConfig = {};
   const kitLeftOut: ConfigKey[] = [];
