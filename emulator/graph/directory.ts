@@ -2,7 +2,7 @@ import { LIMITS } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest } from "../router";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { requiredString } from "./odata";
+import { boundedString } from "./odata";
 
 /**
  * What the directory routes share: Entra's replication lag as Graph shows it,
@@ -11,9 +11,7 @@ import { requiredString } from "./odata";
 
 /** The body's displayName, as blueprint and agent identity create and PATCH take it: a non-empty string within Entra's length limit. */
 export function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
-  const name = requiredString(req, body, "displayName");
-  if (name.length > LIMITS.displayName) throw graphError(req, GRAPH_ERRORS.displayNameTooLong(name.length, LIMITS.displayName));
-  return name;
+  return boundedString(req, body, "displayName", LIMITS.displayName, (length) => GRAPH_ERRORS.displayNameTooLong(length, LIMITS.displayName));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isObject } from "../../lib/json-value";
 import type { EmulatorRequest, EmulatorResponse } from "../router";
 import { graphError, graphOk } from "./envelope";
-import { GRAPH_ERRORS } from "./errors";
+import { GRAPH_ERRORS, type GraphErrorSpec } from "./errors";
 
 /**
  * The OData slice the directory routes understand: `$filter` with `eq`
@@ -143,5 +143,12 @@ export function requiredString(req: EmulatorRequest, body: Record<string, unknow
   if (typeof value !== "string" || value.trim() === "") {
     throw graphError(req, GRAPH_ERRORS.requiredString(name));
   }
+  return value;
+}
+
+/** A required string of at most `max` characters; a longer one is refused with the surface's own error. */
+export function boundedString(req: EmulatorRequest, body: Record<string, unknown>, name: string, max: number, tooLong: (length: number) => GraphErrorSpec): string {
+  const value = requiredString(req, body, name);
+  if (value.length > max) throw graphError(req, tooLong(value.length));
   return value;
 }

@@ -5,7 +5,7 @@ import { AGENT_USERS, createPermission, directoryPermission, managePermission, r
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
 
 /**
  * Agent users (user subtype microsoft.graph.agentUser) on the typed URLs the
@@ -49,18 +49,11 @@ function agentUser(ctx: EmulatorContext, id: string): User | undefined {
   return user?.kind === "agentUser" ? user : undefined;
 }
 
-/** Entra's display name length (lib/entra-rules.ts). */
-function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
-  const name = requiredString(req, body, "displayName");
-  if (name.length > LIMITS.displayName) throw graphError(req, GRAPH_ERRORS.invalidUserValue("displayName"));
-  return name;
-}
-
-function mailNickname(req: EmulatorRequest, body: Record<string, unknown>): string {
-  const nickname = requiredString(req, body, "mailNickname");
-  if (nickname.length > LIMITS.mailNickname) throw graphError(req, GRAPH_ERRORS.invalidUserValue("mailNickname"));
-  return nickname;
-}
+/** Entra's length limits (lib/entra-rules.ts), refused as Graph refuses a user's property. */
+const displayName = (req: EmulatorRequest, body: Record<string, unknown>) =>
+  boundedString(req, body, "displayName", LIMITS.displayName, () => GRAPH_ERRORS.invalidUserValue("displayName"));
+const mailNickname = (req: EmulatorRequest, body: Record<string, unknown>) =>
+  boundedString(req, body, "mailNickname", LIMITS.mailNickname, () => GRAPH_ERRORS.invalidUserValue("mailNickname"));
 
 /** A UPN by Entra's username policy, on a tenant domain that no other user holds. */
 function userPrincipalName(req: EmulatorRequest, ctx: EmulatorContext, body: Record<string, unknown>, self?: User): string {
