@@ -1,5 +1,3 @@
-#!/usr/bin/env node
-import { enableCompileCache } from "node:module";
 import { ExitCode } from "../lib/errors";
 import { loadRequest } from "../lib/undici-request";
 import { processIo, type CliIo, type Command } from "./cli-io";
@@ -110,14 +108,16 @@ function nodeTooOld(version: string): boolean {
   return major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1]);
 }
 
-if (require.main === module) {
+/**
+ * Runs the CLI in this process and exits with the command's code: what the
+ * `agent-user` bin (probes/agent-user.ts) calls once it has turned on the
+ * compile cache.
+ */
+export function start(argv: string[] = process.argv.slice(2)): void {
   if (nodeTooOld(process.versions.node)) {
     process.stderr.write(`agent-user: Node.js ${MIN_NODE.join(".")} or later is required (22 and 24 are the supported LTS lines); this is ${process.version}\n`);
     process.exit(ExitCode.usage);
   }
-  // Node 22.1+: compiled code is cached on disk, so later starts skip parsing (npm run bench measures it).
-  enableCompileCache?.();
-  const argv = process.argv.slice(2);
   if (commandNamed(argv[0])?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode();
   main(argv, processIo()).then(
     (code) => process.exit(code),

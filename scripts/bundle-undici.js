@@ -11,6 +11,8 @@
  * undici calls node:assert only as `assert(condition)` for its own invariants;
  * loading node:assert creates process.stderr (to pick error colours), so the
  * bundle's `assert` loads the real one only when a condition fails.
+ * Whitespace and syntax are minified (names are kept, for stack traces): a
+ * third fewer bytes to read and scan at the first request.
  * The bundle is built from the exact undici version package.json pins.
  */
 const { build } = require("esbuild");
@@ -57,7 +59,10 @@ const undiciFilesLeftOut = {
 const lazyAssert = {
   name: "lazy-assert",
   setup(b) {
-    b.onResolve({ filter: /^(node:)?assert$/ }, () => ({ path: "assert", namespace: "lazy-assert" }));
+    // The stand-in's own require of node:assert is the real module, not the stand-in again.
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) =>
+      args.namespace === "lazy-assert" ? { path: "node:assert", external: true } : { path: "assert", namespace: "lazy-assert" },
+    );
     b.onLoad({ filter: /.*/, namespace: "lazy-assert" }, () => ({
       contents: 'module.exports = function assert(value, message) { if (!value) require("node:assert")(value, message); };',
     }));
@@ -71,6 +76,8 @@ build({
   format: "cjs",
   target: "node22",
   outfile: OUT,
+  minifyWhitespace: true,
+  minifySyntax: true,
   plugins: [withoutHttp2, lazyAssert, undiciFilesLeftOut],
   banner: { js: `/* undici ${version} (MIT License, Copyright (c) Matteo Collina and Undici contributors): its Dispatcher, request API and global Agent, bundled by scripts/bundle-undici.js */` },
   logLevel: "warning",

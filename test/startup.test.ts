@@ -1,12 +1,13 @@
 /**
  * What a fresh process loads, which is what its start-up time is made of
  * (`npm run bench -- --startup` measures the time itself): importing the
- * runtime entry loads no network or crypto code, and `agent-user token` with a
- * client secret reaches its first request from its one bundled file, without
+ * runtime entry loads no network or crypto code, the `agent-user` bin loads
+ * its one bundled file, and `agent-user token` with a client secret reaches
+ * its first request from that file, without
  * node:crypto, node:http2, node:assert or any of undici's files but the
  * bundle and llhttp's WebAssembly (which undici reads at its first connection).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +15,7 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(__dirname, "..");
 const DIST = join(ROOT, "dist");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
+const CLI_BUNDLE = join(DIST, "probes/cli-bundle.js");
 const HEAVY = /^NativeModule (crypto|fs\/promises|http2|https|tls|assert)$/;
 
 const scratch = mkdtempSync(join(tmpdir(), "startup-"));
@@ -43,6 +45,22 @@ it("importing the runtime entry loads no network or crypto code", () => {
   expect(loaded.files).not.toContain("lib/undici-bundle.js");
 });
 
+it("the bin turns on the compile cache, then loads the CLI bundle and nothing else of the kit", () => {
+  const script = `${REPORT}
+    process.on("exit", () => process.stderr.write("\\nloaded: " + report() + "\\n"));
+    process.argv = [process.argv[0], ${JSON.stringify(BIN)}, "--help"];
+    require(${JSON.stringify(BIN)});`;
+  const file = join(scratch, "bin-script.js");
+  writeFileSync(file, script);
+  const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH, NODE_DEBUG_NATIVE: "COMPILE_CACHE" }, timeout: 20_000 });
+  expect(run.status).toBe(0);
+  expect(run.stdout).toMatch(/^agent-user: mint and probe/);
+  const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
+  expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/cli-bundle.js"] });
+  // Node's own trace of its compile cache names the bundle: it is compiled under the cache, not before it.
+  expect(run.stderr).toMatch(/\[compile cache\][^\n]*CommonJS [^\n]*cli-bundle\.js/);
+});
+
 it("agent-user token with a client secret reaches its first request through the undici bundle alone", () => {
   const loaded = fresh(`${REPORT}
     const server = require("node:net").createServer((socket) => socket.once("data", (request) => {
@@ -52,7 +70,7 @@ it("agent-user token with a client secret reaches its first request through the 
       socket.end("HTTP/1.1 401 Unauthorized\\r\\ncontent-type: application/json\\r\\ncontent-length: " + body.length + "\\r\\nconnection: close\\r\\n\\r\\n" + body);
     }));
     server.listen(0, "127.0.0.1", async () => {
-      const { main } = require(${JSON.stringify(BIN)});
+      const { main } = require(${JSON.stringify(CLI_BUNDLE)});
       const io = { stdout: () => undefined, stderr: () => undefined, env: process.env, cwd: process.cwd(), stderrIsTTY: false };
       const code = await main(["token", "--tenant", "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", "--authority", "http://127.0.0.1:" + server.address().port,
         "--blueprint-app-id", "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", "--agent-identity", "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
@@ -60,6 +78,6 @@ it("agent-user token with a client secret reaches its first request through the 
       console.log("exit " + code);
       server.close();
     });`);
-  // The bin is one file, then undici's bundle at the first request, then llhttp's WebAssembly at the first connection.
-  expect(loaded).toEqual({ builtins: [], files: ["probes/agent-user.js", "lib/undici-bundle.js", "undici/lib/llhttp/llhttp_simd-wasm.js"] });
+  // The CLI is one file, then undici's bundle at the first request, then llhttp's WebAssembly at the first connection.
+  expect(loaded).toEqual({ builtins: [], files: ["probes/cli-bundle.js", "lib/undici-bundle.js", "undici/lib/llhttp/llhttp_simd-wasm.js"] });
 });
