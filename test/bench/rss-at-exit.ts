@@ -1,4 +1,6 @@
+import { peakRssMb } from "./peak-rss";
+
 /** Loaded with `node -r`: reports the process's peak RSS as it exits, for the start-up figures. */
 process.on("exit", () => {
-  process.stderr.write(`rss-mb=${(process.resourceUsage().maxRSS / 1024).toFixed(1)}\n`);
+  process.stderr.write(`rss-mb=${peakRssMb().toFixed(1)}\n`);
 });

@@ -1,3 +1,4 @@
+import { peakRssMb } from "./peak-rss";
 import type { BlueprintSecret } from "./runner-client";
 import type { EmulatorTarget } from "./transport";
 import { fullWorkload, type TokenClient, type WorkloadPlan } from "./workload";
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   await fullWorkload(client, input.plan);
   const output: ChildOutput = {
     client: client.name,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: peakRssMb(),
     loadedRssMb,
     heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20,
   };
