@@ -10,6 +10,7 @@
 import { enableCompileCache } from "node:module";
 
 enableCompileCache?.();
-// A require, not an import: TypeScript would hoist an import above the line that turns the cache on.
+// A require of the bundle, after the line above: an import would load probes/cli.ts as tsc compiled it
+// (some 25 files, the start-up the bundle exists to save), and imports read as running before other code.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 (require("./cli-bundle.js") as typeof import("./cli")).start();

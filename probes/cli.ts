@@ -113,7 +113,8 @@ function nodeTooOld(version: string): boolean {
  * `agent-user` bin (probes/agent-user.ts) calls once it has turned on the
  * compile cache.
  */
-export function start(argv: string[] = process.argv.slice(2)): void {
+export function start(): void {
+  const argv = process.argv.slice(2);
   if (nodeTooOld(process.versions.node)) {
     process.stderr.write(`agent-user: Node.js ${MIN_NODE.join(".")} or later is required (22 and 24 are the supported LTS lines); this is ${process.version}\n`);
     process.exit(ExitCode.usage);

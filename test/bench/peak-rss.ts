@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+
+const STATUS = "/proc/self/status";
 
 /**
  * This process's peak resident set since it started, MiB. Linux's VmHWM
@@ -9,11 +11,8 @@ import { readFileSync } from "node:fs";
  * is no /proc.
  */
 export function peakRssMb(): number {
-  try {
-    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-    if (kib !== undefined) return Number(kib) / 1024;
-  } catch {
-    // No procfs: fall through.
-  }
-  return process.resourceUsage().maxRSS / 1024;
+  if (!existsSync(STATUS)) return process.resourceUsage().maxRSS / 1024;
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(STATUS, "utf8"))?.[1];
+  if (kib === undefined) throw new Error(`bench: no VmHWM line in ${STATUS}`);
+  return Number(kib) / 1024;
 }

@@ -103,7 +103,7 @@ it("the version guard: told it runs on Node.js 20, one line naming the supported
   expect(run.stderr).toMatch(TOO_OLD);
 });
 
-// A real older Node.js also parses the bundled bin as far as the guard; skipped, visibly, where there is none.
+// A real older Node.js also loads the bin and the CLI bundle as far as the guard; skipped, visibly, where there is none.
 const older = olderNode();
 (older ? it : it.skip)(`on a real Node.js older than 22 (${older ?? "none on PATH"}), the same line and exit 2`, () => {
   const run = spawnSync(older!, [BIN, "token", "--help"], { encoding: "utf8", timeout: 20_000 });
