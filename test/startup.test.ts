@@ -59,7 +59,7 @@ it("the bin turns on the compile cache, then loads the CLI bundle and nothing el
   const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
   expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/cli-bundle.js"] });
   // Node's own trace of its compile cache: by the second run, the bundle's compiled code comes from the cache.
-  expect(spawnBin().stderr).toMatch(/\[compile cache\] V8 code cache for CommonJS [^\n]*cli-bundle\.js was accepted/);
+  expect(spawnBin().stderr).toMatch(/\[compile cache\][^\n]*cli-bundle\.js was accepted/);
 });
 
 it("agent-user token with a client secret reaches its first request through the undici bundle alone", () => {
