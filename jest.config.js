@@ -8,6 +8,10 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   // lib/undici-request.ts loads the undici bundle that `npm run build` writes (scripts/bundle-undici.js): tests use that same file.
   moduleNameMapper: { "^\\./undici-bundle$": "<rootDir>/dist/lib/undici-bundle.js" },
+  // Pulumi's closure serializer (every dynamic resource, mocked programs included) requires each built-in
+  // module once to recognise captured ones; node:test then starts Node's test reporter, which kept jest
+  // workers alive after their tests ("failed to exit gracefully"). No provider captures node:test.
+  setupFiles: ["<rootDir>/test/no-node-test.js"],
   testTimeout: 30000,
   maxWorkers: 2,
   reporters: ["<rootDir>/node_modules/@jest/reporters/build/DefaultReporter.js", "<rootDir>/test/summary-reporter.js"],
