@@ -245,7 +245,6 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
   }
 }
 
-/** Every link of one agent's chain, in order. */
 /**
  * The client for one doctor run, each GET asked once per URL: the agents of a
  * fleet share their blueprint, its credentials and principal, and the
@@ -266,6 +265,7 @@ export function readOnce(graph: GraphClient): GraphClient {
   return once;
 }
 
+/** Every link of one agent's chain, in order. */
 export async function diagnose(graph: GraphClient, target: DoctorTarget, options: DoctorOptions): Promise<Check[]> {
   const found: Found = { checks: [], created: [] };
   await blueprintLinks(graph, target, options, found);
