@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
-import { readJsonFile } from "../lib/json-positions";
+import { readJsonFile } from "../lib/user-files";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { UsageError } from "./errors";
 /**
  * JSON with positions. JSON.parse reports where a file is broken only inside
  * its message, whose wording changes between V8 versions, sometimes omits the
@@ -207,24 +205,4 @@ export function parseJson(text: string): { value: unknown } | { problem: JsonSyn
 /** "line 3, column 7: expected ..." — where and what, never the text itself. */
 export function describeJsonProblem(problem: JsonSyntaxProblem): string {
   return `line ${problem.line}, column ${problem.column}: ${problem.reason}`;
-}
-
-/**
- * A JSON file the user named (`what`, e.g. "--outputs out.json"), parsed. A
- * file that cannot be read or is not JSON is a UsageError "cannot read
- * {what}: ..." with the line and column, never the file's text. `hint` says
- * how to write the file; `missingHint`, when given, replaces it for a file
- * that does not exist.
- */
-export function readJsonFile(what: string, path: string, hint?: string, missingHint?: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new UsageError(`cannot read ${what}: ${code}`, code === "ENOENT" ? (missingHint ?? hint) : hint);
-  }
-  const parsed = parseJson(text);
-  if ("problem" in parsed) throw new UsageError(`cannot read ${what}: not valid JSON at ${describeJsonProblem(parsed.problem)}`, hint);
-  return parsed.value;
 }

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
-import { readJsonFile } from "./json-positions";
+import { readJsonFile, readUserFile } from "./user-files";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
@@ -32,21 +31,15 @@ export interface ProbeSettings {
 
 /** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
 export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
-  const json = readJsonFile(
-    `--outputs ${path}`,
-    resolve(cwd, path),
-    "write the file with `pulumi stack output --json --show-secrets`",
-    `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\``,
-  );
+  const json = readJsonFile(`--outputs ${path}`, resolve(cwd, path), {
+    hint: "write the file with `pulumi stack output --json --show-secrets`",
+    missingHint: `write it after \`pulumi up\` with \`pulumi stack output --json --show-secrets > ${path}\``,
+  });
   return parseStackOutputs(json, `--outputs ${path}`);
 }
 
 function readText(what: string, path: string, cwd: string): string {
-  try {
-    return readFileSync(resolve(cwd, path), "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
-  }
+  return readUserFile(`${what} ${path}`, resolve(cwd, path));
 }
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */

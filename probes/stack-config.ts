@@ -3,7 +3,7 @@ import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type Kit
 import { PROVISIONER_SOURCES, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
-import { readJsonFile } from "../lib/json-positions";
+import { readJsonFile } from "../lib/user-files";
 
 /**
  * The stack configuration as `pulumi config --json` prints it in the stack's
@@ -58,7 +58,7 @@ function secretLeftOut(path: string, key: string, instead: string): UsageError {
  * either way), and is an error only when that is not set either.
  */
 export function readStackConfigFile(path: string, cwd: string, env: NodeJS.ProcessEnv): StackConfigFile {
-  const json = readJsonFile(`--config-from-stack ${path}`, resolve(cwd, path), HINT);
+  const json = readJsonFile(`--config-from-stack ${path}`, resolve(cwd, path), { hint: HINT });
   if (!isObject(json)) throw new UsageError(`--config-from-stack ${path} is not the JSON object of \`pulumi config --json\``, HINT);
   const kit: RawConfig = {};
   const kitLeftOut: ConfigKey[] = [];

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { redactJwts } from "../../lib/redact";
+import { readUserFile } from "../../lib/user-files";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
@@ -54,13 +54,7 @@ Examples:
 `;
 
 function readBaseline(path: string, cwd: string): Shape {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, path), "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, "give the shape.json of an earlier capture", "--baseline");
-  }
-  return parseShape(text, path);
+  return parseShape(readUserFile(path, resolve(cwd, path), { hint: "give the shape.json of an earlier capture", step: "--baseline" }), path);
 }
 
 function formatReport(report: CaptureReport): string {

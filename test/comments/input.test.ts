@@ -43,6 +43,10 @@ describe("agent-user comments: bad input is refused before any request", () => {
     expect(taken.stderr).toContain("capture directory: ");
     expect(taken.stderr).toContain("taken already exists");
 
+    const missing = await h.comments([SHARE_URLS.workbook, "--baseline", "missing.json"]);
+    expect(missing.code).toBe(ExitCode.usage);
+    expect(missing.stderr).toContain("--baseline: cannot read missing.json: ENOENT");
+
     await writeFile(path.join(h.cwd, "shape.json"), '{"driveItem": {}}');
     const baseline = await h.comments([SHARE_URLS.workbook, "--baseline", "shape.json"]);
     expect(baseline.code).toBe(ExitCode.usage);

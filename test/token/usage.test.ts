@@ -69,6 +69,11 @@ describe("missing inputs", () => {
     expect((await usageError(["--outputs", file(), "--blueprint-cert", a.certFile, "--blueprint-key", b.keyFile])).message).toMatch(/the blueprint private key does not belong to the certificate/);
   });
 
+  it("a --blueprint-secret-file that cannot be read is refused in the words every unreadable file gets", async () => {
+    const { message } = await usageError(["--outputs", file(), "--blueprint-secret-file", `${ctx.scratch.dir}/no-secret.txt`]);
+    expect(message).toMatch(/^configuration: cannot read --blueprint-secret-file .*no-secret\.txt: ENOENT$/);
+  });
+
   it("an --outputs file that cannot be read, or is not an object", async () => {
     expect((await usageError(["--outputs", `${ctx.scratch.dir}/nope.json`])).message).toMatch(/cannot read --outputs .*nope\.json: ENOENT/);
     const arrayFile = writeOutputs(ctx.scratch.dir, ctx.out, {}, "array.json");
