@@ -2,10 +2,11 @@
  * What a fresh process loads, which is what its start-up time is made of
  * (`npm run bench -- --startup` measures the time itself): importing the
  * runtime entry loads no network or crypto code, the `agent-user` bin loads
- * its one bundled file, and `agent-user token` with a client secret reaches
- * its first request from that file, without
- * node:crypto, node:http2, node:assert or any of undici's files but the
- * bundle and llhttp's WebAssembly (which undici reads at its first connection).
+ * the CLI's dispatcher and the one command it runs, each a bundled file, and
+ * `agent-user token` with a client secret reaches its first request from
+ * those files and undici's bundle, without node:crypto, node:http2,
+ * node:assert or any of undici's own files (the bundle reads llhttp's
+ * WebAssembly bytes from beside it at the first connection).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(__dirname, "..");
 const DIST = join(ROOT, "dist");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
-const CLI_BUNDLE = join(DIST, "probes/cli-bundle.js");
+const CLI_BUNDLE = join(DIST, "probes/bundle/cli.js");
 const HEAVY = /^NativeModule (crypto|fs\/promises|http2|https|tls|assert)$/;
 
 const scratch = mkdtempSync(join(tmpdir(), "startup-"));
@@ -45,21 +46,23 @@ it("importing the runtime entry loads no network or crypto code", () => {
   expect(loaded.files).not.toContain("lib/undici-bundle.js");
 });
 
-it("the bin turns on the compile cache, then loads the CLI bundle and nothing else of the kit", () => {
+it("the bin turns on the compile cache, then loads the CLI's dispatcher and the command it runs, and nothing else of the kit", () => {
   const script = `${REPORT}
     process.on("exit", () => process.stderr.write("\\nloaded: " + report() + "\\n"));
-    process.argv = [process.argv[0], ${JSON.stringify(BIN)}, "--help"];
+    process.argv = [process.argv[0], ${JSON.stringify(BIN)}, "help", "token"];
     require(${JSON.stringify(BIN)});`;
   const file = join(scratch, "bin-script.js");
   writeFileSync(file, script);
   const spawnBin = () => spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH, NODE_DEBUG_NATIVE: "COMPILE_CACHE" }, timeout: 20_000 });
   const run = spawnBin();
   expect(run.status).toBe(0);
-  expect(run.stdout).toMatch(/^agent-user: mint and probe/);
+  expect(run.stdout).toMatch(/^agent-user token: mint an agent user token/);
   const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
-  expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/cli-bundle.js"] });
-  // Node's own trace of its compile cache: by the second run, the bundle's compiled code comes from the cache.
-  expect(spawnBin().stderr).toMatch(/\[compile cache\][^\n]*cli-bundle\.js was accepted/);
+  expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
+  // Node's own trace of its compile cache: by the second run, both bundles' compiled code comes from the cache.
+  const second = spawnBin().stderr;
+  expect(second).toMatch(/\[compile cache\][^\n]*bundle\/cli\.js was accepted/);
+  expect(second).toMatch(/\[compile cache\][^\n]*bundle\/token\.js was accepted/);
 });
 
 it("agent-user token with a client secret reaches its first request through the undici bundle alone", () => {
@@ -79,6 +82,6 @@ it("agent-user token with a client secret reaches its first request through the 
       console.log("exit " + code);
       server.close();
     });`);
-  // The CLI is one file, then undici's bundle at the first request, then llhttp's WebAssembly at the first connection.
-  expect(loaded).toEqual({ builtins: [], files: ["probes/cli-bundle.js", "lib/undici-bundle.js", "undici/lib/llhttp/llhttp_simd-wasm.js"] });
+  // The dispatcher, the token command, then undici's bundle at the first request.
+  expect(loaded).toEqual({ builtins: [], files: ["probes/bundle/cli.js", "probes/bundle/token.js", "lib/undici-bundle.js"] });
 });

@@ -19,10 +19,32 @@ it("undici is pinned to an exact version, and the bundle is made from it", () =>
   expect(bundle.split("\n")[0]).toContain(`undici ${pkg.dependencies.undici} `);
 });
 
-it("the undici files the bundle still requires at run time exist", () => {
+it("the undici files the bundle still requires at run time exist, and llhttp is not one of them", () => {
   const files = [...bundle.matchAll(/require\("(undici\/[^"]+)"\)/g)].map((m) => m[1]!);
-  expect(files).toContain("undici/lib/llhttp/llhttp_simd-wasm.js");
   for (const file of files) expect(() => require.resolve(file)).not.toThrow();
+  expect(files.filter((file) => file.includes("llhttp"))).toEqual([]);
+});
+
+it("llhttp's WebAssembly beside the bundle is the pinned undici's, byte for byte, and the bundle reads it", () => {
+  for (const [js, wasm] of [["llhttp_simd-wasm.js", "llhttp_simd.wasm"], ["llhttp-wasm.js", "llhttp.wasm"]] as const) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pinned = require(`undici/lib/llhttp/${js}`) as Buffer;
+    expect(pinned.length).toBeGreaterThan(10_000);
+    expect(readFileSync(join(__dirname, "../dist/lib", wasm)).equals(pinned)).toBe(true);
+    expect(bundle).toContain(`join(__dirname,${JSON.stringify(wasm)})`);
+  }
+});
+
+it("answers a request through the bundle with SIMD llhttp and with the fallback undici picks without SIMD", () => {
+  // A child process: jest sets JEST_WORKER_ID, which makes undici read the fallback module in every case.
+  const script = `const {request,getGlobalDispatcher}=require(${JSON.stringify(BUNDLE)});
+    const server=require("node:http").createServer((req,res)=>res.end("answered "+req.url));
+    server.listen(0,"127.0.0.1",async()=>{const r=await request.call(getGlobalDispatcher(),{origin:"http://127.0.0.1:"+server.address().port,path:"/llhttp",method:"GET"});
+      process.stdout.write(r.statusCode+" "+await r.body.text());server.close();await getGlobalDispatcher().close();});`;
+  for (const simd of ["1", "0"]) {
+    const env = { PATH: process.env.PATH, UNDICI_NO_WASM_SIMD: simd === "1" ? "0" : "1" };
+    expect(execFileSync(process.execPath, ["-e", script], { encoding: "utf8", env, timeout: 20_000 })).toBe("200 answered /llhttp");
+  }
 });
 
 it("calls node:assert only as assert(condition), which the bundle's lazy assert covers", () => {
