@@ -3,7 +3,7 @@
  * runs it: exit codes and stdout survive the trip through process.exit.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { JWT_SHAPE, useEmulator, writeOutputs } from "./helpers";
 
@@ -43,7 +43,15 @@ it("agent-user --version prints the package version", async () => {
   expect(run).toEqual({ code: 0, stdout: `${(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version}\n`, stderr: "" });
 });
 
-it.each(["token", "manifest", "comments", "emulator"])("agent-user %s --help has a title line and ends with two or three examples of itself", async (command) => {
+// Every command, as probes/commands names them: each runs from its own bundle (scripts/bundle-cli.js).
+const COMMANDS = readdirSync(join(ROOT, "probes/commands")).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -".ts".length));
+
+it("every command has its bundle beside the dispatcher's", () => {
+  expect(COMMANDS.length).toBeGreaterThanOrEqual(6);
+  expect(readdirSync(join(ROOT, "dist/probes/bundle")).sort()).toEqual(["cli.js", ...COMMANDS.map((c) => `${c}.js`)].sort());
+});
+
+it.each(COMMANDS)("agent-user %s --help has a title line and ends with two or three examples of itself", async (command) => {
   const run = await agentUser([command, "--help"]);
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(new RegExp(`^agent-user ${command}: `));
