@@ -85,13 +85,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
  * a module is instantiated, and a V8 that no longer knows it prints
  * "unrecognized flag" on stderr and runs as before (the tests, which expect
  * a silent stderr, run under Node 22 and 24). It is set before the first connection compiles llhttp,
- * and after undici is loaded, as a changed flag makes V8 refuse the compile
- * cache of what is compiled after it. A failure here is left to the command,
- * which loads undici itself and reports what went wrong.
+ * and after undici and the command's bundle are loaded, as a changed flag
+ * makes V8 refuse the compile cache of what is compiled after it. A failure here is left to main() and
+ * the command, which load the same files again and report what went wrong.
  */
-function keepWasmOnBaselineCode(): void {
+function keepWasmOnBaselineCode(loadCommand: () => Command): void {
   try {
     loadRequest();
+    loadCommand();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     (require("node:v8") as typeof import("node:v8")).setFlagsFromString("--wasm-tiering-budget=2000000000");
   } catch {
@@ -119,7 +120,8 @@ export function start(): void {
     process.stderr.write(`agent-user: Node.js ${MIN_NODE.join(".")} or later is required (22 and 24 are the supported LTS lines); this is ${process.version}\n`);
     process.exit(ExitCode.usage);
   }
-  if (commandNamed(argv[0])?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode();
+  const command = commandNamed(argv[0]);
+  if (command?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode(command.load);
   main(argv, processIo()).then(
     (code) => process.exit(code),
     (err: unknown) => {

@@ -9,7 +9,7 @@
  * Node 24 (`npm run bench -- --startup`); one bundle of every command (288
  * KB, the emulator and doctor included) then cost `agent-user token` about
  * 4 ms more to its first request than the dispatcher and its own command
- * (about 80 KB). A process runs one command, so the kit's modules a command
+ * (74 KB). A process runs one command, so the kit's modules a command
  * shares with the dispatcher (the exit codes, the process's io) are two
  * copies of stateless code; undici's request API is shared through
  * globalThis (lib/undici-request.ts). The library entries (dist/lib,
@@ -23,6 +23,7 @@
  * start.
  */
 const { build } = require("esbuild");
+const { writeWhole } = require("./write-whole");
 const { chmodSync, readdirSync, rmSync } = require("node:fs");
 const { join } = require("node:path");
 
@@ -57,12 +58,16 @@ const bundle = (entry, name) =>
     packages: "external",
     plugins: [outside],
     logLevel: "warning",
-  });
+    write: false,
+  }).then((result) => writeWhole(join(OUT, `${name}.js`), result.outputFiles[0].contents));
 
-// A command removed from probes/commands leaves no bundle behind.
-rmSync(OUT, { recursive: true, force: true });
 Promise.all([bundle(join(ROOT, "probes", "cli.ts"), "cli"), ...COMMANDS.map((name) => bundle(join(ROOT, "probes", "commands", `${name}.ts`), name))]).then(
   () => {
+    // Each bundle is replaced whole (scripts/write-whole.js), so a CLI started during a rebuild finds its files;
+    // then a command removed from probes/commands leaves no bundle behind, nor does the one bundle of earlier builds.
+    const kept = new Set(["cli.js", ...COMMANDS.map((name) => `${name}.js`)]);
+    for (const file of readdirSync(OUT)) if (file.endsWith(".js") && !kept.has(file)) rmSync(join(OUT, file), { force: true });
+    rmSync(join(ROOT, "dist", "probes", "cli-bundle.js"), { force: true });
     // tsc writes the bin (probes/agent-user.ts) without the executable bit its shebang is for.
     const bin = join(ROOT, "dist", "probes", "agent-user.js");
     try {

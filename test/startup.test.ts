@@ -85,3 +85,36 @@ it("agent-user token with a client secret reaches its first request through the 
   // The dispatcher, the token command, then undici's bundle at the first request.
   expect(loaded).toEqual({ builtins: [], files: ["probes/bundle/cli.js", "probes/bundle/token.js", "lib/undici-bundle.js"] });
 });
+
+it("agent-user token, run twice through the bin, takes the dispatcher's, the command's and undici's compiled code from the cache", async () => {
+  const { createServer } = await import("node:net");
+  const { spawn } = await import("node:child_process");
+  const server = createServer((socket) =>
+    socket.once("data", () => {
+      const body = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
+      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+    }),
+  );
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  const port = (server.address() as { port: number }).port;
+  const args = [BIN, "token", "--tenant", "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", "--authority", `http://127.0.0.1:${port}`, "--blueprint-app-id", "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", "--agent-identity", "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", "--agent-user", "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d"];
+  const env = { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret", NODE_DEBUG_NATIVE: "COMPILE_CACHE" };
+  const run = () =>
+    new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.on("exit", (code) => done({ code, stderr }));
+    });
+  try {
+    // The second run reads what the first one wrote, whatever ran before this test.
+    expect((await run()).code).toBe(3);
+    const second = await run();
+    expect(second.code).toBe(3);
+    for (const file of ["bundle/cli\\.js", "bundle/token\\.js", "lib/undici-bundle\\.js"]) {
+      expect(second.stderr).toMatch(new RegExp(`\\[compile cache\\][^\\n]*${file} was accepted`));
+    }
+  } finally {
+    server.close();
+  }
+});

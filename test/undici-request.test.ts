@@ -6,7 +6,7 @@
  * start-up (node:http2, node:assert until an invariant fails) must stay out.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const pkg = JSON.parse(readFileSync(join(__dirname, "../package.json"), "utf8")) as { dependencies: Record<string, string> };
@@ -19,31 +19,53 @@ it("undici is pinned to an exact version, and the bundle is made from it", () =>
   expect(bundle.split("\n")[0]).toContain(`undici ${pkg.dependencies.undici} `);
 });
 
-it("the undici files the bundle still requires at run time exist, and llhttp is not one of them", () => {
+it("the undici files the bundle may still require at run time exist", () => {
   const files = [...bundle.matchAll(/require\("(undici\/[^"]+)"\)/g)].map((m) => m[1]!);
+  // llhttp's files only as the fallback for a bundle whose .wasm files are not beside it.
+  expect(files).toEqual(expect.arrayContaining(["undici/lib/llhttp/llhttp_simd-wasm.js", "undici/lib/llhttp/llhttp-wasm.js"]));
   for (const file of files) expect(() => require.resolve(file)).not.toThrow();
-  expect(files.filter((file) => file.includes("llhttp"))).toEqual([]);
 });
 
-it("llhttp's WebAssembly beside the bundle is the pinned undici's, byte for byte, and the bundle reads it", () => {
+it("llhttp's WebAssembly beside the bundle is the pinned undici's, byte for byte", () => {
   for (const [js, wasm] of [["llhttp_simd-wasm.js", "llhttp_simd.wasm"], ["llhttp-wasm.js", "llhttp.wasm"]] as const) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pinned = require(`undici/lib/llhttp/${js}`) as Buffer;
     expect(pinned.length).toBeGreaterThan(10_000);
     expect(readFileSync(join(__dirname, "../dist/lib", wasm)).equals(pinned)).toBe(true);
-    expect(bundle).toContain(`join(__dirname,${JSON.stringify(wasm)})`);
   }
 });
 
-it("answers a request through the bundle with SIMD llhttp and with the fallback undici picks without SIMD", () => {
-  // A child process: jest sets JEST_WORKER_ID, which makes undici read the fallback module in every case.
-  const script = `const {request,getGlobalDispatcher}=require(${JSON.stringify(BUNDLE)});
+/**
+ * A request through `bundleFile` in a child process (jest sets JEST_WORKER_ID, which makes undici read the
+ * fallback module in every case); prints the answer, then the llhttp .wasm files read and the llhttp
+ * modules loaded.
+ */
+function requestThrough(bundleFile: string, noSimd: boolean): { answer: string; llhttp: string[] } {
+  const script = `const fs=require("node:fs"),read=fs.readFileSync,seen=[];
+    fs.readFileSync=function(file){const bytes=read.apply(this,arguments);if(/llhttp.*\\.wasm$/.test(String(file)))seen.push(require("node:path").basename(String(file)));return bytes};
+    const {request,getGlobalDispatcher}=require(${JSON.stringify(bundleFile)});
     const server=require("node:http").createServer((req,res)=>res.end("answered "+req.url));
     server.listen(0,"127.0.0.1",async()=>{const r=await request.call(getGlobalDispatcher(),{origin:"http://127.0.0.1:"+server.address().port,path:"/llhttp",method:"GET"});
-      process.stdout.write(r.statusCode+" "+await r.body.text());server.close();await getGlobalDispatcher().close();});`;
-  for (const simd of ["1", "0"]) {
-    const env = { PATH: process.env.PATH, UNDICI_NO_WASM_SIMD: simd === "1" ? "0" : "1" };
-    expect(execFileSync(process.execPath, ["-e", script], { encoding: "utf8", env, timeout: 20_000 })).toBe("200 answered /llhttp");
+      const answer=r.statusCode+" "+await r.body.text();server.close();await getGlobalDispatcher().close();
+      const loaded=Object.keys(require.cache).filter((f)=>/llhttp/.test(f)).map((f)=>require("node:path").basename(f));
+      process.stdout.write(JSON.stringify({answer,llhttp:[...seen,...loaded]}));});`;
+  const env = { PATH: process.env.PATH, UNDICI_NO_WASM_SIMD: noSimd ? "1" : "0" };
+  return JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8", env, timeout: 20_000 })) as { answer: string; llhttp: string[] };
+}
+
+it("reads the SIMD llhttp bytes beside it, and the other module's where undici picks it without SIMD", () => {
+  expect(requestThrough(BUNDLE, false)).toEqual({ answer: "200 answered /llhttp", llhttp: ["llhttp_simd.wasm"] });
+  expect(requestThrough(BUNDLE, true)).toEqual({ answer: "200 answered /llhttp", llhttp: ["llhttp.wasm"] });
+});
+
+it("a copy of the bundle without the .wasm files beside it (a program's own bundler) loads undici's llhttp files instead", () => {
+  // Inside the package, so that undici resolves from its node_modules as it would for that program.
+  const dir = mkdtempSync(join(__dirname, "../dist/.bundle-copy-"));
+  try {
+    copyFileSync(BUNDLE, join(dir, "undici-bundle.js"));
+    expect(requestThrough(join(dir, "undici-bundle.js"), false)).toEqual({ answer: "200 answered /llhttp", llhttp: ["llhttp_simd-wasm.js"] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
