@@ -19,11 +19,10 @@
  * and inlining it would make its bundle some 16 MB to parse. undici's bundle
  * (scripts/bundle-undici.js) is loaded at the first request. Whitespace and
  * syntax are minified (identifiers are not renamed, so stack traces still
- * name the functions): a fifth fewer bytes to read, hash and scan on every
- * start.
+ * name the functions, scripts/node-bundle.js): a fifth fewer bytes to read,
+ * hash and scan on every start.
  */
-const { build } = require("esbuild");
-const { writeWhole } = require("./write-whole");
+const { nodeBundle } = require("./node-bundle");
 const { chmodSync, readdirSync, rmSync } = require("node:fs");
 const { join } = require("node:path");
 
@@ -45,29 +44,13 @@ const outside = {
   },
 };
 
-const bundle = (entry, name) =>
-  build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node22",
-    outfile: join(OUT, `${name}.js`),
-    minifyWhitespace: true,
-    minifySyntax: true,
-    packages: "external",
-    plugins: [outside],
-    logLevel: "warning",
-    write: false,
-  }).then((result) => writeWhole(join(OUT, `${name}.js`), result.outputFiles[0].contents));
+const bundle = (entry, name) => nodeBundle({ entryPoints: [entry], outfile: join(OUT, `${name}.js`), packages: "external", plugins: [outside] });
 
 Promise.all([bundle(join(ROOT, "probes", "cli.ts"), "cli"), ...COMMANDS.map((name) => bundle(join(ROOT, "probes", "commands", `${name}.ts`), name))]).then(
   () => {
-    // Each bundle is replaced whole (scripts/write-whole.js), so a CLI started during a rebuild finds its files;
-    // then a command removed from probes/commands leaves no bundle behind, nor does the one bundle of earlier builds.
+    // A command removed from probes/commands leaves no bundle behind.
     const kept = new Set(["cli.js", ...COMMANDS.map((name) => `${name}.js`)]);
-    for (const file of readdirSync(OUT)) if (file.endsWith(".js") && !kept.has(file)) rmSync(join(OUT, file), { force: true });
-    rmSync(join(ROOT, "dist", "probes", "cli-bundle.js"), { force: true });
+    for (const file of readdirSync(OUT)) if (!kept.has(file)) rmSync(join(OUT, file), { force: true });
     // tsc writes the bin (probes/agent-user.ts) without the executable bit its shebang is for.
     const bin = join(ROOT, "dist", "probes", "agent-user.js");
     try {
@@ -77,5 +60,4 @@ Promise.all([bundle(join(ROOT, "probes", "cli.ts"), "cli"), ...COMMANDS.map((nam
       process.exit(1);
     }
   },
-  () => process.exit(1),
 );

@@ -23,9 +23,8 @@
  * bundled the kit with its own bundler), the stand-ins load undici's files.
  * The bundle is built from the exact undici version package.json pins.
  */
-const { build } = require("esbuild");
-const { writeWhole } = require("./write-whole");
-const { readFileSync } = require("node:fs");
+const { nodeBundle } = require("./node-bundle");
+const { mkdirSync, readFileSync, writeFileSync } = require("node:fs");
 const { dirname, join, relative, resolve, sep } = require("node:path");
 
 const ROOT = join(__dirname, "..");
@@ -97,22 +96,12 @@ const lazyAssert = {
   },
 };
 
-for (const [js, wasm] of Object.entries(LLHTTP)) writeWhole(join(dirname(OUT), wasm), require(join(UNDICI, "lib", "llhttp", js)));
+mkdirSync(dirname(OUT), { recursive: true });
+for (const [js, wasm] of Object.entries(LLHTTP)) writeFileSync(join(dirname(OUT), wasm), require(join(UNDICI, "lib", "llhttp", js)));
 
-build({
+nodeBundle({
   stdin: { contents: ENTRY, resolveDir: ROOT, sourcefile: "undici-request-entry.js" },
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node22",
   outfile: OUT,
-  minifyWhitespace: true,
-  minifySyntax: true,
   plugins: [withoutHttp2, lazyAssert, llhttpAsBytes, undiciFilesLeftOut],
   banner: { js: `/* undici ${version} (MIT License, Copyright (c) Matteo Collina and Undici contributors): its Dispatcher, request API and global Agent, bundled by scripts/bundle-undici.js */` },
-  logLevel: "warning",
-  write: false,
-}).then(
-  (result) => writeWhole(OUT, result.outputFiles[0].contents),
-  () => process.exit(1),
-);
+});

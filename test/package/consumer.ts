@@ -13,9 +13,12 @@ function npm(args: string[], cwd: string): string {
   return execFileSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
-/** Packs the repository (its `prepare` script builds dist/) into `dir`; returns the tarball's path. */
+/**
+ * Packs the repository's dist/, as `npm test` has just built it, into `dir`; returns the tarball's path.
+ * --ignore-scripts: `prepare` would rebuild dist/ while other test workers run the CLI from it.
+ */
 export function packTarball(dir: string): string {
-  const name = npm(["pack", "--pack-destination", dir], REPO).trim().split("\n").pop()!;
+  const name = npm(["pack", "--ignore-scripts", "--pack-destination", dir], REPO).trim().split("\n").pop()!;
   return join(dir, name);
 }
 
