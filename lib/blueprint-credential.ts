@@ -1,10 +1,11 @@
 import type { LoadedCertificate } from "./client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "./client-auth";
-import { AgentUserError, exitCodeForStatus, UsageError, type ExitCode } from "./errors";
+import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
 import { assertSecureUrl } from "./urls";
+import { readUserFile } from "./user-files";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
 
 /** How the blueprint proves itself on hop 1. */
@@ -51,13 +52,8 @@ class ImdsError extends AgentUserError {
 
 async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
   if (cred.tokenFile) {
-    // Loaded here, not at import: only this credential reads a file, and node:fs/promises costs start-up time.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { readFile } = require("node:fs/promises") as typeof import("node:fs/promises");
-    const text = await readFile(cred.tokenFile, "utf8").catch(() => {
-      throw new UsageError(`cannot read the managed identity token file ${cred.tokenFile}`);
-    });
-    return text.trim();
+    // Read at each token request: platforms rotate the file.
+    return readUserFile(`the managed identity token file ${cred.tokenFile}`, cred.tokenFile).trim();
   }
   const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;
   const url = new URL("/metadata/identity/oauth2/token", base);

@@ -180,7 +180,7 @@ export class AgentUserTokenProvider {
     const state = this.refreshState(minted, now);
     if (!chainRequest.fresh && !state.running && now >= state.refreshAt) {
       // Serve the valid token now; the renewal fills the cache for the next caller.
-      state.running = this.chain.agentUserToken({ ...chainRequest, renew: true }).then(
+      state.running = this.chain.mintAgentUserToken({ ...chainRequest, renew: true }).then(
         (renewed) => void this.refreshState(renewed, this.now()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {

@@ -163,12 +163,12 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
  * a GUID, else the URL among its servicePrincipalNames (its identifier URIs).
  */
 function resourceFilters(resourceUrl: string, graphUrl: string): string[] {
-  const bare = resourceUrl.trim().replace(/\/+$/, "");
-  const r = resourceKey(bare);
+  const r = resourceKey(resourceUrl);
   if (isGraphResource(r, graphUrl) || isLoopbackUrl(r)) return [`appId eq ${odataString(MICROSOFT_GRAPH_APP_ID)}`];
   if (isGuid(r)) return [`appId eq ${odataString(r)}`];
   // learn.microsoft.com/graph/api/resources/serviceprincipal: servicePrincipalNames supports $filter (eq) with any().
   // eq is exact, and Entra takes a scope's resource with or without a trailing slash: a name registered with one is tried too.
+  const bare = resourceUrl.trim().replace(/\/+$/, "");
   return [bare, `${bare}/`].map((name) => `servicePrincipalNames/any(n:n eq ${odataString(name)})`);
 }
 
