@@ -16,7 +16,6 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(__dirname, "..");
 const DIST = join(ROOT, "dist");
 const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["agent-user"]!);
-const CLI_BUNDLE = join(DIST, "probes/bundle/cli.js");
 const HEAVY = /^NativeModule (crypto|fs\/promises|http2|https|tls|assert)$/;
 
 const scratch = mkdtempSync(join(tmpdir(), "startup-"));
@@ -53,51 +52,60 @@ it("the bin turns on the compile cache, then loads the CLI's dispatcher and the 
     require(${JSON.stringify(BIN)});`;
   const file = join(scratch, "bin-script.js");
   writeFileSync(file, script);
-  const spawnBin = () => spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH, NODE_DEBUG_NATIVE: "COMPILE_CACHE" }, timeout: 20_000 });
-  const run = spawnBin();
+  const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH }, timeout: 20_000 });
   expect(run.status).toBe(0);
   expect(run.stdout).toMatch(/^agent-user token: mint an agent user token/);
   const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
   expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
-  // Node's own trace of its compile cache: by the second run, both bundles' compiled code comes from the cache.
-  const second = spawnBin().stderr;
-  expect(second).toMatch(/\[compile cache\][^\n]*bundle\/cli\.js was accepted/);
-  expect(second).toMatch(/\[compile cache\][^\n]*bundle\/token\.js was accepted/);
 });
 
-it("agent-user token with a client secret reaches its first request through the undici bundle alone", () => {
-  const loaded = fresh(`${REPORT}
-    const server = require("node:net").createServer((socket) => socket.once("data", (request) => {
+/** `agent-user token` against a loopback identity provider on `port`; the client secret comes from the environment. */
+const tokenArgs = (port: number) => [
+  "token",
+  "--tenant",
+  "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
+  "--authority",
+  `http://127.0.0.1:${port}`,
+  "--blueprint-app-id",
+  "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
+  "--agent-identity",
+  "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
+  "--agent-user",
+  "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d",
+];
+const REFUSAL_BODY = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
+/** What that identity provider answers: invalid_client, so the command ends at once (exit 3). */
+const REFUSAL = `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${REFUSAL_BODY.length}\r\nconnection: close\r\n\r\n${REFUSAL_BODY}`;
+
+it("agent-user token with a client secret reaches its first request through the bin, the dispatcher, undici's bundle and the command's bundle alone", () => {
+  const script = `${REPORT}
+    const server = require("node:net").createServer((socket) => socket.once("data", () => {
       console.log(report());
-      console.log(String(request).split("\\r\\n")[0]);
-      const body = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
-      socket.end("HTTP/1.1 401 Unauthorized\\r\\ncontent-type: application/json\\r\\ncontent-length: " + body.length + "\\r\\nconnection: close\\r\\n\\r\\n" + body);
+      socket.end(${JSON.stringify(REFUSAL)});
     }));
-    server.listen(0, "127.0.0.1", async () => {
-      const { main } = require(${JSON.stringify(CLI_BUNDLE)});
-      const io = { stdout: () => undefined, stderr: () => undefined, env: process.env, cwd: process.cwd(), stderrIsTTY: false };
-      const code = await main(["token", "--tenant", "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", "--authority", "http://127.0.0.1:" + server.address().port,
-        "--blueprint-app-id", "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", "--agent-identity", "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
-        "--agent-user", "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d"], io);
-      console.log("exit " + code);
-      server.close();
-    });`);
-  // The dispatcher, the token command, then undici's bundle at the first request.
-  expect(loaded).toEqual({ builtins: [], files: ["probes/bundle/cli.js", "probes/bundle/token.js", "lib/undici-bundle.js"] });
+    server.listen(0, "127.0.0.1", () => {
+      const args = ${JSON.stringify(tokenArgs(0))}.map((a) => (a === "http://127.0.0.1:0" ? "http://127.0.0.1:" + server.address().port : a));
+      process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...args];
+      require(${JSON.stringify(BIN)});
+    });`;
+  const file = join(scratch, "token-script.js");
+  writeFileSync(file, script);
+  const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret" }, timeout: 20_000 });
+  expect(run.status).toBe(3);
+  // The bin's start(): undici's bundle, then the command's, before V8's WebAssembly flag changes.
+  expect(JSON.parse(run.stdout.split("\n")[0]!)).toEqual({
+    builtins: [],
+    files: ["probes/agent-user.js", "probes/bundle/cli.js", "lib/undici-bundle.js", "probes/bundle/token.js"],
+  });
 });
 
 it("agent-user token, run twice through the bin, takes the dispatcher's, the command's and undici's compiled code from the cache", async () => {
   const { createServer } = await import("node:net");
   const { spawn } = await import("node:child_process");
-  const server = createServer((socket) =>
-    socket.once("data", () => {
-      const body = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
-      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
-    }),
-  );
+  const server = createServer((socket) => socket.once("data", () => socket.end(REFUSAL)));
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   const port = (server.address() as { port: number }).port;
-  const args = [BIN, "token", "--tenant", "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", "--authority", `http://127.0.0.1:${port}`, "--blueprint-app-id", "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", "--agent-identity", "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", "--agent-user", "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d"];
+  const args = [BIN, ...tokenArgs(port)];
   const env = { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret", NODE_DEBUG_NATIVE: "COMPILE_CACHE" };
   const run = () =>
     new Promise<{ code: number | null; stderr: string }>((done) => {

@@ -75,7 +75,7 @@ it("calls node:assert only as assert(condition), which the bundle's lazy assert 
   expect(bundle.match(/require\("(node:)?assert"\)/g)).toEqual(['require("node:assert")']);
 });
 
-it("an undici invariant that fails throws node:assert's AssertionError with its message, not a stack overflow", () => {
+it("the bundle's assert stand-in, as shipped, throws node:assert's AssertionError with its message, not a stack overflow", () => {
   // The stand-in as the bundle ships it, run on its own: it used to require itself instead of node:assert.
   const standIn = /"lazy-assert:assert"\(exports2, ?module2\) ?\{\s*(module2\.exports ?= ?function[^]*?\});?\s*\}/.exec(bundle)?.[1];
   expect(standIn).toBeDefined();
