@@ -12,6 +12,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { tokenFlags } from "./bench/token-flags";
 
 const ROOT = resolve(__dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -59,20 +60,6 @@ it("the bin turns on the compile cache, then loads the CLI's dispatcher and the 
   expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
 });
 
-/** `agent-user token` against a loopback identity provider on `port`; the client secret comes from the environment. */
-const tokenArgs = (port: number) => [
-  "token",
-  "--tenant",
-  "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
-  "--authority",
-  `http://127.0.0.1:${port}`,
-  "--blueprint-app-id",
-  "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-  "--agent-identity",
-  "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
-  "--agent-user",
-  "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d",
-];
 const REFUSAL_BODY = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
 /** What that identity provider answers: invalid_client, so the command ends at once (exit 3). */
 const REFUSAL = `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${REFUSAL_BODY.length}\r\nconnection: close\r\n\r\n${REFUSAL_BODY}`;
@@ -84,7 +71,7 @@ it("agent-user token with a client secret reaches its first request through the 
       socket.end(${JSON.stringify(REFUSAL)});
     }));
     server.listen(0, "127.0.0.1", () => {
-      const args = ${JSON.stringify(tokenArgs(0))}.map((a) => (a === "http://127.0.0.1:0" ? "http://127.0.0.1:" + server.address().port : a));
+      const args = ${JSON.stringify(tokenFlags(0))}.map((a) => (a === "http://127.0.0.1:0" ? "http://127.0.0.1:" + server.address().port : a));
       process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...args];
       require(${JSON.stringify(BIN)});
     });`;
@@ -105,7 +92,7 @@ it("agent-user token, run twice through the bin, takes the dispatcher's, the com
   const server = createServer((socket) => socket.once("data", () => socket.end(REFUSAL)));
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   const port = (server.address() as { port: number }).port;
-  const args = [BIN, ...tokenArgs(port)];
+  const args = [BIN, ...tokenFlags(port)];
   const env = { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret", NODE_DEBUG_NATIVE: "COMPILE_CACHE" };
   const run = () =>
     new Promise<{ code: number | null; stderr: string }>((done) => {

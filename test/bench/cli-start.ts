@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator } from "../../emulator/server";
 import { median } from "./stats";
+import { tokenFlags } from "./token-flags";
 
 /** The package root (dist/test/bench/../../..), where `node_modules` and `dist` are. */
 export const PACKAGE_ROOT = join(__dirname, "..", "..", "..");
@@ -63,20 +64,7 @@ async function firstRequestServer(): Promise<{ server: Server; port: number; nex
   return { server, port, next: () => new Promise((arrived) => (waiting = arrived)) };
 }
 
-const TOKEN_ARGS = (port: number) => [
-  CLI,
-  "token",
-  "--tenant",
-  "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
-  "--authority",
-  `http://127.0.0.1:${port}`,
-  "--blueprint-app-id",
-  "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70",
-  "--agent-identity",
-  "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9",
-  "--agent-user",
-  "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d",
-];
+const TOKEN_ARGS = (port: number) => [CLI, ...tokenFlags(port)];
 
 /** Spawn of `agent-user token` to the arrival of its first request, ms. */
 async function tokenToFirstRequest(port: number, arrival: () => Promise<number>): Promise<number> {
