@@ -1,5 +1,4 @@
 import { X509Certificate } from "node:crypto";
-import * as pulumi from "@pulumi/pulumi";
 import {
   baseUrlOf,
   baseUrlProblem,
@@ -165,18 +164,6 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
     authorityUrl,
     consistencyWindowMs: consistencyWindowSeconds * 1000,
   };
-}
-
-/** Reads `agent-user-kit:*` from the stack and validates it. */
-export function readConfig(): KitConfig {
-  const config = new pulumi.Config(CONFIG_NAMESPACE);
-  const raw: RawConfig = {};
-  for (const key of CONFIG_KEYS) {
-    const value = config.get(key);
-    if (value !== undefined) raw[key] = value;
-  }
-  // The stack file is where a placeholder would have come from: name it.
-  return validateConfig(raw, new Date(), { ...STACK_CONFIG, hint: `in Pulumi.${pulumi.getStack()}.yaml: ${STACK_CONFIG.hint}` });
 }
 
 type Fail = (key: ConfigKey, message: string) => void;

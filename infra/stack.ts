@@ -1,6 +1,23 @@
+import * as pulumi from "@pulumi/pulumi";
 import { AgentUserKit } from "./components/agent-user-kit";
-import { readConfig } from "./config";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, STACK_CONFIG, validateConfig, type KitConfig, type RawConfig } from "./config";
 import { kitArgs } from "./stack-args";
+
+/**
+ * Reads `agent-user-kit:*` from the stack and validates it. Here, not in
+ * config.ts: doctor and preflight validate the same keys from a file, and
+ * must not need the Pulumi SDK (an optional peer) to do it.
+ */
+function readConfig(): KitConfig {
+  const config = new pulumi.Config(CONFIG_NAMESPACE);
+  const raw: RawConfig = {};
+  for (const key of CONFIG_KEYS) {
+    const value = config.get(key);
+    if (value !== undefined) raw[key] = value;
+  }
+  // The stack file is where a placeholder would have come from: name it.
+  return validateConfig(raw, new Date(), { ...STACK_CONFIG, hint: `in Pulumi.${pulumi.getStack()}.yaml: ${STACK_CONFIG.hint}` });
+}
 
 // readConfig throws before any resource is registered, so a bad key fails preview, not `up` halfway.
 const config = readConfig();

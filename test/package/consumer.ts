@@ -78,9 +78,9 @@ export function typeCheck(dir: string, files: string[], resolution: Resolution, 
  * Runs a script of the consumer with Node; resolves to its exit code and
  * output. Asynchronous: the emulator it talks to runs in this process.
  */
-export function runNode(dir: string, script: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runNode(dir: string, script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [script, ...args], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [script, ...args], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       done({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
     });
   });

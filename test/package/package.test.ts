@@ -9,6 +9,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_IDS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { installConsumer, packTarball, pinned, readmeExample, runNode, typeCheck } from "./consumer";
 
@@ -76,6 +77,23 @@ const outputs = require("./outputs.json");
     const run = await runNode(dir, "node_modules/.bin/agent-user", ["token", "--outputs", "outputs.json", "--agent", "research", "--json"]);
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, claims: { idtyp: "user", oid: emulator.outputs().agentUserId } });
+  });
+
+  it("doctor and preflight run from it too: they read stack keys from files, so they need no Pulumi SDK", async () => {
+    const p = emulator.provisioner()!;
+    const provisioner = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
+    const doctor = await runNode(dir, "node_modules/.bin/agent-user", ["doctor", "--outputs", "outputs.json", "--agent", "research", "--json"], provisioner);
+    expect(doctor.stderr).toBe("");
+    expect(doctor.code).toBe(0);
+    const links = (JSON.parse(doctor.stdout) as { links: Array<{ link: string; status: string }> }).links;
+    expect(links.map((l) => l.link)).toEqual(["blueprint", "blueprint credential", "blueprint principal", "agent identity", "agent user", "grant", "tokens"]);
+    expect(links.filter((l) => l.status !== "ok")).toEqual([]);
+    const { domain, sponsorId } = DEFAULT_IDS;
+    const flags = ["--user-domain", domain, "--blueprint-name", "Support blueprint", "--agent-identity-name", "Support agent", "--agent-user-name", "support-agent", "--sponsors", sponsorId];
+    const preflight = await runNode(dir, "node_modules/.bin/agent-user", ["preflight", ...flags, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl], provisioner);
+    expect(preflight.stderr).toBe("");
+    expect(preflight.code).toBe(0);
+    expect(preflight.stdout).toMatch(new RegExp(`^ok\\s+agent user upn\\s+support-agent@${domain.replace(/\./g, "\\.")}\\s`, "m"));
   });
 });
 
