@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentUserKit } from "../../infra/components/agent-user-kit";
-import { AZURE, DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
+import { AZURE, DYNAMIC, installMocks, runStackProgram, valueOf, type Program, type Registration } from "./program-harness";
 
 const BASE: Record<string, string> = {
   "agent-user-kit:userDomain": "contoso.onmicrosoft.com",
@@ -20,16 +20,11 @@ const THREE_AGENTS = JSON.stringify([
   { name: "triage", userName: "triage-agent" },
 ]);
 
-type Program = Record<string, pulumi.Output<unknown>>;
-
 /** Runs infra/stack.ts under mocks with this stack configuration. */
 async function runStack(config: Record<string, string>): Promise<{ program: Program; registrations: Registration[] }> {
   const { registrations } = await installMocks();
   pulumi.runtime.setAllConfig(config);
-  let program: Program = {};
-  jest.isolateModules(() => {
-    program = jest.requireActual("../../infra/stack");
-  });
+  const program = runStackProgram();
   await valueOf(program.agents!);
   return { program, registrations };
 }
@@ -132,13 +127,11 @@ describe("the agents list is checked before any resource is registered", () => {
     const { registrations } = await installMocks();
     pulumi.runtime.setAllConfig(config);
     let error: unknown;
-    jest.isolateModules(() => {
-      try {
-        jest.requireActual("../../infra/stack");
-      } catch (err) {
-        error = err;
-      }
-    });
+    try {
+      runStackProgram();
+    } catch (err) {
+      error = err;
+    }
     expect(registrations).toEqual([]);
     expect(error).toMatchObject({ name: "ConfigError" });
     return (error as Error).message;
@@ -162,13 +155,11 @@ describe("the agents list is checked before any resource is registered", () => {
     const { registrations } = await installMocks();
     pulumi.runtime.setAllConfig({ ...SHORTHAND, "agent-user-kit:sponsors": '["00000000-0000-0000-0000-000000000000"]' });
     let error: { message?: string; hint?: string } = {};
-    jest.isolateModules(() => {
-      try {
-        jest.requireActual("../../infra/stack");
-      } catch (err) {
-        error = err as typeof error;
-      }
-    });
+    try {
+      runStackProgram();
+    } catch (err) {
+      error = err as typeof error;
+    }
     expect(registrations).toEqual([]);
     expect(error.message).toContain("agent-user-kit:sponsors is the placeholder 00000000-0000-0000-0000-000000000000 of the example stack file");
     expect(error.hint).toMatch(/^in Pulumi\.test\.yaml: /);

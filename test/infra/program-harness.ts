@@ -1,3 +1,4 @@
+import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 
@@ -30,6 +31,28 @@ export const AZURE = {
   grant: "azuread:index/servicePrincipalDelegatedPermissionGrant:ServicePrincipalDelegatedPermissionGrant",
   userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
 };
+
+/** What infra/stack.ts exports. */
+export type Program = Record<string, pulumi.Output<unknown>>;
+
+/**
+ * Runs infra/stack.ts afresh and returns its exports: a program registers its
+ * resources as it loads, so each stack configuration needs a new load. Only
+ * the kit's modules load again. The Pulumi packages stay this file's copies:
+ * with a copy of @pulumi/pulumi and @pulumi/azuread per run (each with its own
+ * inspector session for the closure serializer), a test file of eight runs
+ * grew its jest worker to 590 MB of heap, and the worker could not exit in the
+ * time jest gives it ("A worker process has failed to exit gracefully").
+ */
+export function runStackProgram(): Program {
+  let program: Program = {};
+  jest.isolateModules(() => {
+    jest.doMock("@pulumi/pulumi", () => pulumi);
+    jest.doMock("@pulumi/azuread", () => azuread);
+    program = jest.requireActual("../../infra/stack");
+  });
+  return program;
+}
 
 /** One resource registration as the engine would receive it. */
 export interface Registration {

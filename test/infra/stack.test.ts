@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
+import { DYNAMIC, installMocks, runStackProgram, valueOf, type Registration } from "./program-harness";
 import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 
 const SENTINEL = `stack-sentinel-${process.pid}-${Date.now()}`;
@@ -64,13 +64,11 @@ describe("infra/stack.ts", () => {
     const { registrations: none } = await installMocks();
     pulumi.runtime.setAllConfig({ ...CONFIG, "agent-user-kit:userDomain": "not a domain" });
     let failure: unknown;
-    jest.isolateModules(() => {
-      try {
-        jest.requireActual("../../infra/stack");
-      } catch (err) {
-        failure = err;
-      }
-    });
+    try {
+      runStackProgram();
+    } catch (err) {
+      failure = err;
+    }
     expect(failure).toMatchObject({ name: "ConfigError", message: expect.stringContaining("agent-user-kit:userDomain must be a domain name") });
     expect(none).toEqual([]);
   });
