@@ -1,7 +1,8 @@
 /**
  * The packed tarball, installed into fresh projects: the runtime entry with
  * no Pulumi installed, minting against the emulator from TypeScript (strict,
- * node16 and bundler resolution) and plain CommonJS; and the Pulumi entry
+ * node16 and bundler resolution), plain CommonJS and an ES module, with
+ * doctor and preflight run from that same install; and the Pulumi entry
  * with only the peers a secret-mode program needs, under setMocks with three
  * agents, its dynamic providers serialized from the installed package and
  * loaded as Pulumi's provider host loads them.
@@ -71,6 +72,21 @@ const outputs = require("./outputs.json");
     const run = await runNode(dir, "plain.js");
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe("user 3\ntrue 7000215 true\n");
+  });
+
+  it("an ES module imports it by name (Node's CommonJS interop), and mints a token", async () => {
+    writeFileSync(
+      join(dir, "agent.mjs"),
+      `import { readFileSync } from "node:fs";
+import { AgentUserTokenProvider, AgentUserError } from "agent-user-kit";
+const outputs = JSON.parse(readFileSync("outputs.json", "utf8"));
+const token = await AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "research" }).getToken();
+console.log(token.claims.idtyp, typeof AgentUserError);
+`,
+    );
+    const run = await runNode(dir, "agent.mjs");
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("user function\n");
   });
 
   it("the installed agent-user command mints through the same provider", async () => {
