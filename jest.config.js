@@ -14,5 +14,10 @@ module.exports = {
   setupFiles: ["<rootDir>/test/no-node-test.js"],
   testTimeout: 30000,
   maxWorkers: 2,
+  // Each test file that loads @pulumi/pulumi gets its own copy, whose closure serializer opens an inspector
+  // session that keeps the copy alive for the worker's life: a worker grew to 600 MB of heap (1.6 GB RSS)
+  // and took longer to tear down than jest waits ("failed to exit gracefully"). Past this, a worker is
+  // replaced between files.
+  workerIdleMemoryLimit: "400MB",
   reporters: ["<rootDir>/node_modules/@jest/reporters/build/DefaultReporter.js", "<rootDir>/test/summary-reporter.js"],
 };
