@@ -151,7 +151,8 @@ function readText(file: Sourced): string {
   try {
     return readFileSync(file.value, "utf8");
   } catch (err) {
-    throw credentialError(`cannot read ${file.source} (${file.value}): ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`);
+    // The path is not shown: a key or a token pasted where its path belongs would be printed.
+    throw credentialError(`cannot read the file ${file.source} names: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, `${file.source} takes the path of a file, not its contents`);
   }
 }
 

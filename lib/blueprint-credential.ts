@@ -53,7 +53,9 @@ class ImdsError extends AgentUserError {
 async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
   if (cred.tokenFile) {
     // Read at each token request: platforms rotate the file.
-    return readUserFile(`the managed identity token file ${cred.tokenFile}`, cred.tokenFile).trim();
+    // The path is not shown: a token pasted where its path belongs would be printed.
+    const hint = "it takes the path of a file that holds the token (AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE, --managed-identity-token-file), not the token itself";
+    return readUserFile("the managed identity token file", cred.tokenFile, { hint }).trim();
   }
   const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;
   const url = new URL("/metadata/identity/oauth2/token", base);

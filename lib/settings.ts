@@ -38,8 +38,13 @@ export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs
   return parseStackOutputs(json, `--outputs ${path}`);
 }
 
-function readText(what: string, path: string, cwd: string): string {
-  return readUserFile(`${what} ${path}`, resolve(cwd, path));
+/**
+ * A file that holds a credential, named by `source` (a flag or a variable).
+ * Its refusal never shows the path: when a secret, a key or a token is
+ * pasted where its path belongs, the path is the secret.
+ */
+function readCredentialFile(source: string, path: string, cwd: string, holds: string): string {
+  return readUserFile(`the file ${source} names`, resolve(cwd, path), { hint: `${source} takes the path of a file that holds ${holds}, not ${holds} itself` });
 }
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
@@ -58,10 +63,13 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
 /** The blueprint credential, and where it came from (never its value). */
 function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string): { credential: BlueprintCredential; source: string } {
   const certPath = flags["blueprint-cert"] ?? env.AGENT_USER_BLUEPRINT_CERT;
+  const certSource = flags["blueprint-cert"] !== undefined ? "--blueprint-cert" : "AGENT_USER_BLUEPRINT_CERT";
   const keyPath = flags["blueprint-key"] ?? env.AGENT_USER_BLUEPRINT_KEY;
+  const keySource = flags["blueprint-key"] !== undefined ? "--blueprint-key" : "AGENT_USER_BLUEPRINT_KEY";
   const secretFile = flags["blueprint-secret-file"];
-  const secret = secretFile !== undefined ? readText("--blueprint-secret-file", secretFile, cwd).trim() : env.AGENT_USER_BLUEPRINT_SECRET;
-  if (secretFile !== undefined && !secret) throw new UsageError(`--blueprint-secret-file ${secretFile} is empty`);
+  // Trimmed as the file is: `$(cat secret.txt)` or a CI variable can carry a line break no Entra secret has.
+  const secret = (secretFile !== undefined ? readCredentialFile("--blueprint-secret-file", secretFile, cwd, "the client secret") : env.AGENT_USER_BLUEPRINT_SECRET)?.trim();
+  if (secretFile !== undefined && !secret) throw new UsageError("the file --blueprint-secret-file names is empty");
   const miClientId = flags["managed-identity-client-id"] ?? env.AGENT_USER_MANAGED_IDENTITY_CLIENT_ID;
   const miTokenFile = flags["managed-identity-token-file"] ?? env.AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE;
 
@@ -69,8 +77,9 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   if (explicit.length > 1) throw new UsageError(`more than one blueprint credential given (${explicit.join(", ")}); give exactly one`);
   if (certPath || keyPath) {
     if (!certPath || !keyPath) throw new UsageError("a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)");
-    const certificate = loadCertificate({ certificatePem: readText("--blueprint-cert", certPath, cwd), privateKeyPem: readText("--blueprint-key", keyPath, cwd) }, "blueprint");
-    return { credential: { kind: "certificate", certificate }, source: `certificate from ${flags["blueprint-cert"] ? "--blueprint-cert/--blueprint-key" : "AGENT_USER_BLUEPRINT_CERT/AGENT_USER_BLUEPRINT_KEY"}` };
+    const certificatePem = readCredentialFile(certSource, certPath, cwd, "the certificate");
+    const certificate = loadCertificate({ certificatePem, privateKeyPem: readCredentialFile(keySource, keyPath, cwd, "the private key") }, "blueprint");
+    return { credential: { kind: "certificate", certificate }, source: `certificate from ${certSource}/${keySource}` };
   }
   if (secret) return { credential: { kind: "secret", secret }, source: `client secret from ${secretFile !== undefined ? "--blueprint-secret-file" : "AGENT_USER_BLUEPRINT_SECRET"}` };
   const imds = env.AGENT_USER_IMDS_ENDPOINT;

@@ -98,9 +98,23 @@ describe("the provisioner's certificate file", () => {
       () => write("mismatch.pem", `${cert.certificatePem}\n${generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" })}`),
       /the provisioner private key does not belong to the certificate/,
     ],
-    ["a missing file", () => join(dir, "absent.pem"), /cannot read ARM_CLIENT_CERTIFICATE_PATH .*ENOENT/],
+    ["a missing file", () => join(dir, "absent.pem"), /cannot read the file ARM_CLIENT_CERTIFICATE_PATH names: ENOENT\. Fix: ARM_CLIENT_CERTIFICATE_PATH takes the path of a file, not its contents/],
   ])("refuses %s, saying what to do", (_what, path, message) => {
     expect(() => readPemBundle(credential(path()))).toThrow(message);
+  });
+
+  it("a key pasted where its path belongs is not shown in the refusal", () => {
+    const pasted = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+    const err = (() => {
+      try {
+        readPemBundle(credential(pasted));
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expect(err.message).toMatch(/^cannot read the file ARM_CLIENT_CERTIFICATE_PATH names: (ENOENT|ENAMETOOLONG)\. Fix: /);
+    expect(`${err.message} ${err.stack}`).not.toContain(pasted.split("\n")[1]);
   });
 });
 

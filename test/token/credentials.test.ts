@@ -212,10 +212,10 @@ describe("managed identity credential", () => {
     }
   });
 
-  it("a missing token file is a usage error (exit 2) naming the file", async () => {
+  it("a missing token file is a usage error (exit 2) naming the file's setting, not its path", async () => {
     const run = await runCli(["token", "--outputs", noSecret(), "--json"], { AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: join(ctx.scratch.dir, "absent") });
     expect(run.code).toBe(2);
-    expect(onlyJson(run).message).toMatch(/cannot read the managed identity token file .*absent: ENOENT$/);
+    expect(onlyJson(run).message).toMatch(/cannot read the managed identity token file: ENOENT$/);
   });
 
   it("a client id IMDS does not know: exit 3 with a hint about the managed identity", async () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { requestToken, tokenEndpoint } from "../../lib/token-client";
 import { password } from "../../emulator/seed";
 import { HopChain, type AgentUserTokenRequest } from "../../lib/hop-chain";
-import { addAgent, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, useEmulator, writeOutputs, type AgentFixture } from "./helpers";
+import { addAgent, blueprintCertificate, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, useEmulator, writeOutputs, type AgentFixture } from "./helpers";
 
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";
 const WRONG = `wrong-sentinel-${randomUUID()}`;
@@ -96,6 +96,40 @@ it("on success nothing secret is printed, and the token only with --show-token",
   const shown = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--show-token"], env);
   expect(shown.stdout).toMatch(JWT_SHAPE);
   expect(shown.stdout).not.toContain(RIGHT);
+});
+
+describe("a secret, a key or a token given where its file's path belongs", () => {
+  const PEM = `-----BEGIN PRIVATE KEY-----\n${RIGHT}\n-----END PRIVATE KEY-----`;
+  const TOKEN = `eyJhbGciOiJSUzI1NiJ9.${Buffer.from(RIGHT).toString("base64url")}.c2ln`;
+  it.each([
+    ["the secret in --blueprint-secret-file", ["--blueprint-secret-file", RIGHT], () => ({}), RIGHT, /^configuration: cannot read the file --blueprint-secret-file names: ENOENT$/],
+    [
+      "the key in AGENT_USER_BLUEPRINT_KEY",
+      [],
+      () => ({ AGENT_USER_BLUEPRINT_CERT: blueprintCertificate(ctx.emulator, ctx.scratch.dir, { upload: false }).certFile, AGENT_USER_BLUEPRINT_KEY: PEM }),
+      PEM,
+      /^configuration: cannot read the file AGENT_USER_BLUEPRINT_KEY names: ENOENT$/,
+    ],
+    ["the token in AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE", [], () => ({ AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE: TOKEN }), TOKEN, /cannot read the managed identity token file: ENOENT$/],
+  ])("%s: exit 2 naming where the path came from, never the value", async (_name, argv, env, value, message) => {
+    for (const extra of [["--json"], []]) {
+      const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), ...argv, ...extra], env());
+      expect(run.code).toBe(2);
+      expect(run.stdout + run.stderr).not.toContain(value);
+      expect(run.stdout + run.stderr).not.toContain(RIGHT);
+      if (extra.length > 0) {
+        const body = onlyJson(run);
+        expect(body.message).toMatch(message);
+        expect(body.hint).toMatch(/takes the path of a file that holds .*, not .* itself/);
+      }
+    }
+  });
+
+  it("a secret in AGENT_USER_BLUEPRINT_SECRET is used without the line break a shell or CI variable can add", async () => {
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--json"], { AGENT_USER_BLUEPRINT_SECRET: ` ${RIGHT}\n` });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+  });
 });
 
 describe("errors thrown to a library caller", () => {

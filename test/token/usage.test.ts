@@ -71,7 +71,7 @@ describe("missing inputs", () => {
 
   it("a --blueprint-secret-file that cannot be read is refused in the words every unreadable file gets", async () => {
     const { message } = await usageError(["--outputs", file(), "--blueprint-secret-file", `${ctx.scratch.dir}/no-secret.txt`]);
-    expect(message).toMatch(/^configuration: cannot read --blueprint-secret-file .*no-secret\.txt: ENOENT$/);
+    expect(message).toBe("configuration: cannot read the file --blueprint-secret-file names: ENOENT");
   });
 
   it("an --outputs file that cannot be read, or is not an object", async () => {
@@ -128,7 +128,7 @@ describe("invalid inputs", () => {
   it("an empty --blueprint-secret-file is an error, not a fall-back to the outputs file's secret", async () => {
     const empty = join(ctx.scratch.dir, "empty-secret");
     writeFileSync(empty, "\n");
-    expect((await usageError(["--outputs", file(), "--blueprint-secret-file", empty])).message).toMatch(/--blueprint-secret-file .*empty-secret is empty/);
+    expect((await usageError(["--outputs", file(), "--blueprint-secret-file", empty])).message).toBe("configuration: the file --blueprint-secret-file names is empty");
   });
 
   it("an unknown flag names the command's --help", async () => {
