@@ -58,5 +58,6 @@ export function aadstsHint(codes: readonly number[], error: string): string {
   if (error === "invalid_grant") {
     return "the identity provider refused the grant; check that the blueprint, agent identity and agent user belong together";
   }
-  return "see the error description and https://login.microsoftonline.com/error?code=<code>";
+  if (codes.length > 0) return `see the error description and https://login.microsoftonline.com/error?code=${codes[0]}`;
+  return "the answer carries no AADSTS code: check the authority URL and any proxy in front of it, then the error description";
 }

@@ -128,7 +128,7 @@ export class MalformedAnswerError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
   constructor(step: string, detail: string, hop?: number) {
     super(step, `malformed answer: ${detail}`, {
-      code: "MalformedAnswerError",
+      code: "malformed_answer",
       hop,
       hint: "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy",
     });

@@ -48,7 +48,7 @@ export class ResponseTooLargeError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
   constructor(step: string, limit: number, hop?: number) {
     super(step, `the answer is larger than ${limit} bytes, the most this step reads`, {
-      code: "ResponseTooLargeError",
+      code: "response_too_large",
       hop,
       hint: "the service (or a proxy in front of it) sent far more than this call ever needs; check the URL and any proxy",
     });

@@ -156,15 +156,16 @@ export async function requestToken(
 
 export function parseTokenResponse(step: string, status: number, text: string, facts: TokenRefusalFacts = {}): TokenResponse {
   const json = parseJson(text);
-  if (status === 200 && json && typeof json.access_token === "string") {
+  // A 200 that is not a token is final: asking again gets the same answer from whatever sent it.
+  if (status === 200) {
+    if (!json) throw new MalformedAnswerError(step, "the answer is not a JSON object", facts.hop);
+    if (typeof json.access_token !== "string") throw new MalformedAnswerError(step, "access_token is missing or not a string", facts.hop);
     // A token is one line of base64url and dots; a line break in it would later split a header or a form.
     if (!/^[\x21-\x7e]+$/.test(json.access_token)) {
       throw new MalformedAnswerError(step, "the access_token holds whitespace, line breaks or other characters no token has", facts.hop);
     }
     const expiresIn = Number(json.expires_in);
-    if (!Number.isFinite(expiresIn) || expiresIn <= 0) {
-      throw new TokenEndpointError(step, 502, { error: "invalid_response", error_description: "expires_in is missing or not a number" }, { hop: facts.hop });
-    }
+    if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw new MalformedAnswerError(step, "expires_in is missing or not a positive number", facts.hop);
     return {
       token_type: String(json.token_type ?? "Bearer"),
       access_token: json.access_token,
@@ -176,8 +177,7 @@ export function parseTokenResponse(step: string, status: number, text: string, f
   if (json && typeof json.error === "string") {
     throw new TokenEndpointError(step, status, errorBody(json), facts);
   }
-  const error = status === 200 ? "invalid_response" : `http_${status}`;
-  throw new TokenEndpointError(step, status === 200 ? 502 : status, { error, error_description: "the answer was not a token endpoint JSON body" }, facts);
+  throw new TokenEndpointError(step, status, { error: `http_${status}`, error_description: "the answer was not a token endpoint JSON body" }, facts);
 }
 
 /** Entra's error fields, each only when it has its documented type: a broken answer is still reported, not a crash. */

@@ -79,6 +79,30 @@ it("a line break inside access_token is a malformed answer: exit 3, final, not r
   expect(requests).toBe(1);
 });
 
+describe("a 200 that is not a token is a malformed answer: exit 3, final, not retried", () => {
+  it.each([
+    ["access_token a number", JSON.stringify({ token_type: "Bearer", expires_in: 3600, access_token: 42 }), /access_token is missing or not a string/],
+    ["no expires_in", JSON.stringify({ token_type: "Bearer", access_token: "eyJhbGciOiJub25lIn0.e30.x" }), /expires_in is missing or not a positive number/],
+    ["a body that is not JSON", "<html>sign in to the proxy</html>", /the answer is not a JSON object/],
+  ])("%s", async (_name, body, reason) => {
+    let requests = 0;
+    answer = () => (requests++, { status: 200, body });
+    const err = await failure();
+    expect(err.exitCode).toBe(3);
+    expect(err.message).toMatch(reason);
+    expect(failureJson(err)).toMatchObject({ hop: 1, error: "malformed_answer", status: null });
+    expect(requests).toBe(1);
+  });
+});
+
+it("an error answer with no AADSTS code says where to look, with no placeholder in the hint", async () => {
+  answer = () => ({ status: 400, body: JSON.stringify({ error: "invalid_request" }) });
+  const err = await failure();
+  expect(err.hint).toBe("the answer carries no AADSTS code: check the authority URL and any proxy in front of it, then the error description");
+  answer = () => ({ status: 400, body: JSON.stringify({ error: "invalid_request", error_codes: [90000] }) });
+  expect((await failure()).hint).toBe("see the error description and https://login.microsoftonline.com/error?code=90000");
+});
+
 it("a Graph error whose message is an object, and that echoes the bearer token, is a GraphError without it", async () => {
   const token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.hostile-bearer-token";
   answer = (_form, headers) => ({ status: 400, body: JSON.stringify({ error: { code: "BadRequest", message: { echo: headers.authorization }, innerError: { code: { nested: 1 }, innerError: "x" } } }) });
