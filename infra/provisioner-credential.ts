@@ -5,7 +5,7 @@ import { isPlaceholderGuid } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { ONE_ATTEMPT } from "../lib/retry";
 import { TokenCache } from "../lib/token-cache";
-import { requestToken, tokenEndpoint } from "../lib/token-client";
+import { requestToken, tokenEndpoint, TokenEndpointError } from "../lib/token-client";
 
 /*
  * The provisioner is the application the dynamic providers call Graph as. It
@@ -238,12 +238,16 @@ export async function provisionerToken(
   if (cached) return cached.token;
   // Parallel creates share one request.
   const { token } = await state.tokens.mint(cacheKey, false, async () => {
-    const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, {
-      grant_type: "client_credentials",
-      client_id: credential.clientId,
-      scope,
-      ...provisionerClientAuth(credential)(credential.clientId, endpoint),
-    }, { retry: ONE_ATTEMPT });
+    const params = { grant_type: "client_credentials", client_id: credential.clientId, scope, ...provisionerClientAuth(credential)(credential.clientId, endpoint) };
+    const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, params, { retry: ONE_ATTEMPT }).catch((err: unknown) => {
+      // The AADSTS hints for a wrong or expired secret speak of the blueprint's; this one is the provisioner's.
+      if (err instanceof TokenEndpointError && err.codes.some((code) => code === 7000215 || code === 7000222)) {
+        throw err.withHint(
+          "the provisioner's client secret (ARM_CLIENT_SECRET or azuread:clientSecret) is wrong or has expired: use the secret's value (not its id), or add a new secret to the provisioner application",
+        );
+      }
+      throw err;
+    });
     return { token: response.access_token, expiresAt: now() + response.expires_in * 1000 };
   });
   return token.token;

@@ -277,9 +277,11 @@ describe("agent-user doctor", () => {
     }
   });
 
-  it("a refused provisioner is exit 3 (AADSTS7000215), not 8", async () => {
+  it("a refused provisioner is exit 3 (AADSTS7000215), not 8, with a hint about the provisioner's secret, not the blueprint's", async () => {
     const run = await doctor([], [], undefined, undefined, { ARM_CLIENT_SECRET: "wrong" });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/AADSTS7000215/);
+    expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET or azuread:clientSecret\) is wrong or has expired/);
+    expect(run.stderr).not.toMatch(/blueprintClientSecret/);
   });
 });
