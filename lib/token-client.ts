@@ -123,6 +123,18 @@ export function tokenEndpoint(authority: string, tenant: string): string {
   return `${authority.replace(/\/+$/, "")}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
 }
 
+/** The form fields that carry a credential (a secret, an assertion, T1, T2). */
+const CREDENTIAL_FIELDS = ["client_secret", "client_assertion", "user_federated_identity_credential"];
+
+/**
+ * What an error answer must not echo back: the credentials only. The ids,
+ * scope and grant type stay, so that "Application with identifier '…' was
+ * not found" names the id that was not found.
+ */
+function credentialsIn(params: Readonly<Record<string, string>>): string[] {
+  return CREDENTIAL_FIELDS.flatMap((field) => (params[field] === undefined ? [] : [params[field]]));
+}
+
 /**
  * POSTs one form-encoded token request. `params` holds credentials, so it is
  * only ever put in the request body: never in a URL, a message or a log line.
@@ -144,7 +156,7 @@ export async function requestToken(
         return send(step, { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body }, options);
       });
       // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
-      const text = res.status === 200 ? res.body : scrubSent(res.body, Object.values(params));
+      const text = res.status === 200 ? res.body : scrubSent(res.body, credentialsIn(params));
       return parseTokenResponse(step, res.status, text, { retryAfterMs: parseRetryAfter(res.headers["retry-after"]), hop: options.hop });
     },
     options.retry ?? DEFAULT_RETRY,

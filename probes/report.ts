@@ -1,4 +1,5 @@
 import { AgentUserError } from "../lib/errors";
+import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
 
 /** The machine-readable form of a failure: `{"ok":false,"hop","status","error","codes","message","hint"}`. */
@@ -12,6 +13,9 @@ export interface FailureJson {
   codes: Array<number | string>;
   message: string;
   hint: string | null;
+  /** Entra's trace and correlation ids of a refused token request, which Microsoft support asks for. */
+  traceId?: string;
+  correlationId?: string;
 }
 
 /** Read from the error's own facts: the same fields whichever kind of error it is. */
@@ -25,7 +29,14 @@ export function failureJson(err: AgentUserError): FailureJson {
     codes: [...err.codes],
     message: err.message,
     hint: err.hint ?? null,
+    ...supportIds(err),
   };
+}
+
+/** The ids Microsoft support asks for, when the identity provider gave them. */
+function supportIds(err: AgentUserError): { traceId?: string; correlationId?: string } {
+  if (!(err instanceof TokenEndpointError)) return {};
+  return { ...(err.traceId ? { traceId: err.traceId } : {}), ...(err.correlationId ? { correlationId: err.correlationId } : {}) };
 }
 
 /**
@@ -38,7 +49,9 @@ export function reportFailure(err: unknown, io: CliIo, json: boolean): number {
   if (json) {
     io.stdout(`${JSON.stringify(failureJson(err))}\n`);
   } else {
-    io.stderr(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ""}`);
+    const ids = supportIds(err);
+    const support = ids.traceId || ids.correlationId ? `trace id: ${ids.traceId ?? "-"}, correlation id: ${ids.correlationId ?? "-"}\n` : "";
+    io.stderr(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ""}${support}`);
   }
   return err.exitCode;
 }

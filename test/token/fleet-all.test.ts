@@ -129,6 +129,8 @@ describe("token --all: some agents fail", () => {
       codes: [50034],
       message: expect.stringMatching(/^hop 3 \(agent user token\): .*AADSTS50034/),
       hint: expect.any(String),
+      traceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(run.stdout).not.toMatch(JWT_SHAPE);
     // The ghost shares agent-2's identity: its T1 and T2 are agent-2's, so it costs one request.

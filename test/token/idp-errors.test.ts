@@ -228,6 +228,17 @@ describe("rejections the command meets with a wrong configuration", () => {
     expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, status: 400, error: "unauthorized_client", codes: [700016], hint: expect.stringMatching(/--replication-window/) });
   });
 
+  it("a refusal names the id it refused (only credentials are scrubbed from it) and carries Entra's trace and correlation ids", async () => {
+    const unknown = "0f0f0f0f-1234-4321-8888-0123456789ab";
+    const run = await runCli(["token", "--outputs", file({ blueprintAppId: unknown }), "--json"], NO_ENV);
+    const body = onlyJson(run);
+    expect(body.message).toContain(unknown);
+    expect(body.message).not.toContain("[redacted]");
+    expect(body).toMatchObject({ traceId: expect.stringMatching(/^[0-9a-f-]{36}$/), correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const human = await runCli(["token", "--outputs", file({ blueprintAppId: unknown })], NO_ENV);
+    expect(human.stderr).toMatch(/^trace id: [0-9a-f-]{36}, correlation id: [0-9a-f-]{36}$/m);
+  });
+
   it("no permission grant: AADSTS65001 on hop 3, exit 3, hint says to run pulumi up", async () => {
     const grant = ctx.emulator.store.grant(ctx.out.grantId!)!;
     ctx.emulator.store.deleteGrant(grant.id);
