@@ -80,7 +80,8 @@ export function parseStackOutputs(json: unknown, source: string): Partial<StackO
   }
   if (json.agents !== undefined && json.agents !== null) {
     if (!isObject(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
-    const agents: Record<string, FleetAgentOutputs> = {};
+    // No prototype: an agent named "__proto__" (an own key of the parsed JSON) is stored as one, not made the map's prototype.
+    const agents: Record<string, FleetAgentOutputs> = Object.create(null) as Record<string, FleetAgentOutputs>;
     for (const [name, entry] of Object.entries(json.agents)) {
       if (!isObject(entry)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
       const agent: Partial<Record<string, string>> = {};
@@ -114,7 +115,8 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
     if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${names.join(", ")}`);
     return names.length === 1 ? { ...base, ...agents![names[0]!] } : base;
   }
-  const agent = agents?.[name];
+  // An own key only: `constructor`, `toString` or `__proto__` must not find Object.prototype's members.
+  const agent = agents !== undefined && Object.hasOwn(agents, name) ? agents[name] : undefined;
   if (!agent) {
     throw new UsageError(
       `${source} has no agent named ${JSON.stringify(name)}`,

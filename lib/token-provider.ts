@@ -1,4 +1,4 @@
-import type { BlueprintCredential } from "./blueprint-credential";
+import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, ExitCode, UsageError } from "./errors";
 import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopRecord } from "./hop-chain";
 import { EXPIRY_MARGIN_MS } from "./token-cache";
@@ -6,7 +6,8 @@ import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import type { RetryHooks, RetryPolicy } from "./retry";
 import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
-import { PUBLIC_CLOUD } from "./entra-rules";
+import { baseUrlProblem, isDomainName, isGuid, PUBLIC_CLOUD } from "./entra-rules";
+import { isObject, jsonKind } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
 /** How an AgentUserTokenProvider reaches Entra, and the defaults of its requests. */
@@ -17,7 +18,10 @@ export interface AgentUserTokenProviderOptions {
   blueprintAppId: string;
   /** How the blueprint proves itself in hop 1. */
   credential: BlueprintCredential;
-  /** Identity provider base URL; default https://login.microsoftonline.com. */
+  /**
+   * Identity provider base URL (no path); default https://login.microsoftonline.com.
+   * https, or plain http only to a loopback host such as the emulator's: the blueprint credential is sent there.
+   */
   authorityUrl?: string;
   /** Default agent identity of getToken(). */
   agentIdentityId?: string;
@@ -25,7 +29,7 @@ export interface AgentUserTokenProviderOptions {
   agentUser?: string;
   /** Default resource of getToken(), e.g. https://graph.microsoft.com (the default). */
   resource?: string;
-  /** Per-request timeout in milliseconds; default 15,000. */
+  /** Per-request timeout in milliseconds, more than 0 and at most 2,000,000,000; default 15,000. */
   timeoutMs?: number;
   /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001, 50034) right after provisioning; default 0. */
   replicationWindowMs?: number;
@@ -119,17 +123,17 @@ export class AgentUserTokenProvider {
   private refreshes = new WeakMap<JwtClaims, RefreshState>();
 
   constructor(options: AgentUserTokenProviderOptions) {
+    const authorityUrl = checkOptions(options);
     this.now = options.hooks?.now ?? Date.now;
     this.random = options.hooks?.random ?? Math.random;
     this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
-    if (!(this.refreshWindowMs >= 0)) throw new UsageError(`refreshWindowMs must be 0 or more, got ${String(options.refreshWindowMs)}`);
     this.defaults = {
       agentIdentityId: options.agentIdentityId === undefined ? undefined : checkAgentIdentityId(options.agentIdentityId),
       agentUser: options.agentUser === undefined ? undefined : checkAgentUser(options.agentUser),
       resource: options.resource ?? PUBLIC_CLOUD.resourceUrl,
     };
     this.chain = new HopChain({
-      authorityUrl: (options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl).replace(/\/+$/, ""),
+      authorityUrl,
       tenantId: options.tenantId,
       blueprintAppId: options.blueprintAppId,
       credential: options.credential,
@@ -209,6 +213,75 @@ export class AgentUserTokenProvider {
     this.refreshes.set(token.claims, state);
     return state;
   }
+}
+
+/** Node's timers hold at most 2^31-1 ms (a longer one fires after 1 ms); the CLI's --timeout stops at 2,000,000 s. */
+const MAX_TIMEOUT_MS = 2_000_000_000;
+
+/** A refused value as an error shows it: numbers and strings as they are, anything else by its kind. */
+function shown(value: unknown): string {
+  if (value === undefined) return "nothing";
+  return typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : jsonKind(value);
+}
+
+/** What is wrong with the blueprint credential; never its secret or key. */
+function credentialProblems(credential: unknown): string[] {
+  if (credential === undefined || credential === null) return ["credential is missing"];
+  if (!isObject(credential)) return [`credential must be an object, got ${jsonKind(credential)}`];
+  switch (credential.kind) {
+    case "secret":
+      return typeof credential.secret === "string" && credential.secret.trim() !== "" ? [] : ["credential.secret must be a non-empty string"];
+    case "certificate": {
+      const { certificate } = credential;
+      const loaded = isObject(certificate) && typeof certificate.thumbprintS256 === "string" && isObject(certificate.key) && certificate.key.type === "private";
+      return loaded ? [] : ['credential.certificate must be what loadCertificate() returns: loadCertificate({ certificatePem, privateKeyPem }, "blueprint")'];
+    }
+    case "managedIdentity": {
+      const problems = (["clientId", "tokenFile", "imdsEndpoint"] as const)
+        .filter((key) => credential[key] !== undefined && typeof credential[key] !== "string")
+        .map((key) => `credential.${key} must be a string, got ${jsonKind(credential[key])}`);
+      if (problems.length === 0 && typeof credential.imdsEndpoint === "string") {
+        try {
+          checkImdsEndpoint(credential.imdsEndpoint);
+        } catch (err) {
+          problems.push(`credential.imdsEndpoint: ${err instanceof AgentUserError ? err.detail : String(err)}`);
+        }
+      }
+      return problems;
+    }
+    default:
+      return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shown(credential.kind)}`];
+  }
+}
+
+/**
+ * The provider's options, checked before any request as the CLI checks its
+ * flags: a mistake is a UsageError naming each wrong option, not a TypeError
+ * from the first getToken(), and the blueprint credential goes to an
+ * authority over https, or over plain http only to this machine (the
+ * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
+ */
+function checkOptions(options: AgentUserTokenProviderOptions): string {
+  if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shown(options)}`);
+  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
+  const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
+  const problems = [
+    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shown(tenantId)}`,
+    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shown(blueprintAppId)}`,
+    ...credentialProblems(options.credential),
+    authorityProblem && `authorityUrl ${authorityProblem}`,
+    timeoutMs !== undefined &&
+      !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS) &&
+      `timeoutMs must be a positive finite number of milliseconds, got ${shown(timeoutMs)}`,
+    replicationWindowMs !== undefined &&
+      !(typeof replicationWindowMs === "number" && replicationWindowMs >= 0 && Number.isFinite(replicationWindowMs)) &&
+      `replicationWindowMs must be 0 or a positive finite number of milliseconds, got ${shown(replicationWindowMs)}`,
+    refreshWindowMs !== undefined && !(typeof refreshWindowMs === "number" && refreshWindowMs >= 0) && `refreshWindowMs must be 0 or more, got ${shown(refreshWindowMs)}`,
+    resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shown(resource)}`,
+  ].filter((problem): problem is string => typeof problem === "string");
+  if (problems.length > 0) throw new UsageError(problems.join("; "));
+  return new URL(authorityUrl).origin;
 }
 
 /** The provider for settings the CLI resolved (flags, environment, --outputs). */
