@@ -16,14 +16,38 @@ export interface CliIo {
 /** A subcommand: parses its own arguments and returns its exit code. */
 export type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-export function processIo(): CliIo {
+/** This process's streams, and what became of the output written to them. */
+export interface ProcessIo extends CliIo {
+  /**
+   * Why stdout refused what was written (a full disk, a closed descriptor, a
+   * reader gone), or undefined. Checked before exiting: the stream's own
+   * error event comes after the exit a command's last write is followed by.
+   */
+  outputError(): NodeJS.ErrnoException | undefined;
+}
+
+export function processIo(): ProcessIo {
+  let failed: NodeJS.ErrnoException | undefined;
+  const note = (err: Error | null | undefined) => {
+    if (err) failed ??= err as NodeJS.ErrnoException;
+  };
+  let listening = false;
   return {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => {
+      // Heard here, an asynchronous failure is kept for outputError(); unheard, the stream's error event would crash the process.
+      if (!listening) process.stdout.on("error", note);
+      listening = true;
+      process.stdout.write(text, note);
+      // A file's or a Linux pipe's write fails at once, and \`errored\` says so only until then: Node's stdio
+      // streams undo their own destroy a tick later, so by the exit the stream no longer remembers the failure.
+      note(process.stdout.errored);
+    },
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
     // isatty(2), not process.stderr.isTTY: creating the stream costs start-up time before anything is written.
     stderrIsTTY: isatty(2),
+    outputError: () => failed,
   };
 }
 

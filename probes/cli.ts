@@ -25,6 +25,7 @@ Exit codes:
   3 the identity provider or Graph       7 the comments endpoint answered 404
     rejected a request                   8 doctor, preflight: a link of the chain is broken
                                         70 internal error (a bug: please report it)
+                                        74 the output could not be written
 `;
 
 // Each command is loaded only when used, so "--help" starts as fast as node itself.
@@ -53,6 +54,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const helped = name === "help" ? commandNamed(rest[0]) : undefined;
   if (helped) return helped.load()(["--help"], io);
+  if (name === "help" && rest[0] !== undefined) {
+    const guess = didYouMean(rest[0], Object.keys(COMMANDS));
+    io.stderr(`agent-user: no command "${rest[0]}" to help with${guess ? `; did you mean "${guess}"?` : ""}\n\n${USAGE}`);
+    return ExitCode.usage;
+  }
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(USAGE);
     return ExitCode.ok;
@@ -122,8 +128,14 @@ export function start(): void {
   }
   const command = commandNamed(argv[0]);
   if (command?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode(command.load);
-  main(argv, processIo()).then(
-    (code) => process.exit(code),
+  const io = processIo();
+  main(argv, io).then(
+    (code) => {
+      // A result that never reached its file or pipe is not a success, whatever the command thought.
+      const failed = io.outputError();
+      if (failed) process.stderr.write(`agent-user: cannot write the output: ${failed.code ?? failed.message}\n`);
+      process.exit(failed ? ExitCode.output : code);
+    },
     (err: unknown) => {
       process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(ExitCode.internal);

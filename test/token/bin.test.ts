@@ -2,8 +2,8 @@
  * The built `agent-user` bin, run as a separate process the way a pipeline
  * runs it: exit codes and stdout survive the trip through process.exit.
  */
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { JWT_SHAPE, useEmulator, writeOutputs } from "./helpers";
 
@@ -117,4 +117,20 @@ const older = olderNode();
   const run = spawnSync(older!, [BIN, "token", "--help"], { encoding: "utf8", timeout: 20_000 });
   expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 2, stdout: "" });
   expect(run.stderr).toMatch(TOO_OLD);
+});
+
+/** Runs the bin with its stdout on /dev/full, where every write fails with ENOSPC, as on a full disk. */
+function toFullDisk(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+  const out = openSync("/dev/full", "w");
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ctx.scratch.dir, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", out, "pipe"] });
+  closeSync(out);
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
+}
+
+it("output that cannot be written (stdout on a full disk) is exit 74 with the reason on stderr, not a silent success", async () => {
+  expect(await toFullDisk(["--help"])).toEqual({ code: 74, stderr: "agent-user: cannot write the output: ENOSPC\n" });
+  const token = await toFullDisk(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs()), "--json"]);
+  expect(token).toEqual({ code: 74, stderr: "agent-user: cannot write the output: ENOSPC\n" });
 });

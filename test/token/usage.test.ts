@@ -199,4 +199,11 @@ describe("help", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "tokens"/);
   });
+
+  it("help for a command that does not exist exits 2, with the likely one", async () => {
+    const run = await runCli(["help", "tokn"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^agent-user: no command "tokn" to help with; did you mean "token"\?/);
+  });
 });
