@@ -40,7 +40,7 @@ async function demo(io: CliIo): Promise<number> {
     const outputs = join(dir, "outputs.json");
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
     const [first, , third] = Object.keys(emulator.outputs().agents ?? {});
-    // What `agent-user emulator --env-file` writes: doctor reads Graph as the provisioner, as `pulumi up` does.
+    // What `agent-user emulator --env-out` writes: doctor reads Graph as the provisioner, as `pulumi up` does.
     const provisioner = emulator.provisioner()!;
     const arm = { ARM_TENANT_ID: provisioner.tenantId, ARM_CLIENT_ID: provisioner.clientId, ARM_CLIENT_SECRET: provisioner.clientSecret };
     const steps: Step[] = [
@@ -59,7 +59,7 @@ async function demo(io: CliIo): Promise<number> {
       {
         title: "doctor: every link of the chain, read from Graph as the provisioner",
         argv: ["doctor", "--outputs", outputs, "--agent", first!],
-        shown: `doctor --outputs outputs.json --agent ${first}   (with the ARM_* of emulator --env-file)`,
+        shown: `doctor --outputs outputs.json --agent ${first}   (with the ARM_* of emulator --env-out)`,
         env: arm,
       },
       {

@@ -6,7 +6,7 @@ import { DEFAULT_RETRY, transientOnly, withRetry, type RetryHooks } from "../lib
 /** The provisioner settings' own errors (plain Errors, for the serialized providers) as the CLI's usage error. */
 function asUsageError(err: unknown): unknown {
   if (!(err instanceof Error) || err.name !== PROVISIONER_CREDENTIAL_ERROR) return err;
-  return new UsageError(err.message, "`agent-user emulator --env-file FILE` writes ARM_* for the local emulator", "provisioner credential");
+  return new UsageError(err.message, "`agent-user emulator --env-out FILE` writes ARM_* for the local emulator", "provisioner credential");
 }
 
 /** Where the provisioner is and who it is: its azuread: keys (from `--config-from-stack`) over the ARM_* variables, as in `pulumi up`. */

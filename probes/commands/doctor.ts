@@ -43,7 +43,7 @@ ${connectionHelp(true)}
 Examples:
   agent-user doctor --outputs outputs.json
   agent-user doctor --outputs outputs.json --all --json
-  agent-user emulator --outputs outputs.json --env-file arm.env --faults break=grant-other-user &
+  agent-user emulator --outputs outputs.json --env-out arm.env --faults break=grant-other-user &
   set -a; . ./arm.env; set +a; agent-user doctor --outputs outputs.json
 `;
 

@@ -1,6 +1,7 @@
-import { fstatSync, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { fstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { writeSecretFile } from "../../lib/secret-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
@@ -21,15 +22,17 @@ Usage: agent-user emulator [options]
                       agent user and grant; --outputs then has the fleet's "agents" map (default 1)
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
-  --env-file FILE     write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
+  --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
                       provisioner (mode 0600), so that \`set -a; . FILE; set +a\` prepares a shell
                       for agent-user doctor, agent-user preflight and the Pulumi providers
+                      (it was --env-file, which Node reads itself before the emulator starts)
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
 
-It blocks: it serves until SIGINT or SIGTERM, or until the process that started it goes
-away (its parent exits, or its standard input is a pipe that closes), then exits 0.
+It blocks: it serves until SIGINT, SIGTERM or SIGHUP (its terminal closes), or until the
+process that started it goes away (its parent exits, or its standard input is a pipe that
+closes), then exits 0.
 In a script, start it in the background and wait for the --outputs file:
   agent-user emulator --outputs outputs.json & pid=$!
   while [ ! -s outputs.json ]; do sleep 0.2; done
@@ -39,7 +42,7 @@ Examples:
   agent-user emulator --outputs outputs.json
   agent-user emulator --port 8400 --faults latency=50,429=2,retry-after=1
   agent-user emulator --tenant-file tenant.json --faults lose=1,method=POST,on=graph
-  agent-user emulator --outputs outputs.json --env-file arm.env --faults break=grant-other-user
+  agent-user emulator --outputs outputs.json --env-out arm.env --faults break=grant-other-user
 `;
 
 /** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
@@ -65,9 +68,106 @@ function agentCount(value: string): number {
 }
 
 /**
+ * The emulator's --env-file, until Node turned out to read it itself wherever it stands, even
+ * after the script's name (nodejs/node#54232; --env-file-if-exists too): under the bin's
+ * `#!/usr/bin/env node`, Node stops with "node: FILE: not found", exit 9, before the CLI starts,
+ * when FILE is yet to be written, which is the usual case. Only when FILE exists does the flag
+ * reach this command, which refuses it: a flag that works only on a second run is no flag.
+ */
+function refuseNodeEnvFile(argv: string[]): void {
+  const end = argv.indexOf("--");
+  const flag = (end < 0 ? argv : argv.slice(0, end)).find((arg) => /^--env-file(-if-exists)?(=|$)/.test(arg))?.replace(/=.*$/, "");
+  if (flag === undefined) return;
+  const given = flag === "--env-file" ? "" : `${flag} is Node's flag; `;
+  throw new UsageError(
+    `${given}--env-file was renamed to --env-out: Node reads --env-file itself, even after the command, and stops before agent-user starts when the file does not exist yet`,
+    'write the provisioner settings with --env-out FILE; see "agent-user emulator --help"',
+    "usage",
+  );
+}
+
+/** Where the certificate goes, and how a refusal to write it there is worded. */
+interface CaPlace {
+  path: string;
+  /** The place in "cannot write {name}: {code}": the flag or variable that chose it, and the path. */
+  name: string;
+  hint: string;
+}
+
+function errnoCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? "unwritable";
+}
+
+/** A new directory under the system temp directory, for a certificate given no other place; gone when the emulator stops. */
+function makeTempDir(): string {
+  try {
+    return mkdtempSync(join(tmpdir(), "agent-user-emulator-"));
+  } catch (err) {
+    throw new UsageError(
+      `cannot make a directory for the certificate under TMPDIR ${tmpdir()}: ${errnoCode(err)}`,
+      "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE",
+    );
+  }
+}
+
+function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined; // absent (the usual case), or unreachable: the write names why
+  }
+}
+
+/**
+ * Writes the certificate whole or not at all: a temporary file beside it, then
+ * a rename, so a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS
+ * to fail on, and an older one stays as it was. Directories it makes on the way
+ * go again when the write fails. Over a directory or a device it never writes.
+ */
+function writeCertificate(place: CaPlace, pem: string): void {
+  const existing = statOrUndefined(place.path);
+  if (existing?.isDirectory()) throw new UsageError(`cannot write ${place.name}: EISDIR`, place.hint);
+  if (existing && !existing.isFile()) throw new UsageError(`cannot write ${place.name}: it exists and is not a regular file`, place.hint);
+  const temp = join(dirname(place.path), `.${basename(place.path)}.${randomBytes(6).toString("hex")}.tmp`);
+  let made: string | undefined;
+  try {
+    made = mkdirSync(dirname(place.path), { recursive: true });
+    writeFileSync(temp, pem, { flag: "wx" });
+    renameSync(temp, place.path);
+  } catch (err) {
+    try {
+      rmSync(made ?? temp, { recursive: true, force: true });
+    } catch {
+      // nothing of it was made
+    }
+    throw new UsageError(`cannot write ${place.name}: ${errnoCode(err)}`, place.hint);
+  }
+}
+
+/**
+ * Never the directory the user happens to stand in: --ca-file, else beside the
+ * outputs, else a fresh temp directory (made by `makeDir`, only then).
+ */
+function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string, makeDir: () => string): CaPlace {
+  if (flag !== undefined) {
+    const path = resolve(cwd, flag);
+    return { path, name: `--ca-file ${path}`, hint: "--ca-file names the certificate's file (not a directory), in a directory you can write" };
+  }
+  if (outputsFile) {
+    const path = join(dirname(outputsFile), "emulator-ca.pem");
+    return { path, name: `the certificate beside --outputs, ${path}`, hint: "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE" };
+  }
+  const path = join(makeDir(), "ca.pem");
+  return { path, name: `the certificate under TMPDIR, ${path}`, hint: "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE" };
+}
+
+/**
  * Resolves when the process is asked to stop, or when what started it goes
  * away: `npx agent-user emulator &` killed in CI ends npm's shell, and the
- * emulator must not outlive it with its ports open.
+ * emulator must not outlive it with its ports open. SIGHUP too: a closed
+ * terminal must not end it at Node's default (exit 129) with its temp
+ * directory left behind; nohup is no reason to leave SIGHUP be, as Node resets
+ * it to its default at start-up anyway.
  */
 export function untilStopped(): Promise<string> {
   return new Promise((done) => {
@@ -86,11 +186,13 @@ export function untilStopped(): Promise<string> {
       clearInterval(watch);
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
+      process.off("SIGHUP", stop);
       if (stdinIsPipe) process.stdin.pause();
       done(why);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
+    process.on("SIGHUP", stop);
     if (stdinIsPipe) process.stdin.on("end", () => stop("standard input closed")).resume();
   });
 }
@@ -99,6 +201,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
   // A certificate is made anew at every start: a directory made to hold it goes when the emulator stops.
   let madeDir: string | undefined;
   try {
+    refuseNodeEnvFile(argv);
     const { values } = parseCommandArgs("emulator", argv, {
       port: { type: "string" },
       "https-port": { type: "string" },
@@ -107,7 +210,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       agents: { type: "string" },
       faults: { type: "string" },
       outputs: { type: "string" },
-      "env-file": { type: "string" },
+      "env-out": { type: "string" },
       "ca-file": { type: "string" },
     });
     if (values.help) {
@@ -124,16 +227,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
     const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
     const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
-    const envFile = values["env-file"] === undefined ? undefined : resolve(io.cwd, values["env-file"]);
+    const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
     const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
     const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-    // Never into the directory the user happens to stand in: beside the outputs, or a fresh temp directory.
-    const caFile =
-      values["ca-file"] !== undefined
-        ? resolve(io.cwd, values["ca-file"])
-        : outputsFile
-          ? join(dirname(outputsFile), "emulator-ca.pem")
-          : join((madeDir = mkdtempSync(join(tmpdir(), "agent-user-emulator-"))), "ca.pem");
+    const ca = caPlace(values["ca-file"], outputsFile, io.cwd, () => (madeDir = makeTempDir()));
+    // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     const emulator = await startEmulator({
       ...listen,
       tenant,
@@ -141,7 +239,6 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       faults: parsed.faults,
       replicationLagMs: parsed.lagMs,
       breaks: parsed.breaks,
-      caFile,
     }).catch((err: unknown) => {
       const e = err as NodeJS.ErrnoException & { port?: number };
       if (e.code !== "EADDRINUSE") throw err;
@@ -150,10 +247,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     });
     try {
       // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
+      writeCertificate(ca, emulator.caPem);
       if (envFile) {
         const provisioner = emulator.provisioner();
-        if (!provisioner) throw new UsageError("--env-file: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
-        writeSecretFile(envFile, envFileText(provisioner), "--env-file");
+        if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
+        writeSecretFile(envFile, envFileText(provisioner), "--env-out");
       }
     } catch (err) {
       await emulator.close();
@@ -173,11 +271,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       [
         `emulator listening (tenant ${outputs.tenantId})`,
         `  http:   ${emulator.httpUrl}`,
-        `  https:  ${emulator.httpsUrl}   (certificate: ${caFile})`,
+        `  https:  ${emulator.httpsUrl}   (certificate: ${ca.path})`,
         `  token endpoint: ${emulator.httpUrl}/${outputs.tenantId}/oauth2/v2.0/token`,
         `  graph:          ${emulator.httpUrl}/v1.0/`,
         ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
-        ...(values["env-file"] ? [`  provisioner settings written to ${values["env-file"]}: set -a; . ${values["env-file"]}; set +a`] : []),
+        ...(values["env-out"] ? [`  provisioner settings written to ${values["env-out"]}: set -a; . ${values["env-out"]}; set +a`] : []),
         ...(parsed.breaks.length > 0 ? [`  broken links: ${parsed.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
         "  shared files, for agent-user comments:",
         ...Object.values(SHARE_URLS).map((url) => `    ${url}`),

@@ -221,7 +221,7 @@ describe("agent-user doctor", () => {
     }
   });
 
-  it("no provisioner credential is exit 2, naming ARM_* and --env-file, with nothing sent", async () => {
+  it("no provisioner credential is exit 2, naming ARM_* and --env-out, with nothing sent", async () => {
     const emulator = await startEmulator();
     try {
       const outputs = join(scratch.dir, "outputs-nocred.json");
@@ -229,7 +229,7 @@ describe("agent-user doctor", () => {
       const run = await runCli(["doctor", "--outputs", outputs], {});
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/ARM_TENANT_ID/);
-      expect(run.stderr).toMatch(/--env-file/);
+      expect(run.stderr).toMatch(/--env-out/);
       expect(emulator.requests).toEqual([]);
     } finally {
       await emulator.close();

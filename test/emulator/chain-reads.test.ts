@@ -12,7 +12,7 @@ import { startDirectory, type Directory } from "./directory-client";
 
 /**
  * The Graph reads `agent-user doctor` and `preflight` make, with Graph's
- * shapes; `--faults break=LINK`; and `emulator --env-file`.
+ * shapes; `--faults break=LINK`; and `emulator --env-out`.
  */
 
 /** Hop 1 to 3 through the CLI, as JSON. */
@@ -158,14 +158,14 @@ describe("--faults break=LINK", () => {
   });
 });
 
-describe("agent-user emulator --env-file", () => {
+describe("agent-user emulator --env-out", () => {
   const scratch = scratchDir();
   afterAll(() => scratch.remove());
 
   it("writes the provisioner's ARM_* settings (0600) that a shell sources with set -a", async () => {
     const envFile = join(scratch.dir, "arm.env");
     const outputs = join(scratch.dir, "outputs.json");
-    const running = runCli(["emulator", "--env-file", envFile, "--outputs", outputs, "--ca-file", join(scratch.dir, "ca.pem")], {}, scratch.dir);
+    const running = runCli(["emulator", "--env-out", envFile, "--outputs", outputs, "--ca-file", join(scratch.dir, "ca.pem")], {}, scratch.dir);
     try {
       for (let i = 0; i < 200 && !existsSync(outputs); i++) await new Promise((r) => setTimeout(r, 25));
       expect(lstatSync(envFile).mode & 0o777).toBe(0o600);
@@ -185,9 +185,22 @@ describe("agent-user emulator --env-file", () => {
     const target = join(scratch.dir, "elsewhere");
     const link = join(scratch.dir, "link.env");
     symlinkSync(target, link);
-    const run = await runCli(["emulator", "--env-file", link], {}, scratch.dir);
+    const run = await runCli(["emulator", "--env-out", link], {}, scratch.dir);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--env-file .*link\.env is a symbolic link/);
+    expect(run.stderr).toMatch(/--env-out .*link\.env is a symbolic link/);
     expect(existsSync(target)).toBe(false);
+  });
+
+  it("refuses the old --env-file (and Node's --env-file-if-exists), which Node reads itself, with exit 2 naming --env-out", async () => {
+    const old = join(scratch.dir, "old.env");
+    writeFileSync(old, "ARM_TENANT_ID='kept'\n");
+    for (const argv of [["--env-file", old], [`--env-file=${old}`], ["--outputs", join(scratch.dir, "never.json"), "--env-file-if-exists", old]]) {
+      const run = await runCli(["emulator", ...argv], {}, scratch.dir);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("--env-file was renamed to --env-out: Node reads --env-file itself");
+      expect(run.stderr).toContain("hint: write the provisioner settings with --env-out FILE");
+    }
+    expect(readFileSync(old, "utf8")).toBe("ARM_TENANT_ID='kept'\n");
+    expect(existsSync(join(scratch.dir, "never.json"))).toBe(false);
   });
 });

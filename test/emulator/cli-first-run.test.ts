@@ -1,7 +1,9 @@
 /**
  * `agent-user emulator` as a new user meets it: a busy port, the renamed
- * --tenant-file, where its certificate goes, its banner, its outputs file
- * (0600, atomic, never through a link), and ending with its launcher.
+ * --tenant-file and --env-out, where its certificate goes and where it cannot,
+ * its banner, its outputs file (0600, atomic, never through a link), and
+ * ending with its launcher or its terminal. Run as the built bin, under Node
+ * as the shebang starts it: Node reads some flags itself (--env-file).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -9,6 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { defaultTenant, SHARE_URLS } from "../../emulator/seed";
+import { runCli } from "../token/helpers";
 
 const CLI = join(resolve(__dirname, "../.."), "dist/probes/agent-user.js");
 let dir: string;
@@ -17,10 +20,18 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the emulator until it prints its banner, calls `whileRunning` with it, then stops it; resolves to its output and exit code. */
-function bannerOf(args: string[], cwd = dir, whileRunning?: (banner: string) => void): Promise<{ stdout: string; stderr: string; code: number | null }> {
+/**
+ * Runs the emulator until it prints its banner, calls `whileRunning` with it, then stops it
+ * with `signal` (SIGTERM); resolves to its output and exit code.
+ */
+function bannerOf(
+  args: string[],
+  cwd = dir,
+  whileRunning?: (banner: string) => void,
+  { signal = "SIGTERM", env = process.env }: { signal?: NodeJS.Signals; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, "emulator", ...args], { cwd });
+    const child = spawn(process.execPath, [CLI, "emulator", ...args], { cwd, env });
     let stdout = "";
     let stderr = "";
     let stopping = false;
@@ -28,7 +39,7 @@ function bannerOf(args: string[], cwd = dir, whileRunning?: (banner: string) => 
       stdout += d.toString();
       if (!stopping && stdout.includes("press Ctrl+C")) {
         whileRunning?.(stdout);
-        stopping = child.kill("SIGTERM");
+        stopping = child.kill(signal);
       }
     });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -120,4 +131,96 @@ it("ends when its parent goes away (npx agent-user emulator & ... kill)", async 
   };
   for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
   expect(alive()).toBe(false);
+});
+
+it("--env-out FILE writes the provisioner's ARM_* (0600) from the bin, where Node itself would have read --env-file", async () => {
+  const cwd = mkdtempSync(join(dir, "env-out-"));
+  let mode = 0;
+  let text = "";
+  const run = await bannerOf(["--outputs", "outputs.json", "--env-out", "arm.env"], cwd, () => {
+    mode = statSync(join(cwd, "arm.env")).mode & 0o777;
+    text = readFileSync(join(cwd, "arm.env"), "utf8");
+  });
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  expect(mode).toBe(0o600);
+  expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\n$/);
+  expect(run.stdout).toContain("provisioner settings written to arm.env: set -a; . arm.env; set +a");
+  expect(run.stdout).toContain("emulator stopped (SIGTERM)");
+  // The old flag reaches the CLI only when its file exists (Node loaded it first): refused, and the file left alone.
+  const old = spawnSync(process.execPath, [CLI, "emulator", "--outputs", "old.json", "--env-file", "arm.env"], { cwd, encoding: "utf8", timeout: 20_000 });
+  expect(old.status).toBe(2);
+  expect(old.stderr).toContain("--env-file was renamed to --env-out: Node reads --env-file itself");
+  expect(readFileSync(join(cwd, "arm.env"), "utf8")).toBe(text);
+  expect(existsSync(join(cwd, "old.json"))).toBe(false);
+});
+
+/** A port nothing listens on, as the system handed it out. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Whether `port` can be listened on again: the emulator that had it closed it. */
+async function released(port: number): Promise<boolean> {
+  const server = createServer();
+  const ok = await new Promise<boolean>((r) => server.once("error", () => r(false)).listen(port, "127.0.0.1", () => r(true)));
+  if (ok) await new Promise((r) => server.close(r));
+  return ok;
+}
+
+it("a certificate it cannot write is exit 2 naming --ca-file or --outputs and the error code, with nothing half-written and nothing listening", async () => {
+  const cwd = mkdtempSync(join(dir, "ca-refused-"));
+  mkdirSync(join(cwd, "somedir"));
+  const cases: Array<[string[], string]> = [
+    [["--outputs", "o.json", "--ca-file", "somedir"], `cannot write --ca-file ${join(cwd, "somedir")}: EISDIR`],
+    [["--outputs", "o.json", "--ca-file", ""], `cannot write --ca-file ${cwd}: EISDIR`],
+    ...(existsSync("/proc/self")
+      ? ([
+          [["--outputs", "o.json", "--ca-file", "/proc/ca.pem"], "cannot write --ca-file /proc/ca.pem: E"],
+          [["--outputs", "/proc/o.json"], "cannot write the certificate beside --outputs, /proc/emulator-ca.pem: E"],
+        ] as Array<[string[], string]>)
+      : []),
+  ];
+  for (const [args, message] of cases) {
+    const run = spawnSync(process.execPath, [CLI, "emulator", ...args], { cwd, encoding: "utf8", timeout: 20_000 });
+    expect({ args, status: run.status }).toEqual({ args, status: 2 });
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toMatch(/: E[A-Z]+\nhint: /);
+    expect(run.stderr).not.toContain("internal error");
+  }
+  expect(readdirSync(cwd)).toEqual(["somedir"]);
+  expect(readdirSync(join(cwd, "somedir"))).toEqual([]);
+  // In this process, where a server left open would keep listening: both ports are free again.
+  const [port, httpsPort] = [await freePort(), await freePort()];
+  const run = await runCli(["emulator", "--port", String(port), "--https-port", String(httpsPort), "--ca-file", "somedir"], {}, cwd);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("EISDIR");
+  expect(await released(port)).toBe(true);
+  expect(await released(httpsPort)).toBe(true);
+});
+
+it("a TMPDIR that is not a directory is exit 2 naming TMPDIR and the error code, not an internal error", () => {
+  const file = join(dir, "tmpdir-is-a-file");
+  writeFileSync(file, "");
+  const run = spawnSync(process.execPath, [CLI, "emulator"], { cwd: dir, encoding: "utf8", timeout: 20_000, env: { ...process.env, TMPDIR: file } });
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain(`cannot make a directory for the certificate under TMPDIR ${file}: ENOTDIR`);
+  expect(run.stderr).toContain("hint: set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE");
+});
+
+it("stops cleanly on SIGHUP (its terminal closed), exit 0, and removes the temp directory of its certificate", async () => {
+  const temp = mkdtempSync(join(dir, "tmpdir-"));
+  let existedWhileRunning = false;
+  const run = await bannerOf([], dir, (banner) => (existedWhileRunning = existsSync(/certificate: (\S+)\)/.exec(banner)![1]!)), { signal: "SIGHUP", env: { ...process.env, TMPDIR: temp } });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("emulator stopped (SIGHUP)");
+  const ca = /certificate: (\S+)\)/.exec(run.stdout)![1]!;
+  expect(dirname(ca).startsWith(join(temp, "agent-user-emulator-"))).toBe(true);
+  expect(existedWhileRunning).toBe(true);
+  expect(existsSync(dirname(ca))).toBe(false);
+  expect(readdirSync(temp).filter((f) => f.startsWith("agent-user-emulator-"))).toEqual([]);
 });
