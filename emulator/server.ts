@@ -1,8 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { dirname } from "node:path";
 import type { FleetAgentOutputs, StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { breakLinks } from "./breaks";
@@ -29,8 +27,6 @@ export interface EmulatorOptions {
   tenant?: TenantSeed;
   faults?: Partial<FaultConfig>;
   replicationLagMs?: number;
-  /** Where to write the HTTPS certificate (PEM) for NODE_EXTRA_CA_CERTS. */
-  caFile?: string;
   /** Seed the default tenant with this many agents under its blueprint (`--agents N`); 1 by default. */
   agents?: number;
   /**
@@ -266,11 +262,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   const httpsUrl = `https://127.0.0.1:${httpsPort}`;
   origins.push(httpUrl, `http://localhost:${httpPort}`, httpsUrl, `https://localhost:${httpsPort}`);
-
-  if (options.caFile) {
-    mkdirSync(dirname(options.caFile), { recursive: true });
-    writeFileSync(options.caFile, tls.certificatePem);
-  }
 
   return {
     httpUrl,

@@ -14,7 +14,14 @@ const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first`);
 });
-const ctx = useEmulator((scratch) => ({ caFile: join(scratch.dir, "ca.pem") }));
+const ctx = useEmulator();
+
+/** The emulator's certificate in a file, for NODE_EXTRA_CA_CERTS, as `agent-user emulator` writes it. */
+function caFile(): string {
+  const path = join(ctx.scratch.dir, "ca.pem");
+  writeFileSync(path, ctx.emulator.caPem);
+  return path;
+}
 
 /** Runs the bin asynchronously (the emulator answers from this process) with only PATH inherited. */
 function agentUser(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -77,7 +84,7 @@ it("agent-user token --outputs FILE --json mints the token: exit 0, one JSON obj
 });
 
 it("over https, trusting the emulator through NODE_EXTRA_CA_CERTS", async () => {
-  const run = await agentUser(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("https")), "--json"], { NODE_EXTRA_CA_CERTS: ctx.options.caFile });
+  const run = await agentUser(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("https")), "--json"], { NODE_EXTRA_CA_CERTS: caFile() });
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   expect(JSON.parse(run.stdout)).toMatchObject({ ok: true });
