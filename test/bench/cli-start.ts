@@ -14,6 +14,8 @@ const CLI = join(PACKAGE_ROOT, (JSON.parse(readFileSync(join(PACKAGE_ROOT, "pack
 const ENTRY = join(PACKAGE_ROOT, "dist", "lib", "index.js");
 /** Prints the process's peak RSS (MiB) on stderr as it exits: loaded with -r, in untimed runs only. */
 const RSS_AT_EXIT = join(__dirname, "rss-at-exit.js");
+/** One POST from a fresh process through undici or node:http alone: the start-up floors. */
+const FIRST_REQUEST_CHILD = join(__dirname, "first-request-child.js");
 
 function run(args: string[]): { ms: number; stdout: string; stderr: string } {
   const started = performance.now();
@@ -65,14 +67,17 @@ async function firstRequestServer(): Promise<{ server: Server; port: number; nex
 }
 
 const TOKEN_ARGS = (port: number) => [CLI, ...tokenFlags(port)];
+const TOKEN_ENV = { AGENT_USER_BLUEPRINT_SECRET: "bench-secret" };
 
-/** Spawn of `agent-user token` to the arrival of its first request, ms. */
-async function tokenToFirstRequest(port: number, arrival: () => Promise<number>): Promise<number> {
+/** Spawn of `node ...args` to the arrival of its first request, ms. */
+async function toFirstRequest(args: string[], arrival: () => Promise<number>, env: NodeJS.ProcessEnv = {}): Promise<number> {
   const arrived = arrival();
   const started = performance.now();
-  const child = spawn(process.execPath, TOKEN_ARGS(port), { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "bench-secret" }, stdio: "ignore" });
-  const exited = new Promise((done) => child.on("exit", done));
-  const at = await arrived;
+  const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: "ignore" });
+  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  // A child that exits without sending would otherwise leave the bench waiting until its watchdog.
+  const early = exited.then((code) => Promise.reject(new Error(`bench: node ${args.join(" ")} exited ${code} before its first request`)));
+  const at = await Promise.race([arrived, early]);
   await exited;
   return at - started;
 }
@@ -97,6 +102,10 @@ export interface StartupFigures {
   entryStartMs: number;
   entryRssMb: number;
   tokenFirstRequestMs: number;
+  /** A process that sends one POST through the kit's undici bundle and nothing else: the floor of any undici client. */
+  undiciFirstRequestMs: number;
+  /** The same POST through node:http, Node's built-in client. */
+  httpFirstRequestMs: number;
   tokenRssMb: number;
   tokenRunMs: number;
   cliStartMs: number;
@@ -107,7 +116,8 @@ export interface StartupFigures {
 /**
  * Whole-process wall times, interleaved, median of `samples`: bare
  * `node -e 0`, a process that requires the runtime entry, `agent-user token`
- * from spawn to its first request, a whole `agent-user token` run against
+ * from spawn to its first request and, as its floors, one POST through
+ * undici alone and through node:http alone, a whole `agent-user token` run against
  * the emulator (spawn to exit), `agent-user --help`; and the time
  * `require()` of the peer's package takes in a fresh process. Peak RSS of
  * each comes from separate, untimed runs.
@@ -123,20 +133,27 @@ export async function startupFigures(samples: number, peerModule: string): Promi
     const node: number[] = [];
     const entry: number[] = [];
     const token: number[] = [];
+    const undici: number[] = [];
+    const http: number[] = [];
     const tokenRuns: number[] = [];
     const cli: number[] = [];
     const peer: number[] = [];
     // One untimed round warms the OS file cache for every file involved.
     run(["-e", "0"]);
     run(["-e", `require(${JSON.stringify(ENTRY)})`]);
-    await tokenToFirstRequest(port, next);
+    const floorArgs = (which: "undici" | "http") => [FIRST_REQUEST_CHILD, which, String(port)];
+    await toFirstRequest(TOKEN_ARGS(port), next, TOKEN_ENV);
+    await toFirstRequest(floorArgs("undici"), next);
+    await toFirstRequest(floorArgs("http"), next);
     await tokenRun(outputsFile);
     run([CLI, "--help"]);
     run(["-e", IMPORT_TIMER(peerModule)]);
     for (let i = 0; i < samples; i++) {
       node.push(run(["-e", "0"]).ms);
       entry.push(run(["-e", `require(${JSON.stringify(ENTRY)})`]).ms);
-      token.push(await tokenToFirstRequest(port, next));
+      token.push(await toFirstRequest(TOKEN_ARGS(port), next, TOKEN_ENV));
+      undici.push(await toFirstRequest(floorArgs("undici"), next));
+      http.push(await toFirstRequest(floorArgs("http"), next));
       tokenRuns.push(await tokenRun(outputsFile));
       cli.push(run([CLI, "--help"]).ms);
       peer.push(Number(run(["-e", IMPORT_TIMER(peerModule)]).stdout));
@@ -147,7 +164,9 @@ export async function startupFigures(samples: number, peerModule: string): Promi
       entryStartMs: median(entry),
       entryRssMb: await medianOf3(() => peakRss(["-e", `require(${JSON.stringify(ENTRY)})`])),
       tokenFirstRequestMs: median(token),
-      tokenRssMb: await medianOf3(() => peakRss(TOKEN_ARGS(port), { AGENT_USER_BLUEPRINT_SECRET: "bench-secret" })),
+      undiciFirstRequestMs: median(undici),
+      httpFirstRequestMs: median(http),
+      tokenRssMb: await medianOf3(() => peakRss(TOKEN_ARGS(port), TOKEN_ENV)),
       tokenRunMs: median(tokenRuns),
       cliStartMs: median(cli),
       peerImportMs: median(peer),

@@ -367,6 +367,8 @@ interface StartupSummary {
   entry_start_ms: number;
   entry_rss_mb: number;
   token_first_request_ms: number;
+  undici_first_request_ms: number;
+  node_http_first_request_ms: number;
   token_rss_mb: number;
   token_run_ms: number;
   peer_import_ms: number;
@@ -405,6 +407,8 @@ function startupSummary(f: StartupFigures): StartupSummary {
     entry_start_ms: round(f.entryStartMs, 1),
     entry_rss_mb: round(f.entryRssMb, 1),
     token_first_request_ms: round(f.tokenFirstRequestMs, 1),
+    undici_first_request_ms: round(f.undiciFirstRequestMs, 1),
+    node_http_first_request_ms: round(f.httpFirstRequestMs, 1),
     token_rss_mb: round(f.tokenRssMb, 1),
     token_run_ms: round(f.tokenRunMs, 1),
     peer_import_ms: round(f.peerImportMs, 1),
@@ -492,6 +496,14 @@ function startupTable(f: StartupFigures): string {
       s.token_rss_mb.toFixed(1),
       `≤ 1.5× bare node: ${ok(s.token_first_request_ms <= 1.5 * s.node_start_ms)}`,
     ],
+    [
+      `floor: one POST through undici alone (the kit's undici bundle, compile cache on), spawn to its first request; \`agent-user token\` takes ${x(ratio(s.token_first_request_ms, s.undici_first_request_ms))} of it`,
+      s.undici_first_request_ms.toFixed(1),
+      x(ratio(s.undici_first_request_ms, s.node_start_ms)),
+      "",
+      "",
+    ],
+    ["one POST through node:http, Node's built-in client, spawn to its first request", s.node_http_first_request_ms.toFixed(1), x(ratio(s.node_http_first_request_ms, s.node_start_ms)), "", ""],
     ["`agent-user token` against the emulator over loopback http: three hops, the token printed (spawn to exit)", s.token_run_ms.toFixed(1), x(ratio(s.token_run_ms, s.node_start_ms)), "", ""],
     ["`agent-user --help` (spawn to exit)", s.cli_start_ms.toFixed(1), x(ratio(s.cli_start_ms, s.node_start_ms)), "", `≤ 2× bare node: ${ok(s.cli_start_ms <= 2 * s.node_start_ms)}`],
     [`\`require("${PEER_MODULE}")\` (in process)`, s.peer_import_ms.toFixed(1), "", "", ""],
