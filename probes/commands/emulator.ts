@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { fstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { writeSecretFile } from "../../lib/secret-file";
+import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/secret-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
@@ -86,16 +85,10 @@ function refuseNodeEnvFile(argv: string[]): void {
   );
 }
 
-/** Where the certificate goes, and how a refusal to write it there is worded. */
+/** Where the certificate goes: the path, and how a refusal to write there is worded. */
 interface CaPlace {
   path: string;
-  /** The place in "cannot write {name}: {code}": the flag or variable that chose it, and the path. */
-  name: string;
-  hint: string;
-}
-
-function errnoCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? "unwritable";
+  label: FileLabel;
 }
 
 /** A new directory under the system temp directory, for a certificate given no other place; gone when the emulator stops. */
@@ -104,43 +97,9 @@ function makeTempDir(): string {
     return mkdtempSync(join(tmpdir(), "agent-user-emulator-"));
   } catch (err) {
     throw new UsageError(
-      `cannot make a directory for the certificate under TMPDIR ${tmpdir()}: ${errnoCode(err)}`,
+      `cannot make a directory for the certificate under TMPDIR ${tmpdir()}: ${(err as NodeJS.ErrnoException).code ?? "unwritable"}`,
       "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE",
     );
-  }
-}
-
-function statOrUndefined(path: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined; // absent (the usual case), or unreachable: the write names why
-  }
-}
-
-/**
- * Writes the certificate whole or not at all: a temporary file beside it, then
- * a rename, so a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS
- * to fail on, and an older one stays as it was. Directories it makes on the way
- * go again when the write fails. Over a directory or a device it never writes.
- */
-function writeCertificate(place: CaPlace, pem: string): void {
-  const existing = statOrUndefined(place.path);
-  if (existing?.isDirectory()) throw new UsageError(`cannot write ${place.name}: EISDIR`, place.hint);
-  if (existing && !existing.isFile()) throw new UsageError(`cannot write ${place.name}: it exists and is not a regular file`, place.hint);
-  const temp = join(dirname(place.path), `.${basename(place.path)}.${randomBytes(6).toString("hex")}.tmp`);
-  let made: string | undefined;
-  try {
-    made = mkdirSync(dirname(place.path), { recursive: true });
-    writeFileSync(temp, pem, { flag: "wx" });
-    renameSync(temp, place.path);
-  } catch (err) {
-    try {
-      rmSync(made ?? temp, { recursive: true, force: true });
-    } catch {
-      // nothing of it was made
-    }
-    throw new UsageError(`cannot write ${place.name}: ${errnoCode(err)}`, place.hint);
   }
 }
 
@@ -149,16 +108,17 @@ function writeCertificate(place: CaPlace, pem: string): void {
  * outputs, else a fresh temp directory (made by `makeDir`, only then).
  */
 function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string, makeDir: () => string): CaPlace {
+  const place = (path: string, name: string, hint: string): CaPlace => ({ path, label: { name, hint: () => hint } });
   if (flag !== undefined) {
     const path = resolve(cwd, flag);
-    return { path, name: `--ca-file ${path}`, hint: "--ca-file names the certificate's file (not a directory), in a directory you can write" };
+    return place(path, `--ca-file ${path}`, "--ca-file names the certificate's file (not a directory), in a directory you can write");
   }
   if (outputsFile) {
     const path = join(dirname(outputsFile), "emulator-ca.pem");
-    return { path, name: `the certificate beside --outputs, ${path}`, hint: "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE" };
+    return place(path, `the certificate beside --outputs, ${path}`, "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE");
   }
   const path = join(makeDir(), "ca.pem");
-  return { path, name: `the certificate under TMPDIR, ${path}`, hint: "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE" };
+  return place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE");
 }
 
 /**
@@ -247,7 +207,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     });
     try {
       // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
-      writeCertificate(ca, emulator.caPem);
+      // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
+      writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
       if (envFile) {
         const provisioner = emulator.provisioner();
         if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
