@@ -15,7 +15,7 @@ export const ExitCode = {
   commentsNotFound: 7,
   /** `doctor`, `preflight`: a link of the chain is broken (or a check failed). */
   brokenLink: 8,
-  /** The output could not be written (stdout closed, its disk full, its reader gone). sysexits' EX_IOERR. */
+  /** A command that succeeded could not write its output (stdout's disk full, its pipe's reader gone). sysexits' EX_IOERR. */
   output: 74,
   /** A bug in the kit (anything that is not an AgentUserError): please report it. sysexits' EX_SOFTWARE. */
   internal: 70,

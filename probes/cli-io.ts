@@ -19,8 +19,8 @@ export type Command = (argv: string[], io: CliIo) => Promise<number>;
 /** This process's streams, and what became of the output written to them. */
 export interface ProcessIo extends CliIo {
   /**
-   * Why stdout refused what was written (a full disk, a closed descriptor, a
-   * reader gone), or undefined. Checked before exiting: the stream's own
+   * Why stdout refused what was written (a full disk, a pipe whose reader is
+   * gone), or undefined. Checked before exiting: the stream's own
    * error event comes after the exit a command's last write is followed by.
    */
   outputError(): NodeJS.ErrnoException | undefined;

@@ -31,11 +31,13 @@ Exit codes:
 // Each command is loaded only when used, so "--help" starts as fast as node itself.
 /* eslint-disable @typescript-eslint/no-require-imports */
 // `requests`: the command makes HTTP requests (see keepWasmOnBaselineCode); manifest reads a file, emulator serves.
-const COMMANDS: Record<string, { load: () => Command; requests: boolean }> = {
+// `serves`: it runs until stopped and its stdout is a banner, not a result: a terminal closed under it (SIGHUP)
+// fails its last line, and that must not turn its clean stop into exit 74.
+const COMMANDS: Record<string, { load: () => Command; requests: boolean; serves?: boolean }> = {
   token: { load: () => require("./commands/token").run, requests: true },
   manifest: { load: () => require("./commands/manifest").run, requests: false },
   comments: { load: () => require("./commands/comments").run, requests: true },
-  emulator: { load: () => require("./commands/emulator").run, requests: false },
+  emulator: { load: () => require("./commands/emulator").run, requests: false, serves: true },
   doctor: { load: () => require("./commands/doctor").run, requests: true },
   preflight: { load: () => require("./commands/preflight").run, requests: true },
 };
@@ -54,7 +56,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const helped = name === "help" ? commandNamed(rest[0]) : undefined;
   if (helped) return helped.load()(["--help"], io);
-  if (name === "help" && rest[0] !== undefined) {
+  if (name === "help" && rest[0] !== undefined && rest[0] !== "--help" && rest[0] !== "-h") {
     const guess = didYouMean(rest[0], Object.keys(COMMANDS));
     io.stderr(`agent-user: no command "${rest[0]}" to help with${guess ? `; did you mean "${guess}"?` : ""}\n\n${USAGE}`);
     return ExitCode.usage;
@@ -131,10 +133,10 @@ export function start(): void {
   const io = processIo();
   main(argv, io).then(
     (code) => {
-      // A result that never reached its file or pipe is not a success, whatever the command thought.
-      const failed = io.outputError();
+      // A result that never reached its file or pipe is not a success, whatever the command thought; a failure keeps its own code.
+      const failed = command?.serves ? undefined : io.outputError();
       if (failed) process.stderr.write(`agent-user: cannot write the output: ${failed.code ?? failed.message}\n`);
-      process.exit(failed ? ExitCode.output : code);
+      process.exit(failed && code === ExitCode.ok ? ExitCode.output : code);
     },
     (err: unknown) => {
       process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -74,9 +74,9 @@ async function toFirstRequest(args: string[], arrival: () => Promise<number>, en
   const arrived = arrival();
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: "ignore" });
-  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  const exited = new Promise<string>((done) => child.on("exit", (code, signal) => done(signal ?? String(code))));
   // A child that exits without sending would otherwise leave the bench waiting until its watchdog.
-  const early = exited.then((code) => Promise.reject(new Error(`bench: node ${args.join(" ")} exited ${code} before its first request`)));
+  const early = exited.then((how) => Promise.reject(new Error(`bench: node ${args.join(" ")} exited (${how}) before its first request`)));
   const at = await Promise.race([arrived, early]);
   await exited;
   return at - started;

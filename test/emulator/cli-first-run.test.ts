@@ -147,12 +147,30 @@ it("--env-out FILE writes the provisioner's ARM_* (0600) from the bin, where Nod
   expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\n$/);
   expect(run.stdout).toContain("provisioner settings written to arm.env: set -a; . arm.env; set +a");
   expect(run.stdout).toContain("emulator stopped (SIGTERM)");
-  // The old flag reaches the CLI only when its file exists (Node loaded it first): refused, and the file left alone.
+  // The old flag reaches the CLI only when its file exists (Node checked it first): refused, and the file left alone.
   const old = spawnSync(process.execPath, [CLI, "emulator", "--outputs", "old.json", "--env-file", "arm.env"], { cwd, encoding: "utf8", timeout: 20_000 });
   expect(old.status).toBe(2);
   expect(old.stderr).toContain("--env-file was renamed to --env-out: Node reads --env-file itself");
   expect(readFileSync(join(cwd, "arm.env"), "utf8")).toBe(text);
   expect(existsSync(join(cwd, "old.json"))).toBe(false);
+});
+
+it("a stop after its terminal or reader is gone is still exit 0: the banner's last line is not a result (no exit 74)", async () => {
+  const run = await new Promise<{ code: number | null; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [CLI, "emulator"], { cwd: dir });
+    let banner = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      banner += d.toString();
+      if (!banner.includes("press Ctrl+C")) return;
+      // The reader goes, as a closed terminal's does: "emulator stopped" then fails with EPIPE.
+      child.stdout.destroy();
+      child.kill("SIGHUP");
+    });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("exit", (code) => done({ code, stderr }));
+  });
+  expect(run).toEqual({ code: 0, stderr: "" });
 });
 
 /** A port nothing listens on, as the system handed it out. */

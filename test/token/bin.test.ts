@@ -136,8 +136,22 @@ function toFullDisk(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code
   return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
 }
 
-it("output that cannot be written (stdout on a full disk) is exit 74 with the reason on stderr, not a silent success", async () => {
+(existsSync("/dev/full") ? it : it.skip)("output that cannot be written (stdout on a full disk) is exit 74 with the reason on stderr, not a silent success", async () => {
   expect(await toFullDisk(["--help"])).toEqual({ code: 74, stderr: "agent-user: cannot write the output: ENOSPC\n" });
-  const token = await toFullDisk(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs()), "--json"]);
+  const outputs = ctx.emulator.outputs();
+  const token = await toFullDisk(["token", "--outputs", writeOutputs(ctx.scratch.dir, outputs), "--json"]);
   expect(token).toEqual({ code: 74, stderr: "agent-user: cannot write the output: ENOSPC\n" });
+  // A command that failed keeps its own code: the refusal (exit 3) matters more than the lost report of it.
+  const refused = await toFullDisk(["token", "--outputs", writeOutputs(ctx.scratch.dir, { ...outputs, blueprintClientSecret: "wrong" }), "--json"]);
+  expect(refused).toEqual({ code: 3, stderr: "agent-user: cannot write the output: ENOSPC\n" });
+});
+
+it("output to a pipe whose reader is gone is exit 74 naming EPIPE", async () => {
+  const child = spawn(process.execPath, [BIN, "--help"], { cwd: ctx.scratch.dir, env: { PATH: process.env.PATH }, stdio: ["ignore", "pipe", "pipe"] });
+  // Gone before the child, which takes tens of milliseconds to start, writes anything.
+  child.stdout!.destroy();
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  expect({ code, stderr }).toEqual({ code: 74, stderr: "agent-user: cannot write the output: EPIPE\n" });
 });

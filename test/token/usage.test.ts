@@ -200,6 +200,14 @@ describe("help", () => {
     expect(unknown.stderr).toMatch(/unknown command "tokens"/);
   });
 
+  it("help --help and help -h print the usage, exit 0", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const run = await runCli(["help", flag]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^agent-user: mint and probe Microsoft Entra agent user tokens/);
+    }
+  });
+
   it("help for a command that does not exist exits 2, with the likely one", async () => {
     const run = await runCli(["help", "tokn"]);
     expect(run.code).toBe(2);
