@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultTenant } from "../../emulator/seed";
@@ -19,14 +19,16 @@ function startCli(args: string[], cwd: string): Promise<{ child: ChildProcessWit
   });
 }
 
+/** Its exit code once its output is all read: "exit" can come before the last stdout chunk, "close" cannot. */
 function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((done) => child.on("exit", (code) => done(code)));
+  return new Promise((done) => child.on("close", (code) => done(code)));
 }
 
 describe("agent-user emulator", () => {
   let dir: string;
   beforeAll(() => {
-    expect(spawnSync("npm", ["run", "--silent", "build"], { cwd: ROOT }).status).toBe(0);
+    // `npm test` builds first; rebuilding here would rewrite the bundles other test workers are loading.
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     dir = mkdtempSync(join(tmpdir(), "agent-user-emulator-cli-"));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
