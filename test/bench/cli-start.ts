@@ -96,6 +96,28 @@ async function tokenRun(outputsFile: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** Each figure's ratio to another: the median of the per-round ratios, not the ratio of the medians. */
+export interface StartupRatios {
+  entry: number;
+  tokenFirstRequest: number;
+  undiciFirstRequest: number;
+  httpFirstRequest: number;
+  tokenRun: number;
+  cli: number;
+  /** `agent-user token` to its first request over undici's own first request: the kit's share. */
+  tokenOverUndici: number;
+}
+
+/**
+ * The median of row[i] / base[i]. Each round spawns every figure's process
+ * once, one after the other, so a machine that slows down or speeds up
+ * between rounds (this one's bare node moved from 45 to 60 ms within an
+ * hour) moves both sides of a round's ratio alike.
+ */
+function pairedRatio(row: readonly number[], base: readonly number[]): number {
+  return median(row.map((value, i) => value / base[i]!));
+}
+
 export interface StartupFigures {
   nodeStartMs: number;
   nodeRssMb: number;
@@ -110,11 +132,14 @@ export interface StartupFigures {
   tokenRunMs: number;
   cliStartMs: number;
   peerImportMs: number;
+  /** Ratios to bare node (and the token's to undici's), paired round by round. */
+  ratios: StartupRatios;
   samples: number;
 }
 
 /**
- * Whole-process wall times, interleaved, median of `samples`: bare
+ * Whole-process wall times, interleaved, median of `samples`, with each
+ * one's ratio to bare node paired round by round (pairedRatio): bare
  * `node -e 0`, a process that requires the runtime entry, `agent-user token`
  * from spawn to its first request and, as its floors, one POST through
  * undici alone and through node:http alone, a whole `agent-user token` run against
@@ -170,6 +195,15 @@ export async function startupFigures(samples: number, peerModule: string): Promi
       tokenRunMs: median(tokenRuns),
       cliStartMs: median(cli),
       peerImportMs: median(peer),
+      ratios: {
+        entry: pairedRatio(entry, node),
+        tokenFirstRequest: pairedRatio(token, node),
+        undiciFirstRequest: pairedRatio(undici, node),
+        httpFirstRequest: pairedRatio(http, node),
+        tokenRun: pairedRatio(tokenRuns, node),
+        cli: pairedRatio(cli, node),
+        tokenOverUndici: pairedRatio(token, undici),
+      },
       samples,
     };
   } finally {
