@@ -38,7 +38,7 @@ export function processIo(): ProcessIo {
       if (!listening) process.stdout.on("error", note);
       listening = true;
       process.stdout.write(text, note);
-      // A file's or a Linux pipe's write fails at once, and \`errored\` says so only until then: Node's stdio
+      // A file's or a Linux pipe's write fails at once, and `errored` says so only until then: Node's stdio
       // streams undo their own destroy a tick later, so by the exit the stream no longer remembers the failure.
       note(process.stdout.errored);
     },

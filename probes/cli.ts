@@ -129,12 +129,13 @@ export function start(): void {
     process.exit(ExitCode.usage);
   }
   const command = commandNamed(argv[0]);
-  if (command?.requests && !argv.includes("--help") && !argv.includes("-h")) keepWasmOnBaselineCode(command.load);
+  const helpOnly = argv.includes("--help") || argv.includes("-h");
+  if (command?.requests && !helpOnly) keepWasmOnBaselineCode(command.load);
   const io = processIo();
   main(argv, io).then(
     (code) => {
       // A result that never reached its file or pipe is not a success, whatever the command thought; a failure keeps its own code.
-      const failed = command?.serves ? undefined : io.outputError();
+      const failed = command?.serves && !helpOnly ? undefined : io.outputError();
       if (failed) process.stderr.write(`agent-user: cannot write the output: ${failed.code ?? failed.message}\n`);
       process.exit(failed && code === ExitCode.ok ? ExitCode.output : code);
     },
