@@ -89,6 +89,8 @@ function refuseNodeEnvFile(argv: string[]): void {
 interface CaPlace {
   path: string;
   label: FileLabel;
+  /** The temp directory made to hold it, removed when the emulator stops. */
+  madeDir?: string;
 }
 
 /** A new directory under the system temp directory, for a certificate given no other place; gone when the emulator stops. */
@@ -105,9 +107,9 @@ function makeTempDir(): string {
 
 /**
  * Never the directory the user happens to stand in: --ca-file, else beside the
- * outputs, else a fresh temp directory (made by `makeDir`, only then).
+ * outputs, else a fresh temp directory (made only then).
  */
-function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string, makeDir: () => string): CaPlace {
+function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string): CaPlace {
   const place = (path: string, name: string, hint: string): CaPlace => ({ path, label: { name, hint: () => hint } });
   if (flag !== undefined) {
     const path = resolve(cwd, flag);
@@ -117,8 +119,9 @@ function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd:
     const path = join(dirname(outputsFile), "emulator-ca.pem");
     return place(path, `the certificate beside --outputs, ${path}`, "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE");
   }
-  const path = join(makeDir(), "ca.pem");
-  return place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE");
+  const madeDir = makeTempDir();
+  const path = join(madeDir, "ca.pem");
+  return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
 }
 
 /**
@@ -190,7 +193,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
     const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
     const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-    const ca = caPlace(values["ca-file"], outputsFile, io.cwd, () => (madeDir = makeTempDir()));
+    const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
+    madeDir = ca.madeDir;
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     const emulator = await startEmulator({
       ...listen,
