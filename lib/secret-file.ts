@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError } from "./errors";
 
 /** How a file is named in the error that refuses it, and the hint for an errno code. */
@@ -22,19 +22,21 @@ function existingEntry(path: string): ReturnType<typeof lstatSync> | undefined {
  * Writes a file all or nothing: a temporary file beside it, flushed, then a
  * rename, so no reader ever sees half of it and an older file stays as it was
  * when the write fails (a full disk). Never over a directory or a device.
- * With `makeDirs`, missing directories are made, and made directories go
- * again when the write fails.
+ * With `makeDirs`, missing directories are made, and the ones this call made
+ * go again when the write fails (never one that was already there).
  */
 export function writeFileWhole(path: string, content: string, options: { mode: number; label: FileLabel; makeDirs?: boolean }): void {
   const { mode, label } = options;
   const existing = existingEntry(path);
   if (existing?.isDirectory()) throw new UsageError(`cannot write ${label.name}: EISDIR`, label.hint("EISDIR"));
   if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new UsageError(`cannot write ${label.name}: it exists and is not a regular file`, label.hint("EEXIST"));
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  const firstMissing = options.makeDirs ? firstMissingDir(dirname(path)) : undefined;
+  // A short name of its own: any name the file itself may have must not be too long for its temporary file.
+  const temp = join(dirname(path), `.agent-user-${randomBytes(6).toString("hex")}.tmp`);
+  let made: string | undefined;
   let fd: number | undefined;
   try {
-    if (firstMissing) mkdirSync(dirname(path), { recursive: true });
+    // The first directory mkdir made, or undefined: what a failure below removes.
+    if (options.makeDirs) made = mkdirSync(dirname(path), { recursive: true });
     fd = openSync(temp, "wx", mode);
     writeSync(fd, content);
     fsyncSync(fd);
@@ -43,20 +45,14 @@ export function writeFileWhole(path: string, content: string, options: { mode: n
     renameSync(temp, path);
   } catch (err) {
     if (fd !== undefined) closeSync(fd);
-    rmSync(firstMissing ?? temp, { recursive: true, force: true });
+    try {
+      rmSync(made ?? temp, { recursive: true, force: true });
+    } catch {
+      // Nothing of it to remove where its directory cannot be reached: the error below says why.
+    }
     const code = (err as NodeJS.ErrnoException).code ?? "unwritable";
     throw new UsageError(`cannot write ${label.name}: ${code}`, label.hint(code));
   }
-}
-
-/** The outermost directory of `dir` that does not exist yet, or undefined when `dir` exists. */
-function firstMissingDir(dir: string): string | undefined {
-  let missing: string | undefined;
-  for (let d = dir; !existingEntry(d); d = dirname(d)) {
-    missing = d;
-    if (dirname(d) === d) break;
-  }
-  return missing;
 }
 
 /**

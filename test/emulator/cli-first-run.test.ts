@@ -43,7 +43,8 @@ function bannerOf(
       }
     });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => done({ stdout, stderr, code }));
+    // "close", not "exit": the last line ("emulator stopped …") can arrive after the exit event.
+    child.on("close", (code) => done({ stdout, stderr, code }));
   });
 }
 
@@ -109,7 +110,7 @@ it("ends when its standard input (a pipe) closes, as when the job that started i
   const child = spawn(process.execPath, [CLI, "emulator"], { cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   await new Promise<void>((ready) => child.stdout.on("data", (d: Buffer) => (out += d.toString()).includes("press Ctrl+C") && ready()));
-  const exited = new Promise<number | null>((done) => child.on("exit", done));
+  const exited = new Promise<number | null>((done) => child.on("close", done));
   child.stdin.end();
   expect(await exited).toBe(0);
   expect(out).toContain("emulator stopped (standard input closed)");
@@ -168,7 +169,7 @@ it("a stop after its terminal or reader is gone is still exit 0: the banner's la
       child.kill("SIGHUP");
     });
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("exit", (code) => done({ code, stderr }));
+    child.on("close", (code) => done({ code, stderr }));
   });
   expect(run).toEqual({ code: 0, stderr: "" });
 });
@@ -219,6 +220,20 @@ it("a certificate it cannot write is exit 2 naming --ca-file or --outputs and th
   expect(run.stderr).toContain("EISDIR");
   expect(await released(port)).toBe(true);
   expect(await released(httpsPort)).toBe(true);
+});
+
+it("a certificate write that fails after making its directories removes the ones it made, and only those; it is exit 2, never an internal error", () => {
+  const cwd = mkdtempSync(join(dir, "ca-made-"));
+  mkdirSync(join(cwd, "kept"));
+  // One character longer than a file name may be: the rename fails with ENAMETOOLONG once the directories exist.
+  const name = `${"c".repeat(252)}.pem`;
+  for (const under of [join("kept", "new", "deeper"), "kept"]) {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--ca-file", join(under, name)], { cwd, encoding: "utf8", timeout: 20_000 });
+    expect({ under, status: run.status }).toEqual({ under, status: 2 });
+    expect(run.stderr).toContain(`cannot write --ca-file ${join(cwd, under, name)}: ENAMETOOLONG`);
+    expect(readdirSync(cwd)).toEqual(["kept"]);
+    expect(readdirSync(join(cwd, "kept"))).toEqual([]);
+  }
 });
 
 it("a TMPDIR that is not a directory is exit 2 naming TMPDIR and the error code, not an internal error", () => {
