@@ -99,7 +99,7 @@ it("agent-user token, run twice through the bin, takes the dispatcher's, the com
       const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-      child.on("exit", (code) => done({ code, stderr }));
+      child.on("close", (code) => done({ code, stderr }));
     });
   try {
     // The second run reads what the first one wrote, whatever ran before this test.

@@ -31,7 +31,7 @@ function peakRss(args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
     const child = spawn(process.execPath, ["-r", RSS_AT_EXIT, ...args], { cwd: PACKAGE_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("exit", () => {
+    child.on("close", () => {
       const mb = Number(/rss-mb=([\d.]+)/.exec(stderr)?.[1]);
       if (Number.isFinite(mb)) done(mb);
       else fail(new Error(`bench: no peak RSS from node ${args.join(" ")}`));

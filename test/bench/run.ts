@@ -248,7 +248,8 @@ function childRss(which: "runner" | "peer", input: ChildInput): Promise<ChildOut
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.on("error", reject);
-    child.on("exit", (code) => {
+    // "close", not "exit": the result line can arrive after the exit event.
+    child.on("close", (code) => {
       const last = stdout.trim().split("\n").pop() ?? "";
       if (code !== 0) return reject(new Error(`bench: the ${which} memory child exited ${code}`));
       try {
