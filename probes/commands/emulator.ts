@@ -2,7 +2,7 @@ import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/secret-file";
+import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
