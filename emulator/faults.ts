@@ -62,18 +62,35 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   idp-rate=N       token endpoint: N requests/s per tenant (burst N), then 429 with Retry-After
   graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests
   break=LINK       break one link of the seeded chain (repeatable), for agent-user doctor:
-                   ${BROKEN_LINKS.join(", ")}`;
+                   ${BROKEN_LINKS.join(", ")}
+durations are at most 2147483647 ms (about 24.8 days), counts and rates at most 2^53-1`;
+
+/**
+ * The longest wait a fault can ask for: latency waits on setTimeout, which
+ * takes at most 2^31-1 ms and fires after about 1 ms for anything longer; lag
+ * keeps the same bound, one rule for every duration.
+ */
+const MAX_DURATION_MS = 2 ** 31 - 1;
 
 function duration(key: string, value: string, unit: "ms" | "s"): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(value);
   if (!m) throw new UsageError(`--faults: ${key}=${value} is not a duration`);
   const n = Number(m[1]);
-  return (m[2] ?? unit) === "s" ? n * 1000 : n;
+  const ms = (m[2] ?? unit) === "s" ? n * 1000 : n;
+  if (!(ms <= MAX_DURATION_MS)) {
+    throw new UsageError(`--faults: ${key}=${value} is out of range: give 0 to ${MAX_DURATION_MS} ms (about 24.8 days, the longest timer Node can set)`);
+  }
+  return ms;
 }
 
-function count(key: string, value: string): number {
+/** Counts and rates are exact up to here; past it, the number the emulator holds is not the one given. */
+const MAX_COUNT = Number.MAX_SAFE_INTEGER;
+
+function count(key: string, value: string, min = 0): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`--faults: ${key}=${value} is not a whole number`);
-  return Number(value);
+  const n = Number(value);
+  if (n < min || n > MAX_COUNT) throw new UsageError(`--faults: ${key}=${value} is out of range: give a whole number from ${min} to ${MAX_COUNT}`);
+  return n;
 }
 
 /** Parses `--faults` (see FAULT_SPEC_HELP). */
@@ -109,9 +126,8 @@ export function parseFaultSpec(spec: string): ParsedFaults {
         break;
       case "idp-rate":
       case "graph-rate": {
-        const n = count(key, value);
-        if (n === 0) throw new UsageError(`--faults: ${key}=0 would refuse every request; give at least 1`);
-        out.faults[key === "idp-rate" ? "idpRate" : "graphRate"] = n;
+        if (value === "0") throw new UsageError(`--faults: ${key}=0 would refuse every request; give at least 1`);
+        out.faults[key === "idp-rate" ? "idpRate" : "graphRate"] = count(key, value, 1);
         break;
       }
       case "lag":
