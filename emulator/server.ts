@@ -139,6 +139,13 @@ function notFound(path: string, req: IncomingMessage, method: boolean): Emulator
   return { status: method ? 405 : 404, body: { error: "not_found", error_description: `The emulator does not serve ${req.method} ${path}.` } };
 }
 
+/** How many Host header lines the request carried (rawHeaders alternates names and values, as sent). */
+function hostHeaders(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "host") n++;
+  return n;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the emulated tenant on loopback, over HTTP and HTTPS. */
@@ -182,6 +189,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const handle = (scheme: "http" | "https") => async (req: IncomingMessage, res: ServerResponse) => {
     // Only its own loopback names and ports: a page that rebinds a DNS name to 127.0.0.1 sends its own Host,
     // and a Host is reflected into issuers and @odata.context, so a foreign or malformed one is refused, never echoed.
+    // A second Host is refused as a strict HTTP/1.1 server refuses it: Node keeps the first and drops the rest,
+    // so a proxy that routes on the last one and this emulator would each see a different target.
+    const hosts = hostHeaders(req);
+    if (hosts > 1) {
+      requests.push({ method: req.method ?? "GET", path: "(several Host headers)", surface: "other", status: 400 });
+      req.resume();
+      return write(res, { status: 400, body: { error: "invalid_request", error_description: `[emulator] the request has ${hosts} Host headers; HTTP/1.1 allows exactly one` } });
+    }
     const origin = `${scheme}://${req.headers.host ?? ""}`;
     if (!origins.includes(origin) && !(options.extraHosts ?? []).includes(String(req.headers.host))) {
       requests.push({ method: req.method ?? "GET", path: "(foreign Host)", surface: "other", status: 400 });

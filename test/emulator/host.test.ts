@@ -1,7 +1,8 @@
 /**
  * The emulator answers only to its own loopback names and ports: a foreign
  * Host (how a DNS-rebinding page reaches a local server) or a malformed one
- * gets 400, never a 500 that clients retry, and is never reflected.
+ * gets 400, never a 500 that clients retry, and is never reflected. So does
+ * a request with more than one Host.
  */
 import { connect } from "node:net";
 import { startEmulator, type Emulator } from "../../emulator/server";
@@ -12,11 +13,11 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-function raw(host: string | undefined, path = `/${emulator.store.tenantId}/v2.0/.well-known/openid-configuration`): Promise<string> {
+function raw(host: string | string[] | undefined, path = `/${emulator.store.tenantId}/v2.0/.well-known/openid-configuration`): Promise<string> {
   const port = Number(new URL(emulator.httpUrl).port);
   return new Promise((done, fail) => {
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write(`GET ${path} HTTP/1.1\r\n${host === undefined ? "" : `Host: ${host}\r\n`}Connection: close\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\n${[host ?? []].flat().map((h) => `Host: ${h}\r\n`).join("")}Connection: close\r\n\r\n`);
     });
     let text = "";
     socket.on("data", (d: Buffer) => (text += d.toString()));
@@ -38,4 +39,14 @@ it.each(["rebind.attacker.example", `rebind.attacker.example:${"8400"}`, "127.0.
 
 it("refuses a request with no Host at all", async () => {
   expect(await raw(undefined)).toMatch(/^HTTP\/1\.1 400/);
+});
+
+it("refuses a request with two Host headers with 400, whichever comes first, as a strict HTTP/1.1 server must", async () => {
+  const own = `127.0.0.1:${new URL(emulator.httpUrl).port}`;
+  for (const hosts of [[own, own], [own, "rebind.attacker.example"], [own, `localhost:${new URL(emulator.httpUrl).port}`]]) {
+    const answer = await raw(hosts);
+    expect({ hosts, status: answer.split("\r\n")[0] }).toEqual({ hosts, status: "HTTP/1.1 400 Bad Request" });
+    expect(answer).toContain("the request has 2 Host headers");
+    expect(answer).not.toContain("rebind.attacker.example");
+  }
 });
