@@ -24,7 +24,7 @@ export interface FaultConfig {
   method?: string;
   /** Token endpoint rate limit: requests per second per tenant (burst the same); none when absent. */
   idpRate?: number;
-  /** Graph rate limit: requests per second per calling application (token appid/azp); none when absent. */
+  /** Graph rate limit: requests per second per calling application (azp/appid of a token the emulator signed); none when absent. */
   graphRate?: number;
 }
 
@@ -60,7 +60,8 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   on=token|graph|all   which surface the request faults apply to (default all)
   method=POST      only requests with this method take 429, 503, drop and lose (default any)
   idp-rate=N       token endpoint: N requests/s per tenant (burst N), then 429 with Retry-After
-  graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests
+  graph-rate=N     Graph: N requests/s per calling application (burst N), then 429 TooManyRequests;
+                   tokens the emulator did not sign share one bucket
   break=LINK       break one link of the seeded chain (repeatable), for agent-user doctor:
                    ${BROKEN_LINKS.join(", ")}
 durations are at most 2147483647 ms (about 24.8 days), counts and rates at most 2^53-1`;

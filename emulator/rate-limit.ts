@@ -1,3 +1,5 @@
+import type { SigningKey } from "./signing-key";
+
 /**
  * Per-key token buckets for the emulator's `idp-rate` and `graph-rate` faults:
  * N requests per second per key (tenant for the token endpoint, calling
@@ -40,4 +42,20 @@ export class RateLimiter {
     const waitS = (1 - b.tokens) / this.perSecond;
     return { ok: false, retryAfterS: Math.max(1, Math.ceil(waitS)) };
   }
+}
+
+/** The one bucket of every Graph request whose bearer token this emulator did not sign (or that has none). */
+export const UNVERIFIED_CALLER = "(unverified caller)";
+
+/**
+ * Whom a Graph request is charged to: the application (azp, else appid) of a
+ * token this emulator signed. A token it cannot verify names whoever wrote it,
+ * so it is charged to UNVERIFIED_CALLER, never to the application it names:
+ * otherwise anyone could spend another client's quota.
+ */
+export function graphCaller(authorization: string | undefined, key: SigningKey): string {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const claims = bearer ? key.verify(bearer[1]!)?.claims : undefined;
+  const app = claims?.azp ?? claims?.appid;
+  return typeof app === "string" ? app.toLowerCase() : UNVERIFIED_CALLER;
 }

@@ -5,8 +5,7 @@ import type { FleetAgentOutputs, StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { breakLinks } from "./breaks";
 import { Faults, type BrokenLink, type FaultConfig } from "./faults";
-import { RateLimiter } from "./rate-limit";
-import { decodeJwtClaims } from "../lib/jwt";
+import { graphCaller, RateLimiter } from "./rate-limit";
 import { graphErrorResponse } from "./graph/envelope";
 import { GRAPH_ERRORS } from "./graph/errors";
 import { authorizeRoute } from "./graph/auth";
@@ -172,17 +171,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!limiters.has(id)) limiters.set(id, new RateLimiter(rate));
     return limiters.get(id);
   };
-  /** The `idp-rate`/`graph-rate` answer: per tenant for the token endpoint, per calling app (appid/azp) for Graph. */
+  /** The `idp-rate`/`graph-rate` answer: per tenant for the token endpoint, per verified calling app for Graph. */
   const rateLimited = (surface: Surface, params: Record<string, string>, req: IncomingMessage): EmulatorResponse | undefined => {
     const config = faults.current();
     const rl = surface === "token" ? limiter("idp", config.idpRate) : surface === "graph" ? limiter("graph", config.graphRate) : undefined;
     if (!rl) return undefined;
-    let key = params.tenant ?? "imds";
-    if (surface === "graph") {
-      const claims = decodeJwtClaims((req.headers.authorization ?? "").replace(/^Bearer\s+/i, ""));
-      key = String(claims?.azp ?? claims?.appid ?? "anonymous");
-    }
-    const decision = rl.take(key.toLowerCase());
+    const decision = rl.take(surface === "graph" ? graphCaller(req.headers.authorization, key) : (params.tenant ?? "imds").toLowerCase());
     return decision.ok ? undefined : faultResponse(surface, "throttle", decision.retryAfterS, req);
   };
 

@@ -1,11 +1,10 @@
 import { parseFaultSpec } from "../../emulator/faults";
 import { startEmulator, type Emulator } from "../../emulator/server";
+import { SigningKey } from "../../emulator/signing-key";
+import { decodeJwt } from "../../lib/jwt";
+import { requestToken, tokenEndpoint } from "../../lib/token-client";
 
-/** An unsigned token whose only use here is to name the calling application. */
-function tokenFor(azp: string): string {
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
-  return `${part({ alg: "RS256", typ: "JWT" })}.${part({ azp })}.c2ln`;
-}
+const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
 
 describe("--faults idp-rate / graph-rate over HTTP", () => {
   let emulator: Emulator;
@@ -31,7 +30,8 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
 
   it("limits Graph per calling application, with Graph's TooManyRequests envelope", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("graph-rate=1").faults });
-    const get = (azp: string) => fetch(`${emulator.httpUrl}/v1.0/oauth2PermissionGrants`, { headers: { authorization: `Bearer ${tokenFor(azp)}` } });
+    // Tokens the emulator signed, whose only use here is to name the calling application.
+    const get = (azp: string) => fetch(`${emulator.httpUrl}/v1.0/oauth2PermissionGrants`, { headers: { authorization: `Bearer ${emulator.key.sign({ azp })}` } });
     expect((await get("app-a")).status).not.toBe(429);
     const limited = await get("app-a");
     expect(limited.status).toBe(429);
@@ -39,5 +39,30 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe("TooManyRequests");
     // Another application has its own bucket.
     expect((await get("app-b")).status).not.toBe(429);
+  });
+
+  it("charges Graph to the application of a token it signed: a flood of forged tokens naming a client does not spend that client's quota", async () => {
+    emulator = await startEmulator({ faults: parseFaultSpec("graph-rate=1").faults });
+    const p = emulator.provisioner()!;
+    const { response } = await requestToken("provisioner", tokenEndpoint(emulator.httpUrl, p.tenantId), {
+      grant_type: "client_credentials",
+      client_id: p.clientId,
+      client_secret: p.clientSecret,
+      scope: "https://graph.microsoft.com/.default",
+    });
+    const real = decodeJwt(response.access_token)!;
+    expect(real.claims.appid ?? real.claims.azp).toBe(p.clientId);
+    // The client's own claims, unsigned and signed by another key under the emulator's kid.
+    const forged = [
+      `${part({ alg: "none", typ: "JWT" })}.${part(real.claims)}.`,
+      `${part(real.header)}.${part(real.claims)}.c2ln`,
+      new SigningKey().sign(real.claims).replace(/^[^.]+/, part(real.header)),
+    ];
+    const get = (token: string) => fetch(`${emulator.httpUrl}/v1.0/servicePrincipals?$filter=appId eq '${p.clientId}'`, { headers: { authorization: `Bearer ${token}` } });
+    const flood = await Promise.all(Array.from({ length: 30 }, (_, i) => get(forged[i % forged.length]!)));
+    expect(flood.map((r) => r.status).filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect(flood.some((r) => r.status === 429)).toBe(true);
+    const answer = await get(response.access_token);
+    expect(answer.status).toBe(200);
   });
 });
