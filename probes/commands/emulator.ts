@@ -7,6 +7,7 @@ import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import { launcherGone, launcherLinks } from "../launcher";
 import { reportFailure } from "../report";
 
 const HELP = `agent-user emulator: a local tenant (identity provider and Microsoft Graph) on loopback
@@ -30,8 +31,9 @@ Usage: agent-user emulator [options]
                       trust it with NODE_EXTRA_CA_CERTS=FILE
 
 It blocks: it serves until SIGINT, SIGTERM or SIGHUP (its terminal closes), or until the
-process that started it goes away (its parent exits, or its standard input is a pipe that
-closes), then exits 0.
+process that started it goes away (its parent exits; the npx or npm that ran it through a
+shell exits, even when killed; or its standard input is a pipe that closes), then exits 0.
+A second stop signal while it stops is ignored: it still exits 0, its temp directory gone.
 In a script, start it in the background and wait for the --outputs file:
   agent-user emulator --outputs outputs.json & pid=$!
   while [ ! -s outputs.json ]; do sleep 0.2; done
@@ -125,17 +127,21 @@ function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd:
 }
 
 /**
- * Resolves when the process is asked to stop, or when what started it goes
- * away: `npx agent-user emulator &` killed in CI ends npm's shell, and the
- * emulator must not outlive it with its ports open. SIGHUP too: a closed
- * terminal must not end it at Node's default (exit 129) with its temp
- * directory left behind; nohup is no reason to leave SIGHUP be, as Node resets
- * it to its default at start-up anyway.
+ * Resolves when the process is asked to stop, or when what launched it goes
+ * away: `npx agent-user emulator &` killed in CI, even with SIGKILL, must not
+ * leave the emulator serving with its ports open (probes/launcher.ts). SIGHUP
+ * too: a closed terminal must not end it at Node's default (exit 129) with its
+ * temp directory left behind; nohup is no reason to leave SIGHUP be, as Node
+ * resets it to its default at start-up anyway. The signal handlers stay for
+ * the rest of the process: a second Ctrl+C, or a supervisor's SIGTERM after
+ * it, is taken and ignored while the first stop closes the ports and removes
+ * the temp directory, where Node's default would end the process halfway
+ * (exit 130 or 143).
  */
 export function untilStopped(): Promise<string> {
   return new Promise((done) => {
-    const parent = process.ppid;
-    const watch = setInterval(() => process.ppid !== parent && stop("parent exited"), 500);
+    const links = launcherLinks();
+    const watch = setInterval(() => launcherGone(links) && stop("the process that started it went away"), 500);
     const stdinIsPipe = (() => {
       try {
         const stdin = fstatSync(0);
@@ -145,17 +151,15 @@ export function untilStopped(): Promise<string> {
         return false;
       }
     })();
+    let stopping = false;
     const stop = (why: string) => {
+      if (stopping) return;
+      stopping = true;
       clearInterval(watch);
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      process.off("SIGHUP", stop);
       if (stdinIsPipe) process.stdin.pause();
       done(why);
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-    process.on("SIGHUP", stop);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
     if (stdinIsPipe) process.stdin.on("end", () => stop("standard input closed")).resume();
   });
 }
@@ -249,6 +253,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       ].join("\n"),
     );
     const signal = await stopped;
+    io.stdout(`emulator stopping (${signal})\n`);
     await emulator.close();
     io.stdout(`emulator stopped (${signal})\n`);
     return ExitCode.ok;

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { defaultTenant, SHARE_URLS } from "../../emulator/seed";
@@ -256,4 +256,74 @@ it("stops cleanly on SIGHUP (its terminal closed), exit 0, and removes the temp 
   expect(existedWhileRunning).toBe(true);
   expect(existsSync(dirname(ca))).toBe(false);
   expect(readdirSync(temp).filter((f) => f.startsWith("agent-user-emulator-"))).toEqual([]);
+});
+
+it.each([
+  ["SIGTERM", "SIGTERM"],
+  ["SIGINT", "SIGINT"],
+  ["SIGINT", "SIGTERM"],
+] as const)("a second stop signal sent as soon as the first is acknowledged (%s, then %s) is taken: exit 0, its temp directory gone", async (first, second) => {
+  const temp = mkdtempSync(join(dir, "tmpdir-"));
+  const child = spawn(process.execPath, [CLI, "emulator"], { cwd: dir, env: { ...process.env, TMPDIR: temp } });
+  let stdout = "";
+  let stderr = "";
+  let sent = 0;
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    if (sent === 0 && stdout.includes("press Ctrl+C")) sent = child.kill(first) ? 1 : -1;
+    // Its acknowledgement of the first; an emulator without one is met at its last line.
+    else if (sent === 1 && /emulator stopp(ing|ed) \(/.test(stdout)) sent = child.kill(second) ? 2 : -1;
+  });
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("close", (code, signal) => done({ code, signal })));
+  expect(end).toEqual({ code: 0, signal: null });
+  expect(stdout).toContain(`emulator stopping (${first})\n`);
+  expect(stdout).toContain(`emulator stopped (${first})\n`);
+  expect(stderr).toBe("");
+  expect(readdirSync(temp).filter((f) => f.startsWith("agent-user-emulator-"))).toEqual([]);
+});
+
+/**
+ * Stands in for npx: runs its argument as a command line through `sh -c` with
+ * its own stdio, as npm exec does, and tells the test that shell's pid on fd 3.
+ */
+const NPX = `const shell = require("node:child_process").spawn(process.argv[1], { shell: true, stdio: "inherit" });
+require("node:fs").writeSync(3, shell.pid + "\\n");`;
+
+/** Whether something accepts connections on `port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((r) => {
+    const socket = connect(port, "127.0.0.1", () => (socket.destroy(), r(true)));
+    socket.on("error", () => r(false));
+  });
+}
+
+it.each(["SIGKILL", "SIGHUP"] as const)("ends when its launcher alone is killed with %s, though the launcher's shell lives on as its parent", async (signal) => {
+  const temp = mkdtempSync(join(dir, "tmpdir-"));
+  const npx = spawn(process.execPath, ["-e", NPX, `"${process.execPath}" "${CLI}" emulator`], { cwd: dir, env: { ...process.env, TMPDIR: temp }, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  const shellPid = new Promise<number>((r) => npx.stdio[3]!.once("data", (d: Buffer) => r(Number(d.toString()))));
+  let stdout = "";
+  npx.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  // The emulator and its shell hold this pipe too: it ends when both have exited.
+  const ended = new Promise<void>((r) => npx.stdout!.on("end", r));
+  let isEnded = false;
+  void ended.then(() => (isEnded = true));
+  await new Promise<void>((ready) => npx.stdout!.on("data", () => stdout.includes("press Ctrl+C") && ready()));
+  const port = Number(/http: +http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)![1]);
+  const shell = await shellPid;
+  const emulatorPid = Number(readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim());
+  try {
+    npx.kill(signal);
+    for (let i = 0; i < 100 && !isEnded && (await accepts(port)); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await accepts(port)).toBe(false);
+    await ended;
+    expect(stdout).toContain("emulator stopped (the process that started it went away)");
+    expect(readdirSync(temp).filter((f) => f.startsWith("agent-user-emulator-"))).toEqual([]);
+  } finally {
+    try {
+      process.kill(emulatorPid, "SIGKILL");
+    } catch {
+      // Gone, as it should be.
+    }
+  }
 });
