@@ -45,7 +45,7 @@ export class RateLimiter {
 }
 
 /** The one bucket of every Graph request whose bearer token this emulator did not sign (or that has none). */
-export const UNVERIFIED_CALLER = "(unverified caller)";
+const UNVERIFIED_CALLER = "(unverified caller)";
 
 /**
  * Whom a Graph request is charged to: the application (azp, else appid) of a

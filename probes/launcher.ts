@@ -3,7 +3,7 @@ import { basename } from "node:path";
 
 /**
  * The way from a long-running command up to what launched it, to notice when
- * the launcher goes away. npm, npx, yarn and pnpm run a bin under `sh -c`, and
+ * the launcher goes away. npm and npx run a bin's command line under `sh -c`, and
  * that shell stays as the command's parent while it runs: when npx itself is
  * killed with SIGKILL, or with SIGHUP, which npm does not pass on, the shell
  * lives on, the command's parent does not change, and an emulator would keep
