@@ -140,9 +140,10 @@ export function agentUserClaims(
 /**
  * The v2.0 ID token of the agent user, for its agent identity, when `openid` is
  * asked: claims as "ID token claims reference" (entra-docs identity-platform/
- * id-token-claims-reference.md) lists them; `name` and `preferred_username`
- * come with the `profile` scope (`email` would come with `email`, but the
- * emulator's users have no mail). The default ID token lifetime is one hour
+ * id-token-claims-reference.md) lists them: `sub` pairwise as in the access
+ * token; `oid`, `name` and `preferred_username` only with the `profile` scope
+ * (`email` would come with `email`, but the emulator's users have no mail).
+ * The default ID token lifetime is one hour
  * ("Configurable token lifetimes", identity-platform/configurable-token-lifetimes.md).
  */
 export function agentUserIdTokenClaims(
@@ -157,11 +158,10 @@ export function agentUserIdTokenClaims(
     aud: identity.id,
     iss: v2Issuer(origin, tenantId),
     ...t,
-    oid: user.id,
     sub: pairwiseSubject(user, identity),
     tid: tenantId,
     ver: "2.0",
-    ...(oidc.has("profile") ? { name: user.displayName, preferred_username: user.userPrincipalName } : {}),
+    ...(oidc.has("profile") ? { oid: user.id, name: user.displayName, preferred_username: user.userPrincipalName } : {}),
   };
 }
 

@@ -216,9 +216,11 @@ describe("the token endpoint reads scope as Entra does", () => {
     expect(id.sub).toBe(claimsOf(body.access_token as string).sub);
   });
 
-  it("openid alone gives the ID token without the profile claims; offline_access alone gives the refresh token alone", async () => {
+  it("openid alone gives the ID token without the profile claims (oid, name, preferred_username); offline_access alone gives the refresh token alone", async () => {
     const openid = (await hop3(`openid ${graphDefault}`)).body;
-    expect(claimsOf(openid.id_token as string)).not.toHaveProperty("preferred_username");
+    const id = claimsOf(openid.id_token as string);
+    expect(id).toMatchObject({ aud: ctx.out.agentIdentityId, tid: ctx.out.tenantId, sub: claimsOf(openid.access_token as string).sub });
+    for (const claim of ["oid", "name", "preferred_username"]) expect(id).not.toHaveProperty(claim);
     expect(openid).not.toHaveProperty("refresh_token");
     const offline = (await hop3(`${graphDefault} offline_access`)).body;
     expect(offline).not.toHaveProperty("id_token");
