@@ -22,14 +22,14 @@ import { v2Issuer } from "./claims";
  *
  * Strict where the emulator differs: token_endpoint_auth_methods_supported lists
  * only what its token endpoint takes (no client_secret_basic, which Entra's live
- * document adds); `consumers` (personal accounts) has no document; the interactive
- * endpoints are named but not served.
+ * document adds); no document for `consumers`, which Entra serves for personal
+ * accounts (the emulator has none); the interactive endpoints are named but not served.
  */
 
 /** The multi-tenant forms Entra answers for work accounts; the issuer keeps `{tenantid}` for the client to fill. */
 const MULTI_TENANT = ["organizations", "common"] as const;
 
-/** The tenant's home region, as tenant_region_scope names it (Entra: NA, EU, AS, OC, WW, ...; null on the multi-tenant forms). */
+/** The tenant's home region, as tenant_region_scope names it (recorded tenant documents show WW and NA; null on the multi-tenant forms). */
 const TENANT_REGION_SCOPE = "WW";
 
 function openidConfiguration(origin: string, tenant: string, tenantRegionScope: string | null): Record<string, unknown> {

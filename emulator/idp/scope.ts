@@ -16,7 +16,7 @@ import { aadstsError } from "./aadsts-error";
  * Entra's answers as quoted in Microsoft.Identity.Web and MSAL user reports.
  */
 
-export const OIDC_SCOPES = ["openid", "profile", "email", "offline_access"] as const;
+const OIDC_SCOPES = ["openid", "profile", "email", "offline_access"] as const;
 export type OidcScope = (typeof OIDC_SCOPES)[number];
 
 export interface RequestedScope {
@@ -46,8 +46,8 @@ export function parseScope(scope: string, grant: "client_credentials" | "user_fi
   if (new Set(rest.map(resourceOf)).size > 1) {
     throw aadstsError(400, "invalid_request", 28000, `Provided value for the input parameter scope is not valid because it contains more than one resource. Scope ${scope} is not valid.`);
   }
-  const m = rest.length > 0 ? /^(.+)\/\.default$/i.exec(rest.find((r) => /\/\.default$/i.test(r)) ?? "") : null;
-  if (!m || rest.some((r) => !/\/\.default$/i.test(r))) {
+  const isDefault = (r: string) => /\/\.default$/i.test(r);
+  if (rest.length === 0 || !rest.every(isDefault)) {
     if (grant === "client_credentials") {
       throw aadstsError(
         400,
@@ -58,5 +58,6 @@ export function parseScope(scope: string, grant: "client_credentials" | "user_fi
     }
     throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: the agent user flow takes '{resource}/.default'.`);
   }
-  return { resource: m[1]!.replace(/\/+$/, ""), oidc };
+  // One resource (checked above), so the first scope names it.
+  return { resource: rest[0]!.replace(/\/\.default$/i, "").replace(/\/+$/, ""), oidc };
 }
