@@ -25,3 +25,8 @@ export function aadstsError(status: number, error: string, code: number | null, 
 export function emulatorRule(text: string): Reply {
   return aadstsError(400, "invalid_grant", null, `[emulator rule] ${text}`);
 }
+
+/** AADSTS90002: the token endpoint says `invalid_request`, the discovery document `invalid_tenant`. */
+export function tenantNotFound(error: "invalid_request" | "invalid_tenant", tenant: string): Reply {
+  return aadstsError(400, error, 90002, `Tenant '${tenant}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`);
+}

@@ -10,7 +10,7 @@ import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID } from "../
  */
 
 /** Lifetimes observed on real tokens; clients must trust expires_in, never assume 3600. */
-export const LIFETIME_S = { exchange: 65 * 60, user: 69 * 60, app: 60 * 60 + 11 * 60 } as const;
+export const LIFETIME_S = { exchange: 65 * 60, user: 69 * 60, app: 60 * 60 + 11 * 60, idToken: 60 * 60 } as const;
 
 /** The facet values seen on agent tokens: 11 marks the agent identity, 13 the agent user. */
 export const FACETS = { agentIdentity: "3 11", agentUser: "3 13" } as const;
@@ -106,6 +106,11 @@ export function appClaims(origin: string, tenantId: string, client: ServicePrinc
   };
 }
 
+/** Entra's `sub` is pairwise: one value per (user, client), never the object id. */
+function pairwiseSubject(user: User, client: ServicePrincipal): string {
+  return createHash("sha256").update(`${user.id}:${client.id}`).digest("base64url").slice(0, 43);
+}
+
 export function agentUserClaims(
   origin: string,
   tenantId: string,
@@ -120,8 +125,7 @@ export function agentUserClaims(
     ...t,
     idtyp: "user",
     oid: user.id,
-    // Pairwise per (user, client), as Entra's sub is.
-    sub: createHash("sha256").update(`${user.id}:${identity.id}`).digest("base64url").slice(0, 43),
+    sub: pairwiseSubject(user, identity),
     tid: tenantId,
     upn: user.userPrincipalName,
     unique_name: user.userPrincipalName,
@@ -131,4 +135,41 @@ export function agentUserClaims(
     xms_act_fct: FACETS.agentIdentity,
     xms_sub_fct: FACETS.agentUser,
   };
+}
+
+/**
+ * The v2.0 ID token of the agent user, for its agent identity, when `openid` is
+ * asked: claims as "ID token claims reference" (entra-docs identity-platform/
+ * id-token-claims-reference.md) lists them: `sub` pairwise as in the access
+ * token; `oid`, `name` and `preferred_username` only with the `profile` scope
+ * (`email` would come with `email`, but the emulator's users have no mail).
+ * The default ID token lifetime is one hour
+ * ("Configurable token lifetimes", identity-platform/configurable-token-lifetimes.md).
+ */
+export function agentUserIdTokenClaims(
+  origin: string,
+  tenantId: string,
+  identity: ServicePrincipal,
+  user: User,
+  oidc: ReadonlySet<string>,
+  t: TokenTimes,
+): JwtClaims {
+  return {
+    aud: identity.id,
+    iss: v2Issuer(origin, tenantId),
+    ...t,
+    sub: pairwiseSubject(user, identity),
+    tid: tenantId,
+    ver: "2.0",
+    ...(oidc.has("profile") ? { oid: user.id, name: user.displayName, preferred_username: user.userPrincipalName } : {}),
+  };
+}
+
+/**
+ * `client_info`, sent when the request has `client_info=1`: base64url JSON
+ * `{uid, utid}`, the user's object id and tenant id, from which MSAL builds the
+ * account's home id (msal-common account/ClientInfo.ts `buildClientInfo`).
+ */
+export function clientInfo(userId: string, tenantId: string): string {
+  return Buffer.from(JSON.stringify({ uid: userId, utid: tenantId })).toString("base64url");
 }

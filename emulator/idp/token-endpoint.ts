@@ -1,11 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { JWT_BEARER } from "../../lib/client-assertion";
 import type { JwtClaims } from "../../lib/jwt";
 import { Reply, type EmulatorContext, type EmulatorRequest, type EmulatorResponse, type Route } from "../router";
 import type { Application, ServicePrincipal } from "../store";
 import { PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
-import { aadstsError, emulatorRule } from "./aadsts-error";
+import { aadstsError, emulatorRule, tenantNotFound } from "./aadsts-error";
 import { checkApplicationAssertion, checkBlueprintToken, checkIdentityToken, checkSecret } from "./assertions";
-import { agentUserClaims, appClaims, blueprintExchangeClaims, identityExchangeClaims, LIFETIME_S, times } from "./claims";
+import { agentUserClaims, agentUserIdTokenClaims, appClaims, blueprintExchangeClaims, clientInfo, identityExchangeClaims, LIFETIME_S, times } from "./claims";
+import { parseScope, type RequestedScope } from "./scope";
 
 /**
  * `POST /{tenant}/oauth2/v2.0/token`: client credentials (hop 1, hop 2, the
@@ -42,12 +44,8 @@ function resolveClient(ctx: EmulatorContext, clientId: string): Client {
 }
 
 /** The service principal a `{resource}/.default` scope names; the emulator's own origin stands for Graph. */
-function resolveResource(ctx: EmulatorContext, scope: string): ServicePrincipal {
-  const m = /^(.+)\/\.default$/i.exec(scope.trim());
-  if (!m) {
-    throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: client credential and agent user flows take '{resource}/.default'.`);
-  }
-  const resource = ctx.origins.includes(m[1]!.replace(/\/+$/, "")) ? PUBLIC_CLOUD.resourceUrl : m[1]!;
+function resolveResource(ctx: EmulatorContext, requested: RequestedScope): ServicePrincipal {
+  const resource = ctx.origins.includes(requested.resource) ? PUBLIC_CLOUD.resourceUrl : requested.resource;
   const sp = ctx.store.resourceByIdentifier(resource);
   if (!sp) {
     throw aadstsError(400, "invalid_resource", 500011, `The resource principal named ${resource} was not found in the tenant named ${ctx.store.tenantId}.`);
@@ -63,16 +61,25 @@ function principalOf(ctx: EmulatorContext, app: Application): ServicePrincipal {
   return sp;
 }
 
-function issue(ctx: EmulatorContext, claims: JwtClaims, lifetimeS: number, scope?: string): EmulatorResponse {
+/** What a user token's answer carries beside the access token, each only when the request asked for it. */
+interface UserTokenExtras {
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+  client_info?: string;
+}
+
+function issue(ctx: EmulatorContext, claims: JwtClaims, lifetimeS: number, extras?: UserTokenExtras): EmulatorResponse {
   return {
     status: 200,
     headers: { "cache-control": "no-store, no-cache" },
     body: {
       token_type: "Bearer",
-      ...(scope === undefined ? {} : { scope }),
+      ...(extras === undefined ? {} : { scope: extras.scope }),
       expires_in: lifetimeS,
       ext_expires_in: lifetimeS,
       access_token: ctx.key.sign(claims),
+      ...(extras === undefined ? {} : { refresh_token: extras.refresh_token, id_token: extras.id_token, client_info: extras.client_info }),
     },
   };
 }
@@ -98,28 +105,28 @@ function tokenEndpointUrls(req: EmulatorRequest, ctx: EmulatorContext): string[]
   return ctx.origins.flatMap((o) => tenants.map((t) => `${o}/${t}/oauth2/v2.0/token`));
 }
 
-const isExchangeScope = (scope: string) => [TOKEN_EXCHANGE_AUDIENCE, TOKEN_EXCHANGE_APP_ID].some((name) => scope.trim().toLowerCase() === `${name}/.default`.toLowerCase());
+const isExchangeResource = (requested: RequestedScope) => [TOKEN_EXCHANGE_AUDIENCE, TOKEN_EXCHANGE_APP_ID].some((name) => requested.resource.toLowerCase() === name.toLowerCase());
 
 function clientCredentials(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client: Client): EmulatorResponse {
   const { store } = ctx;
-  const scope = required(form, "scope");
+  const requested = parseScope(required(form, "scope"), "client_credentials");
   const now = store.now();
   if (client.kind === "agentIdentity") {
     // Agent identities hold no credentials: their only proof is a T1 for them.
     const assertion = form.get("client_assertion");
     if (!assertion) throw noCredential("client_credentials");
     checkBlueprintToken(client.identity, assertion, ctx);
-    if (isExchangeScope(scope)) {
+    if (isExchangeResource(requested)) {
       return issue(ctx, identityExchangeClaims(req.origin, store.tenantId, client.identity, times(now, LIFETIME_S.exchange)), LIFETIME_S.exchange);
     }
-    const resource = resolveResource(ctx, scope);
+    const resource = resolveResource(ctx, requested);
     return issue(ctx, appClaims(req.origin, store.tenantId, client.identity, resource, times(now, LIFETIME_S.app)), LIFETIME_S.app);
   }
 
   const { app } = client;
   authenticateApplication(req, ctx, form, app);
   const principal = principalOf(ctx, app);
-  if (app.kind === "agentIdentityBlueprint" && isExchangeScope(scope)) {
+  if (app.kind === "agentIdentityBlueprint" && isExchangeResource(requested)) {
     const fmiPath = form.get("fmi_path");
     if (!fmiPath) {
       throw aadstsError(400, "invalid_request", 82008, "Agentic applications requesting a token exchange token must include the fmipath parameter.");
@@ -131,7 +138,7 @@ function clientCredentials(req: EmulatorRequest, ctx: EmulatorContext, form: For
     const claims = blueprintExchangeClaims(req.origin, store.tenantId, app.appId, principal.id, fmiPath, times(now, LIFETIME_S.exchange));
     return issue(ctx, claims, LIFETIME_S.exchange);
   }
-  const resource = resolveResource(ctx, scope);
+  const resource = resolveResource(ctx, requested);
   if (resource.appId === TOKEN_EXCHANGE_APP_ID) {
     throw emulatorRule(`only agent identity blueprints get token-exchange tokens; ${app.appId} is a plain application.`);
   }
@@ -147,7 +154,7 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   const assertion = form.get("client_assertion");
   if (!assertion) throw noCredential("user_fic");
   const t2 = required(form, "user_federated_identity_credential");
-  const scope = required(form, "scope");
+  const requested = parseScope(required(form, "scope"), "user_fic");
   const userId = form.get("user_id");
   const username = form.get("username");
   if (!userId && !username) required(form, "user_id");
@@ -157,7 +164,7 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   }
   checkBlueprintToken(identity, assertion, ctx);
   checkIdentityToken(identity, t2, ctx);
-  const resource = resolveResource(ctx, scope);
+  const resource = resolveResource(ctx, requested);
 
   const wanted = (userId ?? username)!;
   const user = store.userByIdOrUpn(wanted);
@@ -179,12 +186,18 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   }
   const now = store.now();
   const claims = agentUserClaims(req.origin, store.tenantId, identity, user, resource, scopes, times(now, LIFETIME_S.user));
-  return issue(ctx, claims, LIFETIME_S.user, scopes.join(" "));
+  const { oidc } = requested;
+  return issue(ctx, claims, LIFETIME_S.user, {
+    scope: scopes.join(" "),
+    refresh_token: oidc.has("offline_access") ? randomBytes(48).toString("base64url") : undefined,
+    id_token: oidc.has("openid") ? ctx.key.sign(agentUserIdTokenClaims(req.origin, store.tenantId, identity, user, oidc, times(now, LIFETIME_S.idToken))) : undefined,
+    client_info: form.get("client_info") === "1" ? clientInfo(user.id, store.tenantId) : undefined,
+  });
 }
 
 function tokenEndpoint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   if (!ctx.store.isTenant(req.params.tenant!)) {
-    throw aadstsError(400, "invalid_request", 90002, `Tenant '${req.params.tenant}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`);
+    throw tenantNotFound("invalid_request", req.params.tenant!);
   }
   // Media types are case-insensitive (RFC 9110, 8.3.1).
   const contentType = String(req.headers["content-type"] ?? "").trim().toLowerCase();

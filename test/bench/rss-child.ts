@@ -4,7 +4,7 @@ import type { EmulatorTarget } from "./transport";
 import { fullWorkload, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `node rss-child.js runner|peer`, spawned by run.ts with its settings on
+ * `node rss-child.js runner|peer|msal`, spawned by run.ts with its settings on
  * stdin: loads ONE client, runs the whole workload against the parent's
  * emulator, and prints one JSON line with the process's peak RSS. The
  * emulator lives in the parent, so neither figure includes it, and neither
@@ -39,6 +39,10 @@ async function load(which: string, input: ChildInput): Promise<TokenClient & { c
   if (which === "peer") {
     const { PeerClient } = await import("./peer");
     return PeerClient.create(input.target, input.blueprint);
+  }
+  if (which === "msal") {
+    const { MsalPeerClient } = await import("./msal-peer");
+    return MsalPeerClient.create(input.target, input.blueprint);
   }
   throw new Error(`rss-child: unknown client "${which}"`);
 }

@@ -7,6 +7,7 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
 import { Floor } from "./floor";
 import { fleetProvider, fleetTokens, provisionFleet, refreshStorm, startFleetEmulator, type FleetTokenFigures, type ProvisionFigures, type RefreshStormFigures } from "./fleet";
+import { MsalPeerClient } from "./msal-peer";
 import { PEER_MODULE, PeerClient } from "./peer";
 import { AUTHORITY } from "./transport";
 import type { ChildInput, ChildOutput } from "./rss-child";
@@ -18,10 +19,11 @@ import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClien
 
 /**
  * `npm run bench [-- --json] [-- --startup | --fleet-only]`: this runner, the
- * bare-undici floor and the peer (@microsoft/agents-hosting) side by side
+ * bare-undici floor and two peers (@microsoft/agents-hosting, and MSAL for
+ * Node 7's own agent user APIs) side by side
  * against one in-process emulator on loopback, then the fleet figures, each
  * on an emulator of its own. Bounded: every phase has a sample count and a
- * time budget, and a watchdog ends the run after 300 s. `--startup` runs only
+ * time budget, and a watchdog ends the run after 600 s. `--startup` runs only
  * the start-up phase (fresh processes, no emulator), with 30 samples instead
  * of 10, and prints its table, in under a minute.
  */
@@ -32,12 +34,14 @@ const ROUNDS = 200;
 const PHASE_BUDGET_MS = 25_000;
 const HIT_BATCHES = 9;
 const HIT_CALLS = 10_000;
+/** MSAL's acquireTokenSilent takes about a millisecond per call here: a tenth of the calls keeps its phase near the others'. */
+const MSAL_HIT_CALLS = HIT_CALLS / 10;
 const TPS_ROUNDS = 5;
 const CLI_SAMPLES = 10;
 /** `--startup` alone has the time for more spawns, which narrows the spread other work on the machine causes. */
 const STARTUP_ONLY_SAMPLES = 30;
 const CHILD_PLAN = { rounds: 20, hitCalls: HIT_CALLS, tpsRounds: 3, concurrency: CONCURRENCY };
-const WATCHDOG_MS = 300_000;
+const WATCHDOG_MS = 600_000;
 /** Issue 8's fleet: 100 agents provisioned at --parallel 10 under graph-rate=50; 1,000 agent users under 100 identities minted at concurrency 50 under idp-rate=200. */
 const FLEET_PROVISION = { agents: 100, concurrency: 10, graphRate: 50 };
 const FLEET_TOKENS = { identities: 100, usersEach: 10, concurrency: 50, idpRate: 200 };
@@ -49,14 +53,16 @@ const startupOnly = process.argv.includes("--startup");
 const fleetOnly = process.argv.includes("--fleet-only");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-type Who = "floor" | "runner" | "peer";
+type Who = "floor" | "runner" | "peer" | "msal";
+/** The clients that mint tokens (every one but the floor). */
+type Client = Exclude<Who, "floor">;
 
 interface Figures {
   cold: Record<Who, Timing[]>;
   warm: Record<Who, Timing[]>;
-  hit: Record<"runner" | "provider" | "peer", number[]>;
-  tps: Record<"runner" | "peer", number[]>;
-  rss: Record<"runner" | "peer", ChildOutput>;
+  hit: Record<Client | "provider", number[]>;
+  tps: Record<Client, number[]>;
+  rss: Record<Client, ChildOutput>;
   requests: Record<string, string>;
   startup: StartupFigures;
   /** 1-minute load average before and after the latency phases: other work on the machine widens the spread. */
@@ -67,6 +73,7 @@ interface FleetFigures {
   provision: ProvisionFigures;
   tokens: FleetTokenFigures;
   peerTokens: FleetTokenFigures;
+  msalTokens: FleetTokenFigures;
   storm: RefreshStormFigures;
 }
 
@@ -80,16 +87,19 @@ async function measureFleet(): Promise<FleetFigures> {
   const offset = { ms: 0 };
   const runner = fleetProvider(fleet, offset);
   const peer = await PeerClient.create(fleet.target, fleet.blueprint);
+  const msal = await MsalPeerClient.create(fleet.target, fleet.blueprint);
   try {
     progress(`fleet tokens: ${t.identities * t.usersEach} agent users under ${t.identities} identities, cold, concurrency ${t.concurrency}, idp-rate=${t.idpRate}`);
     const tokens = await fleetTokens(fleet, runner.client, t.concurrency, t.idpRate);
     progress("fleet tokens: the peer, same fleet and limit");
     const peerTokens = await fleetTokens(fleet, peer, t.concurrency, t.idpRate);
+    progress("fleet tokens: MSAL 7, same fleet and limit");
+    const msalTokens = await fleetTokens(fleet, msal, t.concurrency, t.idpRate);
     progress("refresh storm: every token of the fleet in its refresh window at once");
     const storm = await refreshStorm(fleet, runner, offset, t.concurrency, 4 * tokens.floorMs);
-    return { provision, tokens, peerTokens, storm };
+    return { provision, tokens, peerTokens, msalTokens, storm };
   } finally {
-    await Promise.all([runner.close(), peer.close()]);
+    await Promise.all([runner.close(), peer.close(), msal.close()]);
     await fleet.emulator.close();
   }
 }
@@ -108,6 +118,9 @@ interface FleetSummary {
   peer_fleet_tokens_ms: number;
   peer_fleet_tokens_failures: number;
   peer_fleet_token_requests: number;
+  msal_fleet_tokens_ms: number;
+  msal_fleet_tokens_failures: number;
+  msal_fleet_token_requests: number;
   refresh_storm_failures: number;
   refresh_storm_max_wait_ms: number;
   refresh_storm_refreshed: number;
@@ -129,6 +142,9 @@ function summarizeFleet(f: FleetFigures): FleetSummary {
     peer_fleet_tokens_ms: round(f.peerTokens.ms, 0),
     peer_fleet_tokens_failures: f.peerTokens.failures,
     peer_fleet_token_requests: f.peerTokens.tokenRequests,
+    msal_fleet_tokens_ms: round(f.msalTokens.ms, 0),
+    msal_fleet_tokens_failures: f.msalTokens.failures,
+    msal_fleet_token_requests: f.msalTokens.tokenRequests,
     refresh_storm_failures: f.storm.failures,
     refresh_storm_max_wait_ms: round(f.storm.maxWaitMs, 1),
     refresh_storm_refreshed: f.storm.refreshed,
@@ -169,6 +185,15 @@ function fleetTable(s: FleetSummary): string {
       `${x(ratio(s.peer_fleet_tokens_ms, s.fleet_tokens_floor_ms))} (${x(ratio(s.peer_fleet_tokens_ms, s.fleet_tokens_ms))} the runner's time)`,
       "",
       String(s.peer_fleet_tokens_failures),
+      "",
+    ],
+    [
+      `tokens, MSAL 7: same fleet and limit; ${s.msal_fleet_token_requests} requests`,
+      String(s.msal_fleet_tokens_ms),
+      String(s.fleet_tokens_floor_ms),
+      `${x(ratio(s.msal_fleet_tokens_ms, s.fleet_tokens_floor_ms))} (${x(ratio(s.msal_fleet_tokens_ms, s.fleet_tokens_ms))} the runner's time)`,
+      "",
+      String(s.msal_fleet_tokens_failures),
       "",
     ],
     [
@@ -242,7 +267,7 @@ function order<T>(items: readonly T[], round: number): T[] {
 }
 
 /** One child process per client, one after the other, against this process's emulator. */
-function childRss(which: "runner" | "peer", input: ChildInput): Promise<ChildOutput> {
+function childRss(which: Client, input: ChildInput): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(__dirname, "rss-child.js"), which], { cwd: PACKAGE_ROOT, stdio: ["pipe", "pipe", "inherit"] });
     let stdout = "";
@@ -274,28 +299,29 @@ async function measure(): Promise<Figures> {
   const runner = new RunnerClient(target, blueprint);
   const provider = new ProviderClient(target, blueprint);
   const peer = await PeerClient.create(target, blueprint);
+  const msal = await MsalPeerClient.create(target, blueprint);
   const { main, fleet } = tenant;
   try {
     await floor.prepare(main, GRAPH, MCP_RESOURCE);
-    const requests = await verify(emulator, floor, [runner, peer], main);
+    const requests = await verify(emulator, floor, [runner, peer, msal], main);
 
     const loadBefore = loadavg()[0]!;
     progress("warming up");
     for (let i = 0; i < 10; i++) {
       await floor.cold();
       await floor.warm();
-      for (const c of [runner, peer]) {
+      for (const c of [runner, peer, msal]) {
         await coldOf(c, main, GRAPH);
         await warmOf(c, main, GRAPH, MCP_RESOURCE);
       }
     }
 
-    const who: Who[] = ["floor", "runner", "peer"];
-    const byName = { runner, peer };
-    const cold: Record<Who, Timing[]> = { floor: [], runner: [], peer: [] };
-    const warm: Record<Who, Timing[]> = { floor: [], runner: [], peer: [] };
+    const who: Who[] = ["floor", "runner", "peer", "msal"];
+    const byName = { runner, peer, msal };
+    const cold: Record<Who, Timing[]> = { floor: [], runner: [], peer: [], msal: [] };
+    const warm: Record<Who, Timing[]> = { floor: [], runner: [], peer: [], msal: [] };
 
-    progress(`cold: up to ${ROUNDS} rounds, floor/runner/peer interleaved`);
+    progress(`cold: up to ${ROUNDS} rounds, floor/runner/peer/msal interleaved`);
     await sample(ROUNDS, PHASE_BUDGET_MS, async (i) => {
       for (const w of order(who, i)) {
         cold[w].push(w === "floor" ? await floor.cold() : await coldOf(byName[w], main, GRAPH));
@@ -310,29 +336,28 @@ async function measure(): Promise<Figures> {
       return 0;
     });
 
-    progress(`hit: ${HIT_BATCHES} batches of ${HIT_CALLS} calls each`);
-    const hit = { runner: [] as number[], provider: [] as number[], peer: [] as number[] };
+    progress(`hit: ${HIT_BATCHES} batches of ${HIT_CALLS} calls each (MSAL ${MSAL_HIT_CALLS})`);
+    const hit = { runner: [] as number[], provider: [] as number[], peer: [] as number[], msal: [] as number[] };
     const hitters = { ...byName, provider };
     for (const c of Object.values(hitters)) await hitUs(c, main, GRAPH, 1000);
     for (let i = 0; i < HIT_BATCHES; i++) {
-      for (const w of order(["runner", "provider", "peer"] as const, i)) hit[w].push(await hitUs(hitters[w], main, GRAPH, HIT_CALLS));
+      for (const w of order(["runner", "provider", "peer", "msal"] as const, i)) hit[w].push(await hitUs(hitters[w], main, GRAPH, w === "msal" ? MSAL_HIT_CALLS : HIT_CALLS));
     }
 
     progress(`throughput: ${FLEET} agents at concurrency ${CONCURRENCY}, ${TPS_ROUNDS} rounds each`);
-    const tps = { runner: [] as number[], peer: [] as number[] };
-    await tokensPerSecond(runner, fleet, GRAPH, CONCURRENCY);
-    await tokensPerSecond(peer, fleet, GRAPH, CONCURRENCY);
-    await sample(TPS_ROUNDS, PHASE_BUDGET_MS * 2, async (i) => {
-      for (const w of order(["runner", "peer"] as const, i)) tps[w].push(await tokensPerSecond(byName[w], fleet, GRAPH, CONCURRENCY));
+    const tps = { runner: [] as number[], peer: [] as number[], msal: [] as number[] };
+    for (const c of Object.values(byName)) await tokensPerSecond(c, fleet, GRAPH, CONCURRENCY);
+    await sample(TPS_ROUNDS, PHASE_BUDGET_MS * 3, async (i) => {
+      for (const w of order(["runner", "peer", "msal"] as const, i)) tps[w].push(await tokensPerSecond(byName[w], fleet, GRAPH, CONCURRENCY));
       return 0;
     });
 
     const load: [number, number] = [loadBefore, loadavg()[0]!];
-    await Promise.all([floor.close(), runner.close(), provider.close(), peer.close()]);
+    await Promise.all([floor.close(), runner.close(), provider.close(), peer.close(), msal.close()]);
     progress("peak RSS: one child process per client, same workload");
     const plan: WorkloadPlan = { main, fleet, first: GRAPH, second: MCP_RESOURCE, ...CHILD_PLAN };
     const input: ChildInput = { target, blueprint, plan };
-    const rss = { runner: await childRss("runner", input), peer: await childRss("peer", input) };
+    const rss = { runner: await childRss("runner", input), peer: await childRss("peer", input), msal: await childRss("msal", input) };
     await emulator.close();
 
     progress(`start-up: ${CLI_SAMPLES} spawns each`);
@@ -357,6 +382,11 @@ interface Summary extends StartupSummary {
   peer_hit_us: number;
   peer_tps: number;
   peer_rss_mb: number;
+  msal_cold_ms: number;
+  msal_warm_ms: number;
+  msal_hit_us: number;
+  msal_tps: number;
+  msal_rss_mb: number;
   node_version: string;
 }
 
@@ -403,6 +433,11 @@ function summarize(f: Figures): Summary {
     peer_hit_us: round(median(f.hit.peer), 3),
     peer_tps: round(median(f.tps.peer), 1),
     peer_rss_mb: round(f.rss.peer.peakRssMb, 1),
+    msal_cold_ms: round(wall(f.cold.msal), 3),
+    msal_warm_ms: round(wall(f.warm.msal), 3),
+    msal_hit_us: round(median(f.hit.msal), 3),
+    msal_tps: round(median(f.tps.msal), 1),
+    msal_rss_mb: round(f.rss.msal.peakRssMb, 1),
     ...startupSummary(f.startup),
     node_version: process.version,
   };
@@ -436,56 +471,65 @@ const ok = (pass: boolean) => (pass ? "met" : "**missed**");
 /** Markdown table rows, one line each. */
 const markdownRows = (rows: readonly string[][]) => rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
 
-/** A row of a figure measured for the floor, the runner and the peer, with its two targets. */
-function latencyRow(figure: string, floor: number, runner: number, peer: number): string[] {
+/** A row of a figure measured for the floor, the runner and both peers, with its targets. */
+function latencyRow(figure: string, floor: number, runner: number, peer: number, msal: number): string[] {
   return [
     figure,
     floor.toFixed(2),
     runner.toFixed(2),
     peer.toFixed(2),
+    msal.toFixed(2),
     x(ratio(runner, floor)),
     x(ratio(peer, runner)),
-    `≤ 1.15× floor: ${ok(runner <= 1.15 * floor)}; ahead of peer: ${ok(runner < peer)}`,
+    x(ratio(msal, runner)),
+    `≤ 1.15× floor: ${ok(runner <= 1.15 * floor)}; ahead of both peers: ${ok(runner < peer && runner < msal)}`,
   ];
 }
 
 function table(f: Figures, s: Summary): string {
   const p90 = (v: readonly Timing[]) => quantile(v.map((s) => s.ms), 0.9).toFixed(2);
+  const all = (t: Record<Who, Timing[]>, of: (v: readonly Timing[]) => string) => `${of(t.floor)}/${of(t.runner)}/${of(t.peer)}/${of(t.msal)}`;
   const cpus = (t: Record<Who, Timing[]>) =>
-    `${cpu(t.floor).toFixed(2)}/${cpu(t.runner).toFixed(2)}/${cpu(t.peer).toFixed(2)} ms (runner/floor ${x(ratio(cpu(t.runner), cpu(t.floor)))}, peer/runner ${x(ratio(cpu(t.peer), cpu(t.runner)))})`;
+    `${all(t, (v) => cpu(v).toFixed(2))} ms (runner/floor ${x(ratio(cpu(t.runner), cpu(t.floor)))}, peer/runner ${x(ratio(cpu(t.peer), cpu(t.runner)))}, msal/runner ${x(ratio(cpu(t.msal), cpu(t.runner)))})`;
+  /** A figure only the clients have: no floor, no runner/floor ratio. */
+  const clientRow = (figure: string, runner: number, peer: number, msal: number, digits: number, target: string) => [
+    figure,
+    "–",
+    runner.toFixed(digits),
+    peer.toFixed(digits),
+    msal.toFixed(digits),
+    "–",
+    x(ratio(peer, runner)),
+    x(ratio(msal, runner)),
+    target,
+  ];
   const rows: string[][] = [
-    ["figure", "floor", "runner", "peer", "runner/floor", "peer/runner", "target"],
-    ["---", "---:", "---:", "---:", "---:", "---:", "---"],
-    latencyRow("cold: empty caches, 3 requests (ms, median)", s.floor_cold_ms, s.cold_ms, s.peer_cold_ms),
-    latencyRow("warm: T1/T2 cached, 2nd resource, 1 request (ms, median)", s.floor_warm_ms, s.warm_ms, s.peer_warm_ms),
-    ["hit: final token cached, no request (µs per call, median)", "–", s.hit_us.toFixed(2), s.peer_hit_us.toFixed(2), "–", x(ratio(s.peer_hit_us, s.hit_us)), `ahead of peer: ${ok(s.hit_us < s.peer_hit_us)}`],
+    ["figure", "floor", "runner", "peer (agents-hosting)", "MSAL 7", "runner/floor", "peer/runner", "MSAL/runner", "target"],
+    ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"],
+    latencyRow("cold: empty caches, 3 requests (ms, median)", s.floor_cold_ms, s.cold_ms, s.peer_cold_ms, s.msal_cold_ms),
+    latencyRow("warm: T1/T2 cached, 2nd resource, 1 request (ms, median)", s.floor_warm_ms, s.warm_ms, s.peer_warm_ms, s.msal_warm_ms),
+    clientRow("hit: final token cached, no request (µs per call, median)", s.hit_us, s.peer_hit_us, s.msal_hit_us, 2, `ahead of both peers: ${ok(s.hit_us < s.peer_hit_us && s.hit_us < s.msal_hit_us)}`),
     [
       "hit through AgentUserTokenProvider (µs per call, median; ratio to the runner's hit)",
       "–",
       s.provider_hit_us.toFixed(2),
       "–",
+      "–",
       x(ratio(s.provider_hit_us, s.hit_us)),
+      "–",
       "–",
       `≤ 1.2× runner hit: ${ok(s.provider_hit_us <= 1.2 * s.hit_us)}`,
     ],
-    [
-      `throughput: ${FLEET} agents, concurrency ${CONCURRENCY}, cold caches (tokens/s, median)`,
-      "–",
-      s.tps.toFixed(0),
-      s.peer_tps.toFixed(0),
-      "–",
-      x(ratio(s.peer_tps, s.tps)),
-      `ahead of peer: ${ok(s.tps > s.peer_tps)}`,
-    ],
-    ["peak RSS, own child process, same workload (MiB)", "–", s.rss_mb.toFixed(1), s.peer_rss_mb.toFixed(1), "–", x(ratio(s.peer_rss_mb, s.rss_mb)), `ahead of peer: ${ok(s.rss_mb < s.peer_rss_mb)}`],
+    clientRow(`throughput: ${FLEET} agents, concurrency ${CONCURRENCY}, cold caches (tokens/s, median)`, s.tps, s.peer_tps, s.msal_tps, 0, `ahead of both peers: ${ok(s.tps > s.peer_tps && s.tps > s.msal_tps)}`),
+    clientRow("peak RSS, own child process, same workload (MiB)", s.rss_mb, s.peer_rss_mb, s.msal_rss_mb, 1, `ahead of both peers: ${ok(s.rss_mb < s.peer_rss_mb && s.rss_mb < s.msal_rss_mb)}`),
   ];
   const detail = [
-    `samples: cold ${f.cold.floor.length}/${f.cold.runner.length}/${f.cold.peer.length}, warm ${f.warm.floor.length}/${f.warm.runner.length}/${f.warm.peer.length} (floor/runner/peer); hit ${f.hit.runner.length}×${HIT_CALLS} calls; throughput ${f.tps.runner.length} rounds each`,
-    `p90 ms: cold ${p90(f.cold.floor)}/${p90(f.cold.runner)}/${p90(f.cold.peer)}, warm ${p90(f.warm.floor)}/${p90(f.warm.runner)}/${p90(f.warm.peer)} (floor/runner/peer)`,
-    `median CPU time of the bench process over the same samples (floor/runner/peer; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
+    `samples: cold ${all(f.cold, (v) => String(v.length))}, warm ${all(f.warm, (v) => String(v.length))} (floor/runner/peer/msal); hit ${f.hit.runner.length}×${HIT_CALLS} calls (MSAL ${MSAL_HIT_CALLS}); throughput ${f.tps.runner.length} rounds each`,
+    `p90 ms: cold ${all(f.cold, p90)}, warm ${all(f.warm, p90)} (floor/runner/peer/msal)`,
+    `median CPU time of the bench process over the same samples (floor/runner/peer/msal; emulator included, other processes not): cold ${cpus(f.cold)}; warm ${cpus(f.warm)}`,
     `requests seen by the emulator per operation: ${Object.entries(f.requests).map(([k, v]) => `${k} ${v}`).join(", ")}`,
     `1-minute load average ${f.load[0].toFixed(2)} before and ${f.load[1].toFixed(2)} after the in-process phases`,
-    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
+    `RSS after loading the client, before any request: runner ${f.rss.runner.loadedRssMb.toFixed(1)} MiB, peer ${f.rss.peer.loadedRssMb.toFixed(1)} MiB, MSAL ${f.rss.msal.loadedRssMb.toFixed(1)} MiB; bare node ${f.startup.nodeRssMb.toFixed(1)} MiB`,
     `Node ${process.version}, for every figure above`,
   ];
   return `${markdownRows(rows)}\n\n${startupTable(f.startup)}\n\n${detail.map((d) => `- ${d}`).join("\n")}\n`;

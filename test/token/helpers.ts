@@ -223,8 +223,8 @@ export interface UploadedCertificate {
   keyId: string;
 }
 
-/** A fresh test certificate, written to PEM files and (unless `upload: false`) added to the blueprint's keyCredentials. */
-export function blueprintCertificate(emulator: Emulator, dir: string, options: { upload?: boolean } = {}): UploadedCertificate {
+/** A fresh test certificate, written to PEM files and (unless `upload: false`) added to the keyCredentials of the blueprint, or of the application `appId`. */
+export function blueprintCertificate(emulator: Emulator, dir: string, options: { upload?: boolean; appId?: string } = {}): UploadedCertificate {
   const cert = selfSignedCertificate({ commonName: "agent-user-kit test blueprint credential" });
   const keyId = randomUUID();
   const certFile = join(dir, `cert-${keyId}.pem`);
@@ -232,8 +232,8 @@ export function blueprintCertificate(emulator: Emulator, dir: string, options: {
   writeFileSync(certFile, cert.certificatePem);
   writeFileSync(keyFile, cert.privateKeyPem, { mode: 0o600 });
   if (options.upload !== false) {
-    const blueprint = emulator.store.applicationByAppId(emulator.outputs().blueprintAppId!)!;
-    blueprint.keyCredentials.push({
+    const app = emulator.store.applicationByAppId(options.appId ?? emulator.outputs().blueprintAppId!)!;
+    app.keyCredentials.push({
       keyId,
       displayName: "test certificate",
       type: "AsymmetricX509Cert",
