@@ -4,7 +4,8 @@ import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopReco
 import { EXPIRY_MARGIN_MS } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
-import type { RetryHooks, RetryPolicy } from "./retry";
+import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
+import { millisecondsProblem, shownValue } from "./option-checks";
 import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
 import { baseUrlProblem, isDomainName, isGuid, PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, jsonKind } from "./json-value";
@@ -40,8 +41,12 @@ export interface AgentUserTokenProviderOptions {
    * together are not all refreshed in the same second.
    */
   refreshWindowMs?: number;
-  /** Retry bounds of each token request; default 5 attempts within 30 s. */
-  retry?: RetryPolicy;
+  /**
+   * Retry bounds of each token request; default 5 attempts within 30 s.
+   * maxAttempts is a whole number from 1 to 100; the times are milliseconds
+   * from 0 to 2,000,000,000. A field left out keeps its default.
+   */
+  retry?: Partial<RetryPolicy>;
   /** Observe retries (onRetry) or replace the clock and sleep in tests. */
   hooks?: RetryHooks;
   /** undici dispatcher (proxy, TLS settings); the global one by default. */
@@ -138,7 +143,7 @@ export class AgentUserTokenProvider {
       blueprintAppId: options.blueprintAppId,
       credential: options.credential,
       http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher },
-      retry: options.retry,
+      retry: options.retry === undefined ? undefined : checkRetryPolicy("retry", options.retry).policy,
       replicationWindowMs: options.replicationWindowMs,
       hooks: options.hooks,
       now: options.hooks?.now,
@@ -215,15 +220,6 @@ export class AgentUserTokenProvider {
   }
 }
 
-/** Node's timers hold at most 2^31-1 ms (a longer one fires after 1 ms); the CLI's --timeout stops at 2,000,000 s. */
-const MAX_TIMEOUT_MS = 2_000_000_000;
-
-/** A refused value as an error shows it: numbers and strings as they are, anything else by its kind. */
-function shown(value: unknown): string {
-  if (value === undefined) return "nothing";
-  return typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : jsonKind(value);
-}
-
 /** What is wrong with the blueprint credential; never its secret or key. */
 function credentialProblems(credential: unknown): string[] {
   if (credential === undefined || credential === null) return ["credential is missing"];
@@ -250,7 +246,7 @@ function credentialProblems(credential: unknown): string[] {
       return problems;
     }
     default:
-      return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shown(credential.kind)}`];
+      return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shownValue(credential.kind)}`];
   }
 }
 
@@ -262,23 +258,20 @@ function credentialProblems(credential: unknown): string[] {
  * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
-  if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shown(options)}`);
-  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shownValue(options)}`);
+  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
-    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shown(tenantId)}`,
-    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shown(blueprintAppId)}`,
+    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shownValue(tenantId)}`,
+    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shownValue(blueprintAppId)}`,
     ...credentialProblems(options.credential),
     authorityProblem && `authorityUrl ${authorityProblem}`,
-    timeoutMs !== undefined &&
-      !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS) &&
-      `timeoutMs must be a positive finite number of milliseconds, got ${shown(timeoutMs)}`,
-    replicationWindowMs !== undefined &&
-      !(typeof replicationWindowMs === "number" && replicationWindowMs >= 0 && Number.isFinite(replicationWindowMs)) &&
-      `replicationWindowMs must be 0 or a positive finite number of milliseconds, got ${shown(replicationWindowMs)}`,
-    refreshWindowMs !== undefined && !(typeof refreshWindowMs === "number" && refreshWindowMs >= 0) && `refreshWindowMs must be 0 or more, got ${shown(refreshWindowMs)}`,
-    resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shown(resource)}`,
+    timeoutMs !== undefined && millisecondsProblem("timeoutMs", timeoutMs, false),
+    replicationWindowMs !== undefined && millisecondsProblem("replicationWindowMs", replicationWindowMs, true),
+    refreshWindowMs !== undefined && millisecondsProblem("refreshWindowMs", refreshWindowMs, true),
+    ...(retry !== undefined ? checkRetryPolicy("retry", retry).problems : []),
+    resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shownValue(resource)}`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;
