@@ -82,9 +82,18 @@ interface CachedToken {
   claims?: JwtClaims;
 }
 
+/**
+ * A cache key: the hop and the values its token is for, as a JSON array, so
+ * that no two lists of values share a key whatever characters they hold
+ * (joined with a separator, "a|b" + "c" and "a" + "b|c" would).
+ */
+function keyOf(hop: Hop, ...values: string[]): string {
+  return JSON.stringify([hop, ...values]);
+}
+
 /** The final token's cache key: the agent user compared as Entra does, without case. */
 function finalKeyOf({ agentIdentityId, agentUser, resourceUrl }: AgentUserTokenRequest): string {
-  return `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
+  return keyOf(3, agentIdentityId, agentUser.toLowerCase(), resourceUrl);
 }
 
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
@@ -145,9 +154,9 @@ export class HopChain {
 
   /** T1 and T2, from the cache or the identity provider, then hop 3. */
   private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[]): Promise<CachedToken> {
-    const k1 = `1|${agentIdentityId}`;
+    const k1 = keyOf(1, agentIdentityId);
     const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, () => this.hop1(agentIdentityId)));
-    const k2 = `2|${agentIdentityId}`;
+    const k2 = keyOf(2, agentIdentityId);
     const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token)));
     const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
     return { ...final, claims: this.checked(final.token, { agentIdentityId, agentUser, resourceUrl }, t1.token) };

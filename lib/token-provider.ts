@@ -6,8 +6,8 @@ import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
-import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
-import { baseUrlProblem, isDomainName, isGuid, PUBLIC_CLOUD } from "./entra-rules";
+import { resolveConnection, type ConnectionSettings } from "./settings";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, jsonKind } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
@@ -133,8 +133,8 @@ export class AgentUserTokenProvider {
     this.random = options.hooks?.random ?? Math.random;
     this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
     this.defaults = {
-      agentIdentityId: options.agentIdentityId === undefined ? undefined : checkAgentIdentityId(options.agentIdentityId),
-      agentUser: options.agentUser === undefined ? undefined : checkAgentUser(options.agentUser),
+      agentIdentityId: options.agentIdentityId,
+      agentUser: options.agentUser,
       resource: options.resource ?? PUBLIC_CLOUD.resourceUrl,
     };
     this.chain = new HopChain({
@@ -169,13 +169,15 @@ export class AgentUserTokenProvider {
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
   getToken(request: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+    const problem = requestProblem(request);
+    if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
     const signal = options?.abortSignal;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
-    const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh };
+    const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
     // and one read of the clock.
     const now = this.now();
@@ -220,6 +222,30 @@ export class AgentUserTokenProvider {
   }
 }
 
+/** The rule for an agent identity id, an agent user and a resource, the same in the options and in a request. */
+const AGENT_RULES = {
+  agentIdentityId: (value: unknown) => (isGuid(value) ? undefined : "must be the agent identity's object id (a GUID)"),
+  agentUser: (value: unknown) => (isGuid(value) || isUpn(value) ? undefined : "must be the agent user's object id (a GUID) or its UPN"),
+  resource: (value: unknown) => (typeof value === "string" && value.trim() !== "" ? undefined : "must be a non-empty string such as https://graph.microsoft.com"),
+};
+
+/** What is wrong with `value` as agent option `name`, e.g. "agentUser must be …, got …". */
+function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, where = ""): string | undefined {
+  const problem = AGENT_RULES[name](value);
+  return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
+}
+
+/** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
+function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
+  if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
+  const problems = (["agentIdentityId", "agentUser", "resource"] as const)
+    .filter((name) => request[name] !== undefined)
+    .map((name) => agentOptionProblem(name, request[name], " of getToken()"))
+    .filter((problem): problem is string => problem !== undefined);
+  if (request.fresh !== undefined && typeof request.fresh !== "boolean") problems.push(`fresh of getToken() must be true or false, got ${shownValue(request.fresh)}`);
+  return problems.length > 0 ? problems.join("; ") : undefined;
+}
+
 /** What is wrong with the blueprint credential; never its secret or key. */
 function credentialProblems(credential: unknown): string[] {
   if (credential === undefined || credential === null) return ["credential is missing"];
@@ -259,7 +285,7 @@ function credentialProblems(credential: unknown): string[] {
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
   if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shownValue(options)}`);
-  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
@@ -271,7 +297,9 @@ function checkOptions(options: AgentUserTokenProviderOptions): string {
     replicationWindowMs !== undefined && millisecondsProblem("replicationWindowMs", replicationWindowMs, true),
     refreshWindowMs !== undefined && millisecondsProblem("refreshWindowMs", refreshWindowMs, true),
     ...(retry !== undefined ? checkRetryPolicy("retry", retry).problems : []),
-    resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shownValue(resource)}`,
+    agentIdentityId !== undefined && agentOptionProblem("agentIdentityId", agentIdentityId),
+    agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
+    resource !== undefined && agentOptionProblem("resource", resource),
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;
