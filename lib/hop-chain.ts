@@ -6,7 +6,7 @@ import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackUrl } from "./urls";
 import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
-import { TokenCache } from "./token-cache";
+import { TokenCache, type AbortSignalLike } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
 
@@ -122,12 +122,14 @@ export class HopChain {
   /**
    * The token minted through the hops (T1 and T2 from their cache), for a
    * caller that already looked in the cache (cachedAgentUserToken) and missed;
-   * concurrent callers share one request.
+   * concurrent callers share one request. Once every caller waiting for a
+   * request has a fired `signal`, the request is cancelled, and so are the
+   * T1 and T2 requests that no other request waits for.
    */
-  async mintAgentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
+  async mintAgentUserToken(request: AgentUserTokenRequest, signal?: AbortSignalLike): Promise<AgentUserToken> {
     const hops: HopRecord[] = [];
     const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
-    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops));
+    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, (cancel) => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops, cancel), signal);
     hops.sort((a, b) => a.hop - b.hop);
     return { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
   }
@@ -153,12 +155,12 @@ export class HopChain {
   }
 
   /** T1 and T2, from the cache or the identity provider, then hop 3. */
-  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[]): Promise<CachedToken> {
+  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[], signal?: AbortSignal): Promise<CachedToken> {
     const k1 = keyOf(1, agentIdentityId);
-    const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, () => this.hop1(agentIdentityId)));
+    const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, (cancel) => this.hop1(agentIdentityId, cancel), signal));
     const k2 = keyOf(2, agentIdentityId);
-    const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token)));
-    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+    const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, (cancel) => this.hop2(agentIdentityId, t1.token, cancel), signal));
+    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token, signal);
     return { ...final, claims: this.checked(final.token, { agentIdentityId, agentUser, resourceUrl }, t1.token) };
   }
 
@@ -191,19 +193,19 @@ export class HopChain {
   }
 
   /** Mints the token for `key` (or joins the request in flight for it) through the cache, recorded as a hop. */
-  private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
-    const { token, joined } = await this.cache.mint(key, fresh, mint);
+  private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: (signal?: AbortSignal) => Promise<CachedToken>, signal?: AbortSignalLike): Promise<CachedToken> {
+    const { token, joined } = await this.cache.mint(key, fresh, mint, signal);
     hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
     return token;
   }
 
-  private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
+  private async request(hop: Hop, params: Record<string, string>, signal: AbortSignal | undefined): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
-    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions[hop]));
+    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, signal ? { ...this.plainOptions[hop], signal } : this.plainOptions[hop]));
     const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
     try {
-      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks }));
+      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks, signal }));
     } catch (err) {
       // The window was given and spent: telling the user to pass it again would send them in a circle.
       if (!notReplicated(err)) throw err;
@@ -217,17 +219,17 @@ export class HopChain {
     return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };
   }
 
-  private async hop1(agentIdentityId: string): Promise<CachedToken> {
+  private async hop1(agentIdentityId: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     const { blueprintAppId, credential, http, retry } = this.config;
-    const auth = await blueprintClientAuth(credential, http ?? {}, retry);
-    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) });
+    const auth = await blueprintClientAuth(credential, { ...http, signal }, retry);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) }, signal);
   }
 
-  private hop2(agentIdentityId: string, t1: string): Promise<CachedToken> {
-    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) });
+  private hop2(agentIdentityId: string, t1: string, signal: AbortSignal | undefined): Promise<CachedToken> {
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) }, signal);
   }
 
-  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string): Promise<CachedToken> {
+  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     return this.request(3, {
       grant_type: "user_fic",
       client_id: agentIdentityId,
@@ -236,7 +238,7 @@ export class HopChain {
       user_federated_identity_credential: t2,
       // A UPN in user_id fails with AADSTS50000: UPNs go in username.
       ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),
-    });
+    }, signal);
   }
 }
 

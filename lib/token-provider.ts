@@ -1,7 +1,7 @@
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
-import { AgentUserError, ExitCode, UsageError } from "./errors";
+import { AbortError, AgentUserError, UsageError } from "./errors";
 import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopRecord } from "./hop-chain";
-import { EXPIRY_MARGIN_MS } from "./token-cache";
+import { EXPIRY_MARGIN_MS, type AbortSignalLike } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
@@ -62,15 +62,13 @@ export interface AgentUserTokenRequestOptions {
   fresh?: boolean;
 }
 
-/** An AbortSignal, or the AbortSignalLike of @azure/abort-controller. */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
+export type { AbortSignalLike };
 
 export interface GetAgentUserTokenOptions {
-  /** Stops waiting for the token. A request other callers share goes on and fills the cache. */
+  /**
+   * Stops waiting for the token. A request other callers still wait for goes
+   * on and fills the cache; one that no caller waits for any more is cancelled.
+   */
   abortSignal?: AbortSignalLike;
 }
 
@@ -87,15 +85,6 @@ export interface AgentUserAccessToken {
   tokenType: "Bearer";
   claims: JwtClaims;
   hops: HopRecord[];
-}
-
-/** The caller's AbortSignal fired before the token arrived. */
-export class AbortError extends AgentUserError {
-  readonly exitCode = ExitCode.unreachable;
-  constructor(step: string) {
-    super(step, "the caller aborted the request", { code: "AbortError" });
-    this.name = "AbortError";
-  }
 }
 
 export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
@@ -183,7 +172,7 @@ export class AgentUserTokenProvider {
     const now = this.now();
     const cached = this.chain.cachedAgentUserToken(chainRequest, now);
     if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
-    return abortable(this.chain.mintAgentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
+    return abortable(this.chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
   }
 
   /** The token as served, with a background refresh started once its refresh moment has come. */
@@ -324,7 +313,7 @@ function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderOptions 
   };
 }
 
-/** `work`, or an AbortError as soon as `signal` fires; the work itself goes on (others may share it). */
+/** `work`, or an AbortError as soon as `signal` fires; the chain, given the signal too, cancels what no one else waits for. */
 function abortable<T>(work: Promise<T>, signal: AbortSignalLike | undefined): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {

@@ -70,3 +70,33 @@ it("clear forgets every cached token", async () => {
   cache.clear();
   expect(cache.get("k", 0)).toBeUndefined();
 });
+
+it("a request is cancelled once every waiter's signal has fired, and forgotten; a waiter without a signal keeps it going", async () => {
+  const cache = new TokenCache<Token>();
+  const signals: Array<AbortSignal | undefined> = [];
+  const mint = (signal?: AbortSignal) => {
+    signals.push(signal);
+    return new Promise<Token>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error)));
+  };
+  const a = new AbortController();
+  const b = new AbortController();
+  const calls = [cache.mint("k", false, mint, a.signal), cache.mint("k", false, mint, b.signal)].map((call) => call.catch((err: unknown) => err));
+  a.abort();
+  expect(signals[0]!.aborted).toBe(false);
+  b.abort();
+  expect(signals[0]!.aborted).toBe(true);
+  expect((await Promise.all(calls)).every((err) => err instanceof Error && err.name === "AbortError")).toBe(true);
+  // Forgotten at once: the next caller starts its own request rather than joining a cancelled one.
+  void cache.mint("k", false, mint).catch(() => undefined);
+  expect(signals).toHaveLength(2);
+
+  const pinned = new TokenCache<Token>();
+  const c = new AbortController();
+  void pinned.mint("k", false, mint, c.signal).catch(() => undefined);
+  void pinned.mint("k", false, mint).catch(() => undefined);
+  c.abort();
+  expect(signals[2]!.aborted).toBe(false);
+  // A caller whose signal has already fired starts nothing.
+  await expect(pinned.mint("other", false, mint, AbortSignal.abort())).rejects.toMatchObject({ name: "AbortError" });
+  expect(signals).toHaveLength(3);
+});
