@@ -37,8 +37,8 @@ export interface HopChainConfig {
   retry?: RetryPolicy;
   /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001); 0 fails at once. */
   replicationWindowMs?: number;
+  /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;
-  now?: () => number;
 }
 
 export interface AgentUserTokenRequest {
@@ -68,14 +68,20 @@ export interface HopRecord {
 
 export interface AgentUserToken {
   accessToken: string;
+  /** When it expires, epoch ms on the wall clock, for people and AccessToken's expiresOnTimestamp. */
   expiresAt: number;
+  /** When it expires on the chain's monotonic clock: what its time in the cache is measured by. */
+  deadline: number;
   claims: JwtClaims;
   hops: HopRecord[];
 }
 
 interface CachedToken {
   token: string;
+  /** Wall clock, reported. */
   expiresAt: number;
+  /** Monotonic clock, what the cache decides by. */
+  deadline: number;
   /** What the minting call measured; reported only for the call that minted it. */
   ms: number;
   /** The final token's claims, checked when it was minted (hop 3 only). */
@@ -102,13 +108,15 @@ export class HopChain {
   private readonly endpoint: string;
   private readonly cache = new TokenCache<CachedToken>();
   private readonly now: () => number;
+  private readonly monotonicNow: () => number;
   /** Token-client options without a replication window: the same for every request of a hop, so built once. */
   private readonly plainOptions: Record<Hop, TokenClientOptions>;
 
   constructor(config: HopChainConfig) {
     this.config = config;
     this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
-    this.now = config.now ?? Date.now;
+    this.now = config.hooks?.now ?? Date.now;
+    this.monotonicNow = config.hooks?.monotonicNow ?? (() => performance.now());
     const plain = (hop: Hop): TokenClientOptions => ({ ...config.http, hop, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks });
     this.plainOptions = { 1: plain(1), 2: plain(2), 3: plain(3) };
   }
@@ -131,7 +139,7 @@ export class HopChain {
     const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
     const final = await this.shared(finalKeyOf(request), fresh, hops, 3, (cancel) => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops, cancel), signal);
     hops.sort((a, b) => a.hop - b.hop);
-    return { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
+    return { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
   }
 
   /**
@@ -139,14 +147,15 @@ export class HopChain {
    * were checked when it was minted); undefined when it is not cached, or
    * `fresh` or `renew` is asked. The claims object is the same on every hit of
    * one cached token: the token provider keys its refresh state by it. A
-   * caller that needs the time too passes `now`, so a hit reads the clock
-   * once (a clock read costs about as much as the rest of a hit here).
+   * caller that needs the time too passes `now` (monotonic, as the hooks'
+   * monotonicNow), so a hit reads the clock once (a clock read costs about as
+   * much as the rest of a hit here).
    */
-  cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.now()): AgentUserToken | undefined {
+  cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.monotonicNow()): AgentUserToken | undefined {
     if (request.fresh || request.renew) return undefined;
     const hops: HopRecord[] = [];
     const final = this.hit(finalKeyOf(request), false, hops, 3, now);
-    return final && { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
+    return final && { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
   }
 
   /** Forgets every cached token. */
@@ -185,17 +194,17 @@ export class HopChain {
   }
 
   /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */
-  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, now: number = this.now()): CachedToken | undefined {
+  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, now: number = this.monotonicNow()): CachedToken | undefined {
     if (fresh) return undefined;
     const hit = this.cache.get(key, now);
-    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
+    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.deadline - now) / 1000), cached: true });
     return hit;
   }
 
   /** Mints the token for `key` (or joins the request in flight for it) through the cache, recorded as a hop. */
   private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: (signal?: AbortSignal) => Promise<CachedToken>, signal?: AbortSignalLike): Promise<CachedToken> {
     const { token, joined } = await this.cache.mint(key, fresh, mint, signal);
-    hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
+    hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.deadline - this.monotonicNow()) / 1000), cached: joined });
     return token;
   }
 
@@ -216,7 +225,8 @@ export class HopChain {
   }
 
   private minted(result: TokenResult): CachedToken {
-    return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };
+    const lifetimeMs = result.response.expires_in * 1000;
+    return { token: result.response.access_token, expiresAt: this.now() + lifetimeMs, deadline: this.monotonicNow() + lifetimeMs, ms: Math.round(result.ms) };
   }
 
   private async hop1(agentIdentityId: string, signal: AbortSignal | undefined): Promise<CachedToken> {

@@ -95,7 +95,14 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random: () => nu
 export interface RetryHooks {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** The wall clock, epoch milliseconds: what a token's reported expiry and its `exp` check are read on. */
   now?: () => number;
+  /**
+   * A monotonic clock in milliseconds, performance.now() by default: how long
+   * a cached token lives (its expires_in) is measured on it, so a step of the
+   * wall clock neither extends nor cuts that life. Tests move it to age tokens.
+   */
+  monotonicNow?: () => number;
   /** Called before each wait, e.g. to log "retrying hop 1 in 400 ms". */
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
 }

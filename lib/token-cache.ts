@@ -20,12 +20,13 @@ interface Flight<T> {
 export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
 
 /**
- * Tokens by key, each used until EXPIRY_MARGIN_MS before it expires, with
- * one request in flight per key so that concurrent callers share it: the
- * cache of the hop chain and of the provisioner. It holds no clock: callers
- * pass `now`, so tests and the token provider keep theirs.
+ * Tokens by key, each used until EXPIRY_MARGIN_MS before its `deadline`,
+ * with one request in flight per key so that concurrent callers share it:
+ * the cache of the hop chain and of the provisioner. It holds no clock:
+ * callers pass `now`, on the clock their deadlines are on (the hop chain's
+ * is monotonic), so tests and the token provider keep theirs.
  */
-export class TokenCache<T extends { expiresAt: number }> {
+export class TokenCache<T extends { deadline: number }> {
   private readonly tokens: Map<string, T>;
   private readonly inFlight: Map<string, Flight<T>>;
 
@@ -38,12 +39,12 @@ export class TokenCache<T extends { expiresAt: number }> {
 
   /**
    * The token for `key` while `now` is more than the margin before its
-   * expiry. Synchronous: a hit costs no await (on the warm path of
+   * deadline. Synchronous: a hit costs no await (on the warm path of
    * `npm run bench` the awaits cost more than the lookups).
    */
   get(key: string, now: number): T | undefined {
     const token = this.tokens.get(key);
-    return token !== undefined && token.expiresAt - EXPIRY_MARGIN_MS > now ? token : undefined;
+    return token !== undefined && token.deadline - EXPIRY_MARGIN_MS > now ? token : undefined;
   }
 
   /**

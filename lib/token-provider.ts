@@ -107,7 +107,8 @@ export class AgentUserTokenProvider {
   private readonly chain: HopChain;
   private readonly defaults: { agentIdentityId?: string; agentUser?: string; resource: string };
   private readonly refreshWindowMs: number;
-  private readonly now: () => number;
+  /** The clock tokens age on: refresh moments are on it, as the chain's deadlines are. */
+  private readonly monotonicNow: () => number;
   private readonly random: () => number;
   /**
    * By the cached token's claims object, which the hop chain hands out on
@@ -118,7 +119,7 @@ export class AgentUserTokenProvider {
 
   constructor(options: AgentUserTokenProviderOptions) {
     const authorityUrl = checkOptions(options);
-    this.now = options.hooks?.now ?? Date.now;
+    this.monotonicNow = options.hooks?.monotonicNow ?? (() => performance.now());
     this.random = options.hooks?.random ?? Math.random;
     this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
     this.defaults = {
@@ -135,7 +136,6 @@ export class AgentUserTokenProvider {
       retry: options.retry === undefined ? undefined : checkRetryPolicy("retry", options.retry).policy,
       replicationWindowMs: options.replicationWindowMs,
       hooks: options.hooks,
-      now: options.hooks?.now,
     });
   }
 
@@ -169,27 +169,30 @@ export class AgentUserTokenProvider {
     const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
     // and one read of the clock.
-    const now = this.now();
+    const now = this.monotonicNow();
     const cached = this.chain.cachedAgentUserToken(chainRequest, now);
     if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
-    return abortable(this.chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
+    return abortable(this.chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(minted, chainRequest, this.monotonicNow()));
   }
 
-  /** The token as served, with a background refresh started once its refresh moment has come. */
+  /** The token as served, with a background refresh started once its refresh moment (monotonic, as `now`) has come. */
   private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest, now: number): AgentUserAccessToken {
     const state = this.refreshState(minted, now);
     if (!chainRequest.fresh && !state.running && now >= state.refreshAt) {
       // Serve the valid token now; the renewal fills the cache for the next caller.
       state.running = this.chain.mintAgentUserToken({ ...chainRequest, renew: true }).then(
-        (renewed) => void this.refreshState(renewed, this.now()),
+        (renewed) => void this.refreshState(renewed, this.monotonicNow()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
           state.running = undefined;
-          state.refreshAt = this.now() + Math.min(30_000, Math.max(0, (minted.expiresAt - EXPIRY_MARGIN_MS - this.now()) / 4));
+          const retryAt = this.monotonicNow();
+          state.refreshAt = retryAt + Math.min(30_000, Math.max(0, (minted.deadline - EXPIRY_MARGIN_MS - retryAt) / 4));
         },
       );
     }
-    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp: state.refreshAt, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
+    // The refresh moment in wall-clock terms, as far before the reported expiry as it is before the deadline.
+    const refreshAfterTimestamp = minted.expiresAt - (minted.deadline - state.refreshAt);
+    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
   }
 
   /** Forgets every cached token. */
@@ -198,11 +201,11 @@ export class AgentUserTokenProvider {
     this.refreshes = new WeakMap();
   }
 
-  /** The refresh moment of a token, drawn once per token. */
+  /** The refresh moment of a token on the monotonic clock, drawn once per token. */
   private refreshState(token: AgentUserToken, now: number): RefreshState {
     const known = this.refreshes.get(token.claims);
     if (known) return known;
-    const servedUntil = token.expiresAt - EXPIRY_MARGIN_MS;
+    const servedUntil = token.deadline - EXPIRY_MARGIN_MS;
     // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
     const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - now) / 2));
     const state: RefreshState = { refreshAt: servedUntil - this.random() * window };
