@@ -4,11 +4,11 @@ import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopReco
 import { EXPIRY_MARGIN_MS, type AbortSignalLike } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
-import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
+import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
 import { resolveConnection, type ConnectionSettings } from "./settings";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
-import { isObject, jsonKind } from "./json-value";
+import { isObject, jsonKind, ownProperties } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
 /** How an AgentUserTokenProvider reaches Entra, and the defaults of its requests. */
@@ -117,10 +117,15 @@ export class AgentUserTokenProvider {
    */
   private refreshes = new WeakMap<JwtClaims, RefreshState>();
 
-  constructor(options: AgentUserTokenProviderOptions) {
+  constructor(given: AgentUserTokenProviderOptions) {
+    if (!isObject(given)) throw new UsageError(`the options must be an object, got ${shownValue(given)}`);
+    // Own properties only, here and in every object below: a polluted Object.prototype must not choose the authority or the credential.
+    const options = ownProperties(given) as AgentUserTokenProviderOptions;
+    if (isObject(options.credential)) options.credential = ownProperties(options.credential) as BlueprintCredential;
     const authorityUrl = checkOptions(options);
-    this.monotonicNow = options.hooks?.monotonicNow ?? (() => performance.now());
-    this.random = options.hooks?.random ?? Math.random;
+    const hooks: RetryHooks = ownProperties(isObject(options.hooks) ? (options.hooks as RetryHooks) : {});
+    this.monotonicNow = hooks.monotonicNow ?? (() => performance.now());
+    this.random = hooks.random ?? Math.random;
     this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
     this.defaults = {
       agentIdentityId: options.agentIdentityId,
@@ -132,10 +137,11 @@ export class AgentUserTokenProvider {
       tenantId: options.tenantId,
       blueprintAppId: options.blueprintAppId,
       credential: options.credential,
-      http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher },
-      retry: options.retry === undefined ? undefined : checkRetryPolicy("retry", options.retry).policy,
-      replicationWindowMs: options.replicationWindowMs,
-      hooks: options.hooks,
+      // Every key given, undefined or not: the chain's own reads then never reach the prototype either.
+      http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, maxBodyBytes: undefined, hop: undefined, signal: undefined },
+      retry: checkRetryPolicy("retry", options.retry ?? DEFAULT_RETRY).policy,
+      replicationWindowMs: options.replicationWindowMs ?? 0,
+      hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
     });
   }
 
@@ -145,7 +151,7 @@ export class AgentUserTokenProvider {
    * map; other overrides replace what the outputs say.
    */
   static fromStackOutputs(outputs: unknown, overrides: Partial<AgentUserTokenProviderOptions> & { agent?: string } = {}): AgentUserTokenProvider {
-    const { agent, ...rest } = overrides;
+    const { agent, ...rest } = ownProperties(overrides);
     const source = "stack outputs";
     const selected = selectAgent(parseStackOutputs(outputs, source), agent, source);
     return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, {}, selected, process.cwd(), false)), ...rest });
@@ -157,14 +163,15 @@ export class AgentUserTokenProvider {
   }
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
-  getToken(request: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+  getToken(given: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+    const request = ownRequest(given);
     const problem = requestProblem(request);
     if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = options?.abortSignal;
+    const signal = options !== undefined && options !== null && Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
     const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
@@ -227,6 +234,13 @@ function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, wher
   return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
 }
 
+/** The fields of a getToken() request that are its own (none for what is no object, which requestProblem refuses). */
+function ownRequest(request: AgentUserTokenRequestOptions): AgentUserTokenRequestOptions {
+  if (!isObject(request as unknown)) return request;
+  const own = <K extends keyof AgentUserTokenRequestOptions>(key: K): AgentUserTokenRequestOptions[K] => (Object.hasOwn(request, key) ? request[key] : undefined);
+  return { agentIdentityId: own("agentIdentityId"), agentUser: own("agentUser"), resource: own("resource"), fresh: own("fresh") };
+}
+
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
 function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
   if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
@@ -276,7 +290,6 @@ function credentialProblems(credential: unknown): string[] {
  * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
-  if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shownValue(options)}`);
   const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
