@@ -9,12 +9,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
-import { AgentUserCredential, AgentUserTokenProvider, NetworkError, STACK_OUTPUT_KEYS } from "../../lib";
+import { AgentUserCredential, AgentUserTokenProvider, loadCertificate, NetworkError, STACK_OUTPUT_KEYS } from "../../lib";
 import { CONNECTION_INPUTS } from "../../lib/connection-options";
 import { FLEET_AGENT_KEYS } from "../../lib/stack-outputs";
-import { useEmulator } from "../token/helpers";
+import { blueprintCertificate, useEmulator } from "../token/helpers";
 
 const ctx = useEmulator();
+/** A certificate the emulator's blueprint knows. */
+let pem: { certificatePem: string; privateKeyPem: string };
+beforeAll(() => void (pem = blueprintCertificate(ctx.emulator, ctx.scratch.dir)));
 
 let trap: Server;
 let trapUrl: string;
@@ -36,6 +39,8 @@ const OPTION_NAMES = [
     // AgentUserTokenProvider's options, its credential, retry policy and hooks
     ...["tenantId", "blueprintAppId", "credential", "authorityUrl", "agentIdentityId", "agentUser", "resource", "timeoutMs", "replicationWindowMs", "refreshWindowMs", "retry", "hooks", "dispatcher"],
     ...["kind", "secret", "certificate", "clientId", "tokenFile", "imdsEndpoint"],
+    // loadCertificate's argument
+    ...["certificatePem", "privateKeyPem", "passphrase"],
     ...["maxAttempts", "maxElapsedMs", "baseDelayMs", "maxDelayMs"],
     ...["sleep", "random", "now", "monotonicNow", "onRetry"],
     // getToken()'s request and options, fromStackOutputs' overrides, AgentUserCredential's options
@@ -100,6 +105,10 @@ it.each(OPTION_NAMES)("Object.prototype[%j] polluted: every provider still asks 
 
       const credential = new AgentUserCredential(fromEnvironment, asked);
       expect((await credential.getToken("https://graph.microsoft.com/.default", {})).token).toMatch(/^eyJ/);
+
+      const certificate = loadCertificate({ certificatePem: pem.certificatePem, privateKeyPem: pem.privateKeyPem }, "blueprint");
+      const withCertificate = AgentUserTokenProvider.fromStackOutputs({ ...out, blueprintClientSecret: undefined }, { credential: { kind: "certificate", certificate } });
+      expect((await withCertificate.getToken()).claims).toMatchObject({ idtyp: "user", oid: out.agentUserId });
     });
   } finally {
     await offline.close();
