@@ -104,7 +104,14 @@ function withConnectionSlot(origin: string, signal: RequestSignal, start: () => 
   };
   const run = (): Promise<Dispatcher.ResponseData> => {
     here.active++;
-    return start().then(
+    let started: Promise<Dispatcher.ResponseData>;
+    try {
+      started = start();
+    } catch (err) {
+      release();
+      return Promise.reject(err as Error);
+    }
+    return started.then(
       (res) => {
         res.body.once("close", release);
         return res;
