@@ -188,7 +188,7 @@ export function readPemBundle(credential: Extract<ProvisionerCredential, { kind:
 interface ProvisionerRuntime {
   config?: ConfigLookup;
   /** One entry per token endpoint, client and scope. */
-  tokens: TokenCache<{ token: string; expiresAt: number }>;
+  tokens: TokenCache<{ token: string; deadline: number }>;
 }
 
 /**
@@ -248,7 +248,7 @@ export async function provisionerToken(
       }
       throw err;
     });
-    return { token: response.access_token, expiresAt: now() + response.expires_in * 1000 };
+    return { token: response.access_token, deadline: now() + response.expires_in * 1000 };
   });
   return token.token;
 }

@@ -26,7 +26,8 @@ export class AgentUserCredential implements TokenCredential {
     const token = await this.provider.getToken(
       // Microsoft Graph's own scopes mean the provider's resource (the emulator's Graph URL locally).
       { resource: resource === PUBLIC_CLOUD.graphUrl ? undefined : resource, ...this.options },
-      { abortSignal: options.abortSignal },
+      // Own property only: a polluted Object.prototype must not hand the provider a signal.
+      { abortSignal: Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined },
     );
     // Only AccessToken's fields: the claims and hops stay with the provider's callers.
     return { token: token.token, expiresOnTimestamp: token.expiresOnTimestamp, refreshAfterTimestamp: token.refreshAfterTimestamp, tokenType: token.tokenType };

@@ -1,6 +1,7 @@
 import type { KeyObject, X509Certificate } from "node:crypto";
 import { nodeCrypto } from "./node-crypto";
 import { UsageError } from "./errors";
+import { ownProperties } from "./json-value";
 import { signJwt } from "./jwt";
 
 export const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -26,7 +27,9 @@ export interface LoadedCertificate {
  * Parses once; a bad PEM is a configuration error that names what is wrong
  * (`owner`: whose credential, e.g. "blueprint"), never the key.
  */
-export function loadCertificate(credential: CertificateCredential, owner: string): LoadedCertificate {
+export function loadCertificate(given: CertificateCredential, owner: string): LoadedCertificate {
+  // Own properties only: a passphrase or PEM that other code put on Object.prototype is not this credential's.
+  const credential = ownProperties(given) as CertificateCredential;
   let cert: X509Certificate;
   try {
     cert = new (nodeCrypto().X509Certificate)(credential.certificatePem);

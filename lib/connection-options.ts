@@ -48,6 +48,10 @@ export const CONNECTION_INPUTS = {
   "replication-window": { value: "SECONDS", help: "keep retrying AADSTS700016/65001/50034 this long after a fresh\n`pulumi up` (default 0: fail at once)" },
 } as const satisfies Record<string, ConnectionOption>;
 
+// No prototype on any entry: a field an entry lacks (`env`, `outputs`, `graph`) reads as absent, never as
+// something other code put on Object.prototype.
+for (const input of Object.values(CONNECTION_INPUTS)) Object.setPrototypeOf(input, null);
+
 export type ConnectionFlag = keyof typeof CONNECTION_INPUTS;
 
 /** The flags whose value may also come from a variable and an outputs key (settings.ts resolves them alike). */

@@ -91,6 +91,15 @@ export class UsageError extends AgentUserError {
   }
 }
 
+/** The caller aborted (its AbortSignal fired) before the answer came. */
+export class AbortError extends AgentUserError {
+  readonly exitCode = ExitCode.unreachable;
+  constructor(step: string, hop?: number) {
+    super(step, "the caller aborted the request", { code: "AbortError", hop });
+    this.name = "AbortError";
+  }
+}
+
 /** The server could not be reached, timed out, or dropped the connection. */
 export class NetworkError extends AgentUserError {
   readonly exitCode = ExitCode.unreachable;

@@ -6,7 +6,7 @@ import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackUrl } from "./urls";
 import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
-import { TokenCache } from "./token-cache";
+import { TokenCache, type AbortSignalLike } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
 
@@ -37,8 +37,8 @@ export interface HopChainConfig {
   retry?: RetryPolicy;
   /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001); 0 fails at once. */
   replicationWindowMs?: number;
+  /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;
-  now?: () => number;
 }
 
 export interface AgentUserTokenRequest {
@@ -68,23 +68,38 @@ export interface HopRecord {
 
 export interface AgentUserToken {
   accessToken: string;
+  /** When it expires, epoch ms on the wall clock, for people and AccessToken's expiresOnTimestamp. */
   expiresAt: number;
+  /** When it expires on the chain's monotonic clock: what its time in the cache is measured by. */
+  deadline: number;
   claims: JwtClaims;
   hops: HopRecord[];
 }
 
 interface CachedToken {
   token: string;
+  /** Wall clock, reported. */
   expiresAt: number;
+  /** Monotonic clock, what the cache decides by. */
+  deadline: number;
   /** What the minting call measured; reported only for the call that minted it. */
   ms: number;
   /** The final token's claims, checked when it was minted (hop 3 only). */
   claims?: JwtClaims;
 }
 
+/**
+ * A cache key: the hop and the values its token is for, as a JSON array, so
+ * that no two lists of values share a key whatever characters they hold
+ * (joined with a separator, "a|b" + "c" and "a" + "b|c" would).
+ */
+function keyOf(hop: Hop, ...values: string[]): string {
+  return JSON.stringify([hop, ...values]);
+}
+
 /** The final token's cache key: the agent user compared as Entra does, without case. */
 function finalKeyOf({ agentIdentityId, agentUser, resourceUrl }: AgentUserTokenRequest): string {
-  return `3|${agentIdentityId}|${agentUser.toLowerCase()}|${resourceUrl}`;
+  return keyOf(3, agentIdentityId, agentUser.toLowerCase(), resourceUrl);
 }
 
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
@@ -93,13 +108,15 @@ export class HopChain {
   private readonly endpoint: string;
   private readonly cache = new TokenCache<CachedToken>();
   private readonly now: () => number;
+  private readonly monotonicNow: () => number;
   /** Token-client options without a replication window: the same for every request of a hop, so built once. */
   private readonly plainOptions: Record<Hop, TokenClientOptions>;
 
   constructor(config: HopChainConfig) {
     this.config = config;
     this.endpoint = tokenEndpoint(config.authorityUrl, config.tenantId);
-    this.now = config.now ?? Date.now;
+    this.now = config.hooks?.now ?? Date.now;
+    this.monotonicNow = config.hooks?.monotonicNow ?? (() => performance.now());
     const plain = (hop: Hop): TokenClientOptions => ({ ...config.http, hop, retry: config.retry ?? DEFAULT_RETRY, classify: transientOnly, hooks: config.hooks });
     this.plainOptions = { 1: plain(1), 2: plain(2), 3: plain(3) };
   }
@@ -113,14 +130,16 @@ export class HopChain {
   /**
    * The token minted through the hops (T1 and T2 from their cache), for a
    * caller that already looked in the cache (cachedAgentUserToken) and missed;
-   * concurrent callers share one request.
+   * concurrent callers share one request. Once every caller waiting for a
+   * request has a fired `signal`, the request is cancelled, and so are the
+   * T1 and T2 requests that no other request waits for.
    */
-  async mintAgentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
+  async mintAgentUserToken(request: AgentUserTokenRequest, signal?: AbortSignalLike): Promise<AgentUserToken> {
     const hops: HopRecord[] = [];
     const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
-    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, () => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops));
+    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, (cancel) => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops, cancel), signal);
     hops.sort((a, b) => a.hop - b.hop);
-    return { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
+    return { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
   }
 
   /**
@@ -128,14 +147,15 @@ export class HopChain {
    * were checked when it was minted); undefined when it is not cached, or
    * `fresh` or `renew` is asked. The claims object is the same on every hit of
    * one cached token: the token provider keys its refresh state by it. A
-   * caller that needs the time too passes `now`, so a hit reads the clock
-   * once (a clock read costs about as much as the rest of a hit here).
+   * caller that needs the time too passes `now` (monotonic, as the hooks'
+   * monotonicNow), so a hit reads the clock once (a clock read costs about as
+   * much as the rest of a hit here).
    */
-  cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.now()): AgentUserToken | undefined {
+  cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.monotonicNow()): AgentUserToken | undefined {
     if (request.fresh || request.renew) return undefined;
     const hops: HopRecord[] = [];
     const final = this.hit(finalKeyOf(request), false, hops, 3, now);
-    return final && { accessToken: final.token, expiresAt: final.expiresAt, claims: final.claims!, hops };
+    return final && { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
   }
 
   /** Forgets every cached token. */
@@ -144,12 +164,12 @@ export class HopChain {
   }
 
   /** T1 and T2, from the cache or the identity provider, then hop 3. */
-  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[]): Promise<CachedToken> {
-    const k1 = `1|${agentIdentityId}`;
-    const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, () => this.hop1(agentIdentityId)));
-    const k2 = `2|${agentIdentityId}`;
-    const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, () => this.hop2(agentIdentityId, t1.token)));
-    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token);
+  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[], signal?: AbortSignal): Promise<CachedToken> {
+    const k1 = keyOf(1, agentIdentityId);
+    const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, (cancel) => this.hop1(agentIdentityId, cancel), signal));
+    const k2 = keyOf(2, agentIdentityId);
+    const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, (cancel) => this.hop2(agentIdentityId, t1.token, cancel), signal));
+    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token, signal);
     return { ...final, claims: this.checked(final.token, { agentIdentityId, agentUser, resourceUrl }, t1.token) };
   }
 
@@ -174,27 +194,27 @@ export class HopChain {
   }
 
   /** The cached token for `key`, unless `fresh`, recorded as a cached hop. */
-  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, now: number = this.now()): CachedToken | undefined {
+  private hit(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, now: number = this.monotonicNow()): CachedToken | undefined {
     if (fresh) return undefined;
     const hit = this.cache.get(key, now);
-    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.expiresAt - now) / 1000), cached: true });
+    if (hit) hops.push({ hop, ms: 0, expiresIn: Math.round((hit.deadline - now) / 1000), cached: true });
     return hit;
   }
 
   /** Mints the token for `key` (or joins the request in flight for it) through the cache, recorded as a hop. */
-  private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: () => Promise<CachedToken>): Promise<CachedToken> {
-    const { token, joined } = await this.cache.mint(key, fresh, mint);
-    hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.expiresAt - this.now()) / 1000), cached: joined });
+  private async shared(key: string, fresh: boolean, hops: HopRecord[], hop: Hop, mint: (signal?: AbortSignal) => Promise<CachedToken>, signal?: AbortSignalLike): Promise<CachedToken> {
+    const { token, joined } = await this.cache.mint(key, fresh, mint, signal);
+    hops.push({ hop, ms: joined ? 0 : token.ms, expiresIn: Math.round((token.deadline - this.monotonicNow()) / 1000), cached: joined });
     return token;
   }
 
-  private async request(hop: Hop, params: Record<string, string>): Promise<CachedToken> {
+  private async request(hop: Hop, params: Record<string, string>, signal: AbortSignal | undefined): Promise<CachedToken> {
     const window = this.config.replicationWindowMs ?? 0;
-    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, this.plainOptions[hop]));
+    if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, signal ? { ...this.plainOptions[hop], signal } : this.plainOptions[hop]));
     const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
     try {
-      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks }));
+      return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, { ...this.config.http, hop, retry: policy, classify, hooks: this.config.hooks, signal }));
     } catch (err) {
       // The window was given and spent: telling the user to pass it again would send them in a circle.
       if (!notReplicated(err)) throw err;
@@ -205,20 +225,21 @@ export class HopChain {
   }
 
   private minted(result: TokenResult): CachedToken {
-    return { token: result.response.access_token, expiresAt: this.now() + result.response.expires_in * 1000, ms: Math.round(result.ms) };
+    const lifetimeMs = result.response.expires_in * 1000;
+    return { token: result.response.access_token, expiresAt: this.now() + lifetimeMs, deadline: this.monotonicNow() + lifetimeMs, ms: Math.round(result.ms) };
   }
 
-  private async hop1(agentIdentityId: string): Promise<CachedToken> {
+  private async hop1(agentIdentityId: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     const { blueprintAppId, credential, http, retry } = this.config;
-    const auth = await blueprintClientAuth(credential, http ?? {}, retry);
-    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) });
+    const auth = await blueprintClientAuth(credential, { ...http, signal }, retry);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) }, signal);
   }
 
-  private hop2(agentIdentityId: string, t1: string): Promise<CachedToken> {
-    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) });
+  private hop2(agentIdentityId: string, t1: string, signal: AbortSignal | undefined): Promise<CachedToken> {
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) }, signal);
   }
 
-  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string): Promise<CachedToken> {
+  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     return this.request(3, {
       grant_type: "user_fic",
       client_id: agentIdentityId,
@@ -227,7 +248,7 @@ export class HopChain {
       user_federated_identity_credential: t2,
       // A UPN in user_id fails with AADSTS50000: UPNs go in username.
       ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),
-    });
+    }, signal);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { Dispatcher } from "undici";
 import { request } from "./undici-request";
-import { AgentUserError, ExitCode, NetworkError } from "./errors";
+import { AbortError, AgentUserError, ExitCode, NetworkError } from "./errors";
 
 /** One HTTP exchange, always with a timeout. */
 export interface HttpRequest {
@@ -28,12 +28,17 @@ export interface HttpOptions {
    * together share one timer (see deadlineSignal).
    */
   timeoutMs?: number;
-  /** undici dispatcher; the global one (keep-alive pool) when absent. */
+  /**
+   * undici dispatcher; when absent, the global one (keep-alive pool), with at
+   * most MAX_CONNECTIONS_PER_ORIGIN requests of this kit on it per origin at once.
+   */
   dispatcher?: Dispatcher;
   /** The largest body read, in bytes; BODY_LIMITS.tokenEndpoint when absent. */
   maxBodyBytes?: number;
   /** The hop of the agent user chain this request is (1, 2 or 3), carried into its errors. */
   hop?: number;
+  /** Cancels the request (nobody waits for its answer any more): it fails with AbortError, which is final. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -65,20 +70,47 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export async function send(step: string, req: HttpRequest, options: HttpOptions = {}): Promise<HttpResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const started = performance.now();
+  const cancel = options.signal;
+  if (cancel?.aborted) throw new AbortError(step, options.hop);
+  const deadline = deadlineSignal(timeoutMs, started);
+  const linked = cancel && linkSignals(deadline, cancel);
   try {
     const res = await request(req.url, {
       method: req.method,
       headers: req.headers,
       body: req.body,
-      signal: deadlineSignal(timeoutMs, started),
+      signal: linked?.signal ?? deadline,
       dispatcher: options.dispatcher,
     });
     const body = await readCapped(step, res, options.maxBodyBytes ?? BODY_LIMITS.tokenEndpoint, options.hop);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), body, ms: performance.now() - started };
   } catch (err) {
     if (err instanceof ResponseTooLargeError) throw err;
+    if (cancel?.aborted) throw new AbortError(step, options.hop);
     throw toNetworkError(step, err, timeoutMs, options.hop);
+  } finally {
+    linked?.unlink();
   }
+}
+
+/**
+ * One signal that fires with the deadline or with the caller's cancel
+ * signal, whichever comes first; unlink() drops both listeners. Built only
+ * for a request that can be cancelled: a plain request takes the deadline.
+ */
+function linkSignals(deadline: Deadline, cancel: AbortSignal): { signal: AbortSignal; unlink: () => void } {
+  const both = new AbortController();
+  const onDeadline = () => both.abort(deadline.reason);
+  const onCancel = () => both.abort(cancel.reason);
+  deadline.on("abort", onDeadline);
+  cancel.addEventListener("abort", onCancel, { once: true });
+  return {
+    signal: both.signal,
+    unlink: () => {
+      deadline.off("abort", onDeadline);
+      cancel.removeEventListener("abort", onCancel);
+    },
+  };
 }
 
 /**

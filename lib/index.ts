@@ -3,7 +3,7 @@
  * get its own delegated token. It must never load `@pulumi/*` (an agent that
  * installs the package for its tokens does not install Pulumi).
  */
-export { AgentUserTokenProvider, AbortError, DEFAULT_REFRESH_WINDOW_MS } from "./token-provider";
+export { AgentUserTokenProvider, DEFAULT_REFRESH_WINDOW_MS } from "./token-provider";
 export type {
   AgentUserTokenProviderOptions,
   AgentUserTokenRequestOptions,
@@ -19,7 +19,7 @@ export type { HopRecord, Hop } from "./hop-chain";
 export type { BlueprintCredential } from "./blueprint-credential";
 export { loadCertificate } from "./client-assertion";
 export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
-export { AgentUserError, UsageError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
+export { AgentUserError, AbortError, UsageError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
 export type { TokenErrorBody } from "./token-client";

@@ -1,4 +1,6 @@
 import { AgentUserError } from "./errors";
+import { isObject } from "./json-value";
+import { millisecondsProblem, shownValue } from "./option-checks";
 
 /** Bounds on one retried operation: both the count and the total time are capped. */
 export interface RetryPolicy {
@@ -12,6 +14,32 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, maxElapsedMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 };
+
+/**
+ * The most attempts one operation makes, whatever its policy says: with no
+ * backoff at all, this many requests is the worst one call can send.
+ */
+export const MAX_ATTEMPTS = 100;
+
+/**
+ * A retry policy given as an option, checked field by field: a field left
+ * out takes DEFAULT_RETRY's value; only own properties count, so a polluted
+ * Object.prototype adds nothing. The policy, or the problems naming each field.
+ */
+export function checkRetryPolicy(name: string, value: unknown): { policy: RetryPolicy; problems: string[] } {
+  if (!isObject(value)) return { policy: DEFAULT_RETRY, problems: [`${name} must be an object { maxAttempts, maxElapsedMs, baseDelayMs, maxDelayMs }, got ${shownValue(value)}`] };
+  const field = <K extends keyof RetryPolicy>(key: K): unknown => (Object.hasOwn(value, key) && value[key] !== undefined ? value[key] : DEFAULT_RETRY[key]);
+  const policy = { maxAttempts: field("maxAttempts"), maxElapsedMs: field("maxElapsedMs"), baseDelayMs: field("baseDelayMs"), maxDelayMs: field("maxDelayMs") };
+  const { maxAttempts } = policy;
+  const problems = [
+    !(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 1 && (maxAttempts as number) <= MAX_ATTEMPTS) &&
+      `${name}.maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS}, got ${shownValue(maxAttempts)}`,
+    millisecondsProblem(`${name}.maxElapsedMs`, policy.maxElapsedMs, true),
+    millisecondsProblem(`${name}.baseDelayMs`, policy.baseDelayMs, true),
+    millisecondsProblem(`${name}.maxDelayMs`, policy.maxDelayMs, true),
+  ].filter((problem): problem is string => typeof problem === "string");
+  return { policy: policy as RetryPolicy, problems };
+}
 
 /** For a request inside an operation whose own loop retries: retry layers must not multiply. */
 export const ONE_ATTEMPT: RetryPolicy = { maxAttempts: 1, maxElapsedMs: 0, baseDelayMs: 0, maxDelayMs: 0 };
@@ -52,7 +80,7 @@ export function lagTolerant(
       if (lagging(err)) return { retry: now() - started < windowMs };
       const decision = transientOnly(err);
       const wait = decision.afterMs ?? base.maxDelayMs;
-      if (!decision.retry || ++transientRetries >= base.maxAttempts || now() - started + wait > base.maxElapsedMs) return { retry: false };
+      if (!decision.retry || !(++transientRetries < base.maxAttempts) || !(now() - started + wait <= base.maxElapsedMs)) return { retry: false };
       return decision;
     },
   };
@@ -67,7 +95,14 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random: () => nu
 export interface RetryHooks {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** The wall clock, epoch milliseconds: what a token's reported expiry and its `exp` check are read on. */
   now?: () => number;
+  /**
+   * A monotonic clock in milliseconds, performance.now() by default: how long
+   * a cached token lives (its expires_in) is measured on it, so a step of the
+   * wall clock neither extends nor cuts that life. Tests move it to age tokens.
+   */
+  monotonicNow?: () => number;
   /** Called before each wait, e.g. to log "retrying hop 1 in 400 ms". */
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
 }
@@ -88,15 +123,17 @@ export async function withRetry<T>(
   const sleep = hooks.sleep ?? realSleep;
   const now = hooks.now ?? Date.now;
   const started = now();
+  // Written as "stop unless within bounds": a NaN in a policy (or from a clock) then stops the loop, never keeps it going.
+  const maxAttempts = Math.min(policy.maxAttempts, MAX_ATTEMPTS);
   for (let attempt = 1; ; attempt++) {
     try {
       return await op(attempt);
     } catch (err) {
       const decision = classify(err);
-      if (!decision.retry || attempt >= policy.maxAttempts) throw err;
+      if (!decision.retry || !(attempt < maxAttempts)) throw err;
       // Retry-After: 0 (or a negative one, read as 0) would retry at once, every time: the backoff stands instead.
       const delay = decision.afterMs !== undefined && decision.afterMs > 0 ? decision.afterMs : backoffMs(attempt, policy, hooks.random);
-      if (now() - started + delay > policy.maxElapsedMs) throw err;
+      if (!(now() - started + delay <= policy.maxElapsedMs)) throw err;
       hooks.onRetry?.(err, attempt, delay);
       await sleep(delay);
     }

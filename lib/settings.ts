@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
+import { ownProperties } from "./json-value";
 import { readJsonFile, readUserFile } from "./user-files";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
@@ -135,7 +136,8 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
 }
 
 /** As resolveSettings, with the outputs (narrowed to the one agent) the settings were resolved from, so the file is read once. */
-export function resolveAgentSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
+export function resolveAgentSettings(givenFlags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
+  const flags = ownProperties(givenFlags);
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
   return { settings: resolveConnection(flags, env, outputs, cwd, true), outputs };
@@ -148,10 +150,11 @@ export function resolveAgentSettings(flags: ConnectionFlags, env: NodeJS.Process
  * AGENT_USER_AGENT_* variables are not read.
  */
 export function resolveFleetSettings(
-  flags: ConnectionFlags,
+  givenFlags: ConnectionFlags,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): { settings: ConnectionSettings; agents: FleetAgent[]; outputs: Partial<StackOutputs> } {
+  const flags = ownProperties(givenFlags);
   if (flags.outputs === undefined) throw new UsageError("--all mints for every agent of an --outputs file; give --outputs too");
   for (const flag of ["agent", "agent-identity", "agent-user"] as const) {
     if (flags[flag] !== undefined) throw new UsageError(`--all mints for every agent of --outputs ${flags.outputs}; leave out --${flag}`, "to mint for one agent, drop --all and name it with --agent NAME");
@@ -174,7 +177,18 @@ export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentU
  */
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: true): ProbeSettings;
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings;
-export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings {
+export function resolveConnection(
+  givenFlags: ConnectionFlags,
+  givenEnv: NodeJS.ProcessEnv,
+  givenOutputs: Partial<StackOutputs>,
+  cwd: string,
+  agentRequired: boolean,
+): ConnectionSettings {
+  // Own properties only: an authority, a secret file or a tenant that some other code put on Object.prototype
+  // (process.env reads through it too) is none of the caller's.
+  const flags = ownProperties(givenFlags);
+  const env = ownProperties(givenEnv);
+  const outputs = ownProperties(givenOutputs);
   // An empty environment variable (CI's `VAR: ""`) counts as unset, as it does for the credential variables.
   const fromEnv = (name: string): string | undefined => env[name] || undefined;
   // Where each input came from, for --verbose: the flag, the variable, the outputs key, or the default.

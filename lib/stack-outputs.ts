@@ -1,5 +1,5 @@
 import { UsageError } from "./errors";
-import { isObject, jsonKind } from "./json-value";
+import { isObject, jsonKind, ownProperties } from "./json-value";
 
 /**
  * The stack outputs of infra/, which are also what `agent-user token --outputs`
@@ -71,9 +71,12 @@ function stringField(value: unknown, where: string, source: string): string | un
  * --show-secrets`, or the emulator's `--outputs` file) key by key. `source`
  * names where they came from in errors, e.g. "--outputs outputs.json".
  */
-export function parseStackOutputs(json: unknown, source: string): Partial<StackOutputs> {
-  if (!isObject(json)) throw new UsageError(`${source} is not a JSON object of stack outputs`, PULUMI_HINT);
-  const out: Partial<Record<string, unknown>> = {};
+export function parseStackOutputs(given: unknown, source: string): Partial<StackOutputs> {
+  if (!isObject(given)) throw new UsageError(`${source} is not a JSON object of stack outputs`, PULUMI_HINT);
+  // Own keys only, and no prototype on what is returned: a key missing from the file is missing, whatever
+  // other code put on Object.prototype.
+  const json = ownProperties(given);
+  const out: Partial<Record<string, unknown>> = Object.create(null) as Partial<Record<string, unknown>>;
   for (const key of STACK_OUTPUT_KEYS) {
     const value = stringField(json[key], key, source);
     if (value !== undefined) out[key] = value;
@@ -82,9 +85,10 @@ export function parseStackOutputs(json: unknown, source: string): Partial<StackO
     if (!isObject(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
     // No prototype: an agent named "__proto__" (an own key of the parsed JSON) is stored as one, not made the map's prototype.
     const agents: Record<string, FleetAgentOutputs> = Object.create(null) as Record<string, FleetAgentOutputs>;
-    for (const [name, entry] of Object.entries(json.agents)) {
-      if (!isObject(entry)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
-      const agent: Partial<Record<string, string>> = {};
+    for (const [name, given] of Object.entries(json.agents)) {
+      if (!isObject(given)) throw new UsageError(`${source}: agents.${name} is not an object`, PULUMI_HINT);
+      const entry = ownProperties(given);
+      const agent: Partial<Record<string, string>> = Object.create(null) as Partial<Record<string, string>>;
       for (const key of FLEET_AGENT_KEYS) {
         const value = stringField(entry[key], `agents.${name}.${key}`, source);
         if (value !== undefined) agent[key] = value;
@@ -113,7 +117,7 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
   const { agents, ...base } = outputs;
   if (name === undefined) {
     if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${names.join(", ")}`);
-    return names.length === 1 ? { ...base, ...agents![names[0]!] } : base;
+    return names.length === 1 ? ownProperties({ ...base, ...agents![names[0]!] }) : base;
   }
   // An own key only: `constructor`, `toString` or `__proto__` must not find Object.prototype's members.
   const agent = agents !== undefined && Object.hasOwn(agents, name) ? agents[name] : undefined;
@@ -124,7 +128,7 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
     );
   }
   // A fleet agent's grant fields are its own: never let the first agent's show through.
-  return { ...base, grantId: undefined, grantScopes: undefined, ...agent };
+  return ownProperties({ ...base, grantId: undefined, grantScopes: undefined, ...agent });
 }
 
 /** One agent `token --all` mints for: its name in the outputs and the ids its token is asked for. */

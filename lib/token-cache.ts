@@ -1,15 +1,34 @@
+import { AbortError } from "./errors";
+
+/** An AbortSignal, or the AbortSignalLike of @azure/abort-controller. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/** One request for a key, and who still waits for it. */
+interface Flight<T> {
+  promise: Promise<T>;
+  /** Aborts the request; absent once a waiter that cannot go (no signal) has joined: then it always runs to its end. */
+  cancel: AbortController | undefined;
+  /** Waiters with a signal that has not fired yet. */
+  waiting: number;
+}
+
 /** Cached tokens are used until this long before they expire. */
 export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
 
 /**
- * Tokens by key, each used until EXPIRY_MARGIN_MS before it expires, with
- * one request in flight per key so that concurrent callers share it: the
- * cache of the hop chain and of the provisioner. It holds no clock: callers
- * pass `now`, so tests and the token provider keep theirs.
+ * Tokens by key, each used until EXPIRY_MARGIN_MS before its `deadline`,
+ * with one request in flight per key so that concurrent callers share it:
+ * the cache of the hop chain and of the provisioner. It holds no clock:
+ * callers pass `now`, on the clock their deadlines are on (the hop chain's
+ * is monotonic), so tests and the token provider keep theirs.
  */
-export class TokenCache<T extends { expiresAt: number }> {
+export class TokenCache<T extends { deadline: number }> {
   private readonly tokens: Map<string, T>;
-  private readonly inFlight: Map<string, Promise<T>>;
+  private readonly inFlight: Map<string, Flight<T>>;
 
   constructor() {
     // Assigned here, not as field initializers: the provisioner's cache travels through Pulumi's closure
@@ -20,12 +39,12 @@ export class TokenCache<T extends { expiresAt: number }> {
 
   /**
    * The token for `key` while `now` is more than the margin before its
-   * expiry. Synchronous: a hit costs no await (on the warm path of
+   * deadline. Synchronous: a hit costs no await (on the warm path of
    * `npm run bench` the awaits cost more than the lookups).
    */
   get(key: string, now: number): T | undefined {
     const token = this.tokens.get(key);
-    return token !== undefined && token.expiresAt - EXPIRY_MARGIN_MS > now ? token : undefined;
+    return token !== undefined && token.deadline - EXPIRY_MARGIN_MS > now ? token : undefined;
   }
 
   /**
@@ -33,24 +52,47 @@ export class TokenCache<T extends { expiresAt: number }> {
    * (`joined`), then caches it. A `fresh` caller starts its own request and
    * shares it with no one, so it never gets an older grant's token. A failed
    * request is not cached: the next call asks again.
+   *
+   * `signal` is the caller's: once every waiter of a request has a fired
+   * signal, nobody needs its token, so the request is cancelled (`mint` is
+   * handed the signal that does it) and forgotten; a waiter without a signal
+   * keeps it going for everyone. A caller whose signal has already fired
+   * starts nothing.
    */
-  async mint(key: string, fresh: boolean, mint: () => Promise<T>): Promise<{ token: T; joined: boolean }> {
+  async mint(key: string, fresh: boolean, mint: (signal?: AbortSignal) => Promise<T>, signal?: AbortSignalLike): Promise<{ token: T; joined: boolean }> {
+    if (signal?.aborted) throw new AbortError("token request");
     let flight = fresh ? undefined : this.inFlight.get(key);
     const joined = flight !== undefined;
-    const owns = !joined && !fresh;
     if (!flight) {
-      flight = mint();
-      if (owns) this.inFlight.set(key, flight);
+      const cancel = signal ? new AbortController() : undefined;
+      flight = { promise: mint(cancel?.signal), cancel, waiting: 0 };
+      if (!fresh) this.inFlight.set(key, flight);
+    } else if (!signal) {
+      flight.cancel = undefined;
     }
+    const leave = signal && this.waitWith(key, flight, signal);
     let token: T;
     try {
-      token = await flight;
+      token = await flight.promise;
     } finally {
-      // The caller that started the request awaited it first, so it resumes (and forgets it) before any joiner.
-      if (owns) this.inFlight.delete(key);
+      leave?.();
+      // The first waiter to resume forgets the settled request; a later request for the key may be in its place by then.
+      if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
     }
     this.tokens.set(key, token);
     return { token, joined };
+  }
+
+  /** Counts a waiter with a signal; when the last such waiter's signal fires, the request is cancelled. Returns the clean-up. */
+  private waitWith(key: string, flight: Flight<T>, signal: AbortSignalLike): () => void {
+    flight.waiting++;
+    const gone = () => {
+      if (--flight.waiting > 0 || !flight.cancel) return;
+      flight.cancel.abort(new AbortError("token request"));
+      if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+    };
+    signal.addEventListener("abort", gone, { once: true });
+    return () => signal.removeEventListener("abort", gone);
   }
 
   /** Forgets every cached token; a request in flight is still shared until it settles. */

@@ -1,13 +1,14 @@
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
-import { AgentUserError, ExitCode, UsageError } from "./errors";
+import { AbortError, AgentUserError, UsageError } from "./errors";
 import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopRecord } from "./hop-chain";
-import { EXPIRY_MARGIN_MS } from "./token-cache";
+import { EXPIRY_MARGIN_MS, type AbortSignalLike } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
-import type { RetryHooks, RetryPolicy } from "./retry";
-import { checkAgentIdentityId, checkAgentUser, resolveConnection, type ConnectionSettings } from "./settings";
-import { baseUrlProblem, isDomainName, isGuid, PUBLIC_CLOUD } from "./entra-rules";
-import { isObject, jsonKind } from "./json-value";
+import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks, type RetryPolicy } from "./retry";
+import { millisecondsProblem, shownValue } from "./option-checks";
+import { resolveConnection, type ConnectionSettings } from "./settings";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
+import { isObject, jsonKind, ownProperties } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
 /** How an AgentUserTokenProvider reaches Entra, and the defaults of its requests. */
@@ -40,8 +41,12 @@ export interface AgentUserTokenProviderOptions {
    * together are not all refreshed in the same second.
    */
   refreshWindowMs?: number;
-  /** Retry bounds of each token request; default 5 attempts within 30 s. */
-  retry?: RetryPolicy;
+  /**
+   * Retry bounds of each token request; default 5 attempts within 30 s.
+   * maxAttempts is a whole number from 1 to 100; the times are milliseconds
+   * from 0 to 2,000,000,000. A field left out keeps its default.
+   */
+  retry?: Partial<RetryPolicy>;
   /** Observe retries (onRetry) or replace the clock and sleep in tests. */
   hooks?: RetryHooks;
   /** undici dispatcher (proxy, TLS settings); the global one by default. */
@@ -57,15 +62,13 @@ export interface AgentUserTokenRequestOptions {
   fresh?: boolean;
 }
 
-/** An AbortSignal, or the AbortSignalLike of @azure/abort-controller. */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
+export type { AbortSignalLike };
 
 export interface GetAgentUserTokenOptions {
-  /** Stops waiting for the token. A request other callers share goes on and fills the cache. */
+  /**
+   * Stops waiting for the token. A request other callers still wait for goes
+   * on and fills the cache; one that no caller waits for any more is cancelled.
+   */
   abortSignal?: AbortSignalLike;
 }
 
@@ -82,15 +85,6 @@ export interface AgentUserAccessToken {
   tokenType: "Bearer";
   claims: JwtClaims;
   hops: HopRecord[];
-}
-
-/** The caller's AbortSignal fired before the token arrived. */
-export class AbortError extends AgentUserError {
-  readonly exitCode = ExitCode.unreachable;
-  constructor(step: string) {
-    super(step, "the caller aborted the request", { code: "AbortError" });
-    this.name = "AbortError";
-  }
 }
 
 export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
@@ -113,7 +107,8 @@ export class AgentUserTokenProvider {
   private readonly chain: HopChain;
   private readonly defaults: { agentIdentityId?: string; agentUser?: string; resource: string };
   private readonly refreshWindowMs: number;
-  private readonly now: () => number;
+  /** The clock tokens age on: refresh moments are on it, as the chain's deadlines are. */
+  private readonly monotonicNow: () => number;
   private readonly random: () => number;
   /**
    * By the cached token's claims object, which the hop chain hands out on
@@ -122,14 +117,19 @@ export class AgentUserTokenProvider {
    */
   private refreshes = new WeakMap<JwtClaims, RefreshState>();
 
-  constructor(options: AgentUserTokenProviderOptions) {
+  constructor(given: AgentUserTokenProviderOptions) {
+    if (!isObject(given)) throw new UsageError(`the options must be an object, got ${shownValue(given)}`);
+    // Own properties only, here and in every object below: a polluted Object.prototype must not choose the authority or the credential.
+    const options = ownProperties(given) as AgentUserTokenProviderOptions;
+    if (isObject(options.credential)) options.credential = ownProperties(options.credential) as BlueprintCredential;
     const authorityUrl = checkOptions(options);
-    this.now = options.hooks?.now ?? Date.now;
-    this.random = options.hooks?.random ?? Math.random;
+    const hooks: RetryHooks = ownProperties(isObject(options.hooks) ? (options.hooks as RetryHooks) : {});
+    this.monotonicNow = hooks.monotonicNow ?? (() => performance.now());
+    this.random = hooks.random ?? Math.random;
     this.refreshWindowMs = options.refreshWindowMs ?? DEFAULT_REFRESH_WINDOW_MS;
     this.defaults = {
-      agentIdentityId: options.agentIdentityId === undefined ? undefined : checkAgentIdentityId(options.agentIdentityId),
-      agentUser: options.agentUser === undefined ? undefined : checkAgentUser(options.agentUser),
+      agentIdentityId: options.agentIdentityId,
+      agentUser: options.agentUser,
       resource: options.resource ?? PUBLIC_CLOUD.resourceUrl,
     };
     this.chain = new HopChain({
@@ -137,11 +137,11 @@ export class AgentUserTokenProvider {
       tenantId: options.tenantId,
       blueprintAppId: options.blueprintAppId,
       credential: options.credential,
-      http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher },
-      retry: options.retry,
-      replicationWindowMs: options.replicationWindowMs,
-      hooks: options.hooks,
-      now: options.hooks?.now,
+      // Every key given, undefined or not: the chain's own reads then never reach the prototype either.
+      http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, maxBodyBytes: undefined, hop: undefined, signal: undefined },
+      retry: checkRetryPolicy("retry", options.retry ?? DEFAULT_RETRY).policy,
+      replicationWindowMs: options.replicationWindowMs ?? 0,
+      hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
     });
   }
 
@@ -151,7 +151,7 @@ export class AgentUserTokenProvider {
    * map; other overrides replace what the outputs say.
    */
   static fromStackOutputs(outputs: unknown, overrides: Partial<AgentUserTokenProviderOptions> & { agent?: string } = {}): AgentUserTokenProvider {
-    const { agent, ...rest } = overrides;
+    const { agent, ...rest } = ownProperties(overrides);
     const source = "stack outputs";
     const selected = selectAgent(parseStackOutputs(outputs, source), agent, source);
     return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, {}, selected, process.cwd(), false)), ...rest });
@@ -163,37 +163,43 @@ export class AgentUserTokenProvider {
   }
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
-  getToken(request: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+  getToken(given: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+    const request = ownRequest(given);
+    const problem = requestProblem(request);
+    if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = options?.abortSignal;
+    const signal = options !== undefined && options !== null && Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
-    const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh };
+    const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
     // and one read of the clock.
-    const now = this.now();
+    const now = this.monotonicNow();
     const cached = this.chain.cachedAgentUserToken(chainRequest, now);
     if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
-    return abortable(this.chain.mintAgentUserToken(chainRequest), signal).then((minted) => this.serve(minted, chainRequest, this.now()));
+    return abortable(this.chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(minted, chainRequest, this.monotonicNow()));
   }
 
-  /** The token as served, with a background refresh started once its refresh moment has come. */
+  /** The token as served, with a background refresh started once its refresh moment (monotonic, as `now`) has come. */
   private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest, now: number): AgentUserAccessToken {
     const state = this.refreshState(minted, now);
     if (!chainRequest.fresh && !state.running && now >= state.refreshAt) {
       // Serve the valid token now; the renewal fills the cache for the next caller.
       state.running = this.chain.mintAgentUserToken({ ...chainRequest, renew: true }).then(
-        (renewed) => void this.refreshState(renewed, this.now()),
+        (renewed) => void this.refreshState(renewed, this.monotonicNow()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
           state.running = undefined;
-          state.refreshAt = this.now() + Math.min(30_000, Math.max(0, (minted.expiresAt - EXPIRY_MARGIN_MS - this.now()) / 4));
+          const retryAt = this.monotonicNow();
+          state.refreshAt = retryAt + Math.min(30_000, Math.max(0, (minted.deadline - EXPIRY_MARGIN_MS - retryAt) / 4));
         },
       );
     }
-    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp: state.refreshAt, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
+    // The refresh moment in wall-clock terms, as far before the reported expiry as it is before the deadline.
+    const refreshAfterTimestamp = minted.expiresAt - (minted.deadline - state.refreshAt);
+    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
   }
 
   /** Forgets every cached token. */
@@ -202,11 +208,11 @@ export class AgentUserTokenProvider {
     this.refreshes = new WeakMap();
   }
 
-  /** The refresh moment of a token, drawn once per token. */
+  /** The refresh moment of a token on the monotonic clock, drawn once per token. */
   private refreshState(token: AgentUserToken, now: number): RefreshState {
     const known = this.refreshes.get(token.claims);
     if (known) return known;
-    const servedUntil = token.expiresAt - EXPIRY_MARGIN_MS;
+    const servedUntil = token.deadline - EXPIRY_MARGIN_MS;
     // A short-lived token refreshes in the second half of its served life at the earliest, never right after minting.
     const window = Math.min(this.refreshWindowMs, Math.max(0, (servedUntil - now) / 2));
     const state: RefreshState = { refreshAt: servedUntil - this.random() * window };
@@ -215,13 +221,35 @@ export class AgentUserTokenProvider {
   }
 }
 
-/** Node's timers hold at most 2^31-1 ms (a longer one fires after 1 ms); the CLI's --timeout stops at 2,000,000 s. */
-const MAX_TIMEOUT_MS = 2_000_000_000;
+/** The rule for an agent identity id, an agent user and a resource, the same in the options and in a request. */
+const AGENT_RULES = {
+  agentIdentityId: (value: unknown) => (isGuid(value) ? undefined : "must be the agent identity's object id (a GUID)"),
+  agentUser: (value: unknown) => (isGuid(value) || isUpn(value) ? undefined : "must be the agent user's object id (a GUID) or its UPN"),
+  resource: (value: unknown) => (typeof value === "string" && value.trim() !== "" ? undefined : "must be a non-empty string such as https://graph.microsoft.com"),
+};
 
-/** A refused value as an error shows it: numbers and strings as they are, anything else by its kind. */
-function shown(value: unknown): string {
-  if (value === undefined) return "nothing";
-  return typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : jsonKind(value);
+/** What is wrong with `value` as agent option `name`, e.g. "agentUser must be …, got …". */
+function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, where = ""): string | undefined {
+  const problem = AGENT_RULES[name](value);
+  return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
+}
+
+/** The fields of a getToken() request that are its own (none for what is no object, which requestProblem refuses). */
+function ownRequest(request: AgentUserTokenRequestOptions): AgentUserTokenRequestOptions {
+  if (!isObject(request as unknown)) return request;
+  const own = <K extends keyof AgentUserTokenRequestOptions>(key: K): AgentUserTokenRequestOptions[K] => (Object.hasOwn(request, key) ? request[key] : undefined);
+  return { agentIdentityId: own("agentIdentityId"), agentUser: own("agentUser"), resource: own("resource"), fresh: own("fresh") };
+}
+
+/** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
+function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
+  if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
+  const problems = (["agentIdentityId", "agentUser", "resource"] as const)
+    .filter((name) => request[name] !== undefined)
+    .map((name) => agentOptionProblem(name, request[name], " of getToken()"))
+    .filter((problem): problem is string => problem !== undefined);
+  if (request.fresh !== undefined && typeof request.fresh !== "boolean") problems.push(`fresh of getToken() must be true or false, got ${shownValue(request.fresh)}`);
+  return problems.length > 0 ? problems.join("; ") : undefined;
 }
 
 /** What is wrong with the blueprint credential; never its secret or key. */
@@ -250,7 +278,7 @@ function credentialProblems(credential: unknown): string[] {
       return problems;
     }
     default:
-      return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shown(credential.kind)}`];
+      return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shownValue(credential.kind)}`];
   }
 }
 
@@ -262,23 +290,21 @@ function credentialProblems(credential: unknown): string[] {
  * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
-  if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shown(options)}`);
-  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
-    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shown(tenantId)}`,
-    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shown(blueprintAppId)}`,
+    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shownValue(tenantId)}`,
+    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shownValue(blueprintAppId)}`,
     ...credentialProblems(options.credential),
     authorityProblem && `authorityUrl ${authorityProblem}`,
-    timeoutMs !== undefined &&
-      !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS) &&
-      `timeoutMs must be a positive finite number of milliseconds, got ${shown(timeoutMs)}`,
-    replicationWindowMs !== undefined &&
-      !(typeof replicationWindowMs === "number" && replicationWindowMs >= 0 && Number.isFinite(replicationWindowMs)) &&
-      `replicationWindowMs must be 0 or a positive finite number of milliseconds, got ${shown(replicationWindowMs)}`,
-    refreshWindowMs !== undefined && !(typeof refreshWindowMs === "number" && refreshWindowMs >= 0) && `refreshWindowMs must be 0 or more, got ${shown(refreshWindowMs)}`,
-    resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shown(resource)}`,
+    timeoutMs !== undefined && millisecondsProblem("timeoutMs", timeoutMs, false),
+    replicationWindowMs !== undefined && millisecondsProblem("replicationWindowMs", replicationWindowMs, true),
+    refreshWindowMs !== undefined && millisecondsProblem("refreshWindowMs", refreshWindowMs, true),
+    ...(retry !== undefined ? checkRetryPolicy("retry", retry).problems : []),
+    agentIdentityId !== undefined && agentOptionProblem("agentIdentityId", agentIdentityId),
+    agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
+    resource !== undefined && agentOptionProblem("resource", resource),
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;
@@ -303,7 +329,7 @@ function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderOptions 
   };
 }
 
-/** `work`, or an AbortError as soon as `signal` fires; the work itself goes on (others may share it). */
+/** `work`, or an AbortError as soon as `signal` fires; the chain, given the signal too, cancels what no one else waits for. */
 function abortable<T>(work: Promise<T>, signal: AbortSignalLike | undefined): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {

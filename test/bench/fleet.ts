@@ -202,7 +202,7 @@ export function fleetProvider(fleet: FleetEmulator, offset: { ms: number }): { c
     blueprintAppId: fleet.blueprint.blueprintAppId,
     credential: { kind: "secret", secret: fleet.blueprint.secret },
     dispatcher,
-    hooks: { now: () => Date.now() + offset.ms },
+    hooks: { now: () => Date.now() + offset.ms, monotonicNow: () => performance.now() + offset.ms },
   });
   return {
     client: {

@@ -12,9 +12,9 @@ import { addAgent, tokenStatuses, useEmulator } from "../token/helpers";
 
 const ctx = useEmulator();
 
-/** A clock the test moves; the provider and its chain read it for every expiry decision. */
+/** A clock the test moves, as the wall clock and as the monotonic one: the provider and its chain read it for every expiry decision. */
 function fakeClock(start = Date.now()) {
-  const clock = { now: start, hooks: { now: () => clock.now, random: () => 0.5 } };
+  const clock = { now: start, hooks: { now: () => clock.now, monotonicNow: () => clock.now, random: () => 0.5 } };
   return clock;
 }
 
@@ -162,4 +162,44 @@ it("requiring the runtime entry loads no @pulumi package", () => {
   const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
   expect(run.status).toBe(0);
   expect(JSON.parse(run.stdout)).toEqual([]);
+});
+
+describe("a cached token lives its expires_in on the monotonic clock, whatever the wall clock does", () => {
+  /** A wall clock and a monotonic one, moved apart by the test. */
+  function twoClocks() {
+    const clocks = { wall: Date.now(), mono: 1_000, hooks: { now: () => clocks.wall, monotonicNow: () => clocks.mono, random: () => 0.5 } };
+    return clocks;
+  }
+
+  it("the wall clock stepped hours forward cuts nothing: the token is still served from the cache, with no request", async () => {
+    const clocks = twoClocks();
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: clocks.hooks });
+    const first = await provider.getToken();
+    // Reported on the wall clock: the expiry a person or an Azure SDK reads.
+    expect(Math.abs(first.expiresOnTimestamp - (first.claims.exp as number) * 1000)).toBeLessThan(2000);
+    clocks.wall += 3 * 3_600_000;
+    const before = ctx.emulator.requests.length;
+    const later = await provider.getToken();
+    expect(later.token).toBe(first.token);
+    expect(later.hops.every((h) => h.cached)).toBe(true);
+    expect(ctx.emulator.requests.length).toBe(before);
+  });
+
+  it("the wall clock stepped hours back extends nothing: once its lifetime has passed on the monotonic clock, a new token is minted", async () => {
+    const clocks = twoClocks();
+    // No background refresh: the token is served until its margin, then minted again on the caller's request.
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), { hooks: clocks.hooks, refreshWindowMs: 0 });
+    const mintedAt = clocks.wall;
+    const first = await provider.getToken();
+    const servedFor = first.expiresOnTimestamp - EXPIRY_MARGIN_MS - mintedAt;
+    clocks.wall -= 3 * 3_600_000;
+    clocks.mono += servedFor - 1_000;
+    expect((await provider.getToken()).token).toBe(first.token);
+    clocks.mono += 2_000;
+    const before = ctx.emulator.requests.length;
+    const renewed = await provider.getToken();
+    expect(renewed.token).not.toBe(first.token);
+    expect(renewed.hops.find((h) => h.hop === 3)?.cached).toBe(false);
+    expect(tokenStatuses(ctx.emulator, before).length).toBeGreaterThanOrEqual(1);
+  });
 });

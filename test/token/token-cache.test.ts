@@ -4,7 +4,7 @@
  */
 import { EXPIRY_MARGIN_MS, TokenCache } from "../../lib/token-cache";
 
-type Token = { token: string; expiresAt: number };
+type Token = { token: string; deadline: number };
 const HOUR = 3_600_000;
 
 /** A mint function that counts its calls and settles when told. */
@@ -16,7 +16,7 @@ function minter() {
 
 it("a token is served until EXPIRY_MARGIN_MS before it expires, then no more", async () => {
   const cache = new TokenCache<Token>();
-  await cache.mint("k", false, async () => ({ token: "t", expiresAt: HOUR }));
+  await cache.mint("k", false, async () => ({ token: "t", deadline: HOUR }));
   expect(EXPIRY_MARGIN_MS).toBe(5 * 60_000);
   expect(cache.get("k", 0)?.token).toBe("t");
   expect(cache.get("k", HOUR - EXPIRY_MARGIN_MS - 1)?.token).toBe("t");
@@ -29,7 +29,7 @@ it("concurrent callers of one key share one request; the first owns it, the rest
   const { mint, pending } = minter();
   const calls = [cache.mint("k", false, mint), cache.mint("k", false, mint), cache.mint("k", false, mint)];
   expect(pending).toHaveLength(1);
-  pending[0]!.resolve({ token: "t", expiresAt: HOUR });
+  pending[0]!.resolve({ token: "t", deadline: HOUR });
   expect((await Promise.all(calls)).map((c) => [c.token.token, c.joined])).toEqual([
     ["t", false],
     ["t", true],
@@ -47,8 +47,8 @@ it("a fresh caller neither joins the request in flight nor lets anyone join its 
   const fresh = cache.mint("k", true, mint);
   const later = cache.mint("k", false, mint);
   expect(pending).toHaveLength(2);
-  pending[1]!.resolve({ token: "fresh", expiresAt: HOUR });
-  pending[0]!.resolve({ token: "old", expiresAt: HOUR });
+  pending[1]!.resolve({ token: "fresh", deadline: HOUR });
+  pending[0]!.resolve({ token: "old", deadline: HOUR });
   expect((await fresh).token.token).toBe("fresh");
   expect([(await shared).token.token, (await later).token.token]).toEqual(["old", "old"]);
 });
@@ -66,7 +66,37 @@ it("a failed request is not cached, and every caller that shared it gets the fai
 
 it("clear forgets every cached token", async () => {
   const cache = new TokenCache<Token>();
-  await cache.mint("k", false, async () => ({ token: "t", expiresAt: HOUR }));
+  await cache.mint("k", false, async () => ({ token: "t", deadline: HOUR }));
   cache.clear();
   expect(cache.get("k", 0)).toBeUndefined();
+});
+
+it("a request is cancelled once every waiter's signal has fired, and forgotten; a waiter without a signal keeps it going", async () => {
+  const cache = new TokenCache<Token>();
+  const signals: Array<AbortSignal | undefined> = [];
+  const mint = (signal?: AbortSignal) => {
+    signals.push(signal);
+    return new Promise<Token>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error)));
+  };
+  const a = new AbortController();
+  const b = new AbortController();
+  const calls = [cache.mint("k", false, mint, a.signal), cache.mint("k", false, mint, b.signal)].map((call) => call.catch((err: unknown) => err));
+  a.abort();
+  expect(signals[0]!.aborted).toBe(false);
+  b.abort();
+  expect(signals[0]!.aborted).toBe(true);
+  expect((await Promise.all(calls)).every((err) => err instanceof Error && err.name === "AbortError")).toBe(true);
+  // Forgotten at once: the next caller starts its own request rather than joining a cancelled one.
+  void cache.mint("k", false, mint).catch(() => undefined);
+  expect(signals).toHaveLength(2);
+
+  const pinned = new TokenCache<Token>();
+  const c = new AbortController();
+  void pinned.mint("k", false, mint, c.signal).catch(() => undefined);
+  void pinned.mint("k", false, mint).catch(() => undefined);
+  c.abort();
+  expect(signals[2]!.aborted).toBe(false);
+  // A caller whose signal has already fired starts nothing.
+  await expect(pinned.mint("other", false, mint, AbortSignal.abort())).rejects.toMatchObject({ name: "AbortError" });
+  expect(signals).toHaveLength(3);
 });

@@ -1,0 +1,26 @@
+import { jsonKind } from "./json-value";
+
+/**
+ * Checks shared by the options of the runtime library (AgentUserTokenProvider
+ * and its retry policy): each problem is a sentence that names the option.
+ */
+
+/** Node's timers hold at most 2^31-1 ms (a longer one fires after 1 ms): the longest wait, timeout or budget an option may ask for. */
+export const MAX_TIMER_MS = 2_000_000_000;
+
+/** A refused value as an error shows it: numbers and short strings as they are, anything else by its kind. */
+export function shownValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return value.length > 80 ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)` : JSON.stringify(value);
+  return jsonKind(value);
+}
+
+/**
+ * What is wrong with a number of milliseconds given as option `name`: it
+ * must be finite, from 0 (or above it, without `allowZero`) to MAX_TIMER_MS.
+ */
+export function millisecondsProblem(name: string, value: unknown, allowZero: boolean): string | undefined {
+  const ok = typeof value === "number" && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0) && value <= MAX_TIMER_MS;
+  return ok ? undefined : `${name} must be a number of milliseconds, ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_MS}, got ${shownValue(value)}`;
+}
