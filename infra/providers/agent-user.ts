@@ -37,7 +37,7 @@ const hints: HintFor = (err) =>
     ? "an agent identity holds at most one agent user, the UPN must be unused and on a verified domain of the tenant, and identityParentId must be an agent identity's object id"
     : undefined;
 
-async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
+export async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
   const [found] = await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
     agentId: true,
   });

@@ -39,7 +39,7 @@ const SELECT = "$select=id,appId,displayName,tags";
 const hints: HintFor = (err) =>
   err.status === 400 ? `check that every sponsor is an existing user object id, and that the display name is at most ${LIMITS.displayName} characters` : undefined;
 
-async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
+export async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
   const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true });
   if (found.length > 1) {
     throw new Error(`${found.length} blueprints carry the adoption tag ${tag} (${found.map((b) => b.id).join(", ")}); delete the extras in Entra`);

@@ -17,8 +17,8 @@ const notFound = () =>
     ms: 1,
   });
 
-/** createOrAdopt only reads the window from the session; the steps are the test's. */
-const session = (consistencyWindowMs: number) => ({ consistencyWindowMs }) as GraphSession;
+/** createOrAdopt only reads the window and the clock from the session; the steps are the test's. */
+const session = (consistencyWindowMs: number) => ({ consistencyWindowMs, clock: { now: Date.now, sleep: async () => {} } }) as unknown as GraphSession;
 
 function steps(creates: Array<string | Error>) {
   const calls = { lookup: 0, create: 0 };
