@@ -1,5 +1,6 @@
 import { AgentUserError } from "../../lib/errors";
 import { GraphClient, GraphError } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import { DEFAULT_RETRY, lagTolerant, ONE_ATTEMPT, withRetry } from "../../lib/retry";
 import { provisionerToken } from "../provisioner-credential";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, type GraphResourceInputs } from "./inputs";
@@ -121,9 +122,9 @@ async function settle<T>(lookup: () => Promise<T | undefined>, forMs: number, cl
   }
 }
 
-/** The creating POST of a typed object, on createOrAdopt's one-attempt client (it handles a lost answer); answers the new object. */
+/** The creating POST of a typed object, on createOrAdopt's one-attempt client (it handles a lost answer); answers the new object, which must carry its id. */
 export async function postOnce<T>(graph: GraphClient, collectionPath: string, body: Record<string, unknown>): Promise<T> {
-  return (await graph.call<T>("POST", collectionPath, { agentId: true, body })).body;
+  return (await graph.call<T>("POST", collectionPath, { agentId: true, body, shape: { id: "string" } })).body;
 }
 
 /** Waits, within the consistency window, until a parent object made moments ago is readable. */
@@ -133,11 +134,11 @@ export async function awaitReplica(session: GraphSession, path: string): Promise
 
 /**
  * GET that answers undefined for an object that is gone (404); any other error is thrown.
- * `agentId` sends the Agent ID APIs' OData-Version header (the default).
+ * `agentId` sends the Agent ID APIs' OData-Version header (the default); `shape` is what the caller reads of the object.
  */
-export async function getIfExists<T>(graph: GraphClient, path: string, agentId = true): Promise<T | undefined> {
+export async function getIfExists<T>(graph: GraphClient, path: string, { agentId = true, shape }: { agentId?: boolean; shape?: Shape } = {}): Promise<T | undefined> {
   try {
-    return (await graph.call<T>("GET", path, { agentId })).body;
+    return (await graph.call<T>("GET", path, { agentId, shape })).body;
   } catch (err) {
     if (err instanceof GraphError && err.notFound) return undefined;
     throw err;
