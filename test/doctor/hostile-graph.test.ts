@@ -133,6 +133,15 @@ describe("doctor behind a hostile Graph", () => {
     expect(failure.message).toMatch(message);
   });
 
+  it("a page of 300,000 sponsors, more than one call's arguments can hold, is read item by item: the link counts them", async () => {
+    const SPONSORS = /\/microsoft\.graph\.agentIdentity\/sponsors$/;
+    tamper = (path) => (SPONSORS.test(path) ? { body: JSON.stringify({ value: Array.from({ length: 300_000 }, (_, i) => ({ id: `s${i}` })) }) } : undefined);
+    const run = await doctor();
+    expect(tampered).toBe(1);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/ok\s+agent identity\s+.*300000 sponsor\(s\)/);
+  });
+
   it("a 200 that echoes the bearer token: the token is printed nowhere, in the table or in --json", async () => {
     let sent = "";
     tamper = (path) =>
