@@ -60,7 +60,9 @@ export function odataString(value: string): string {
  * lookup polls longer instead.
  */
 export const LOST_ANSWER_MIN_SETTLE_MS = DEFAULT_CONSISTENCY_WINDOW_MS;
-const SETTLE_POLL_MS = 2_000;
+/** The settling lookup's first pause; each later one doubles, up to the longest, so a long window costs tens of lookups, not hundreds. */
+const SETTLE_FIRST_POLL_MS = 2_000;
+const SETTLE_LONGEST_POLL_MS = 15_000;
 
 function transient(err: unknown): boolean {
   return err instanceof AgentUserError && err.transient;
@@ -113,12 +115,14 @@ export async function createOrAdopt<T>(
   );
 }
 
+/** Looks until the object shows or `forMs` has passed; the last look is at the end of that time, not before it. */
 async function settle<T>(lookup: () => Promise<T | undefined>, forMs: number, clock: Clock): Promise<T | undefined> {
   const deadline = clock.now() + forMs;
-  for (;;) {
+  for (let pause = SETTLE_FIRST_POLL_MS; ; pause = Math.min(2 * pause, SETTLE_LONGEST_POLL_MS)) {
     const found = await lookup();
-    if (found !== undefined || clock.now() + SETTLE_POLL_MS > deadline) return found;
-    await clock.sleep(SETTLE_POLL_MS);
+    const left = deadline - clock.now();
+    if (found !== undefined || left <= 0) return found;
+    await clock.sleep(Math.min(pause, left));
   }
 }
 
