@@ -140,7 +140,7 @@ export interface GraphResult<T> {
   headers: Record<string, string>;
   /** The parsed answer: a JSON object, or undefined for a 204. */
   body: T;
-  /** The answer's length, for budgets over several answers. */
+  /** The answer's size in bytes (UTF-8), for budgets over several answers. */
   bytes: number;
 }
 
@@ -173,7 +173,7 @@ export class GraphClient {
    */
   async call<T = unknown>(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions = {}): Promise<GraphResult<T>> {
     const res = await this.attempt(method, pathOrUrl, call);
-    const result = { status: res.status, headers: res.headers, bytes: res.body.length };
+    const result = { status: res.status, headers: res.headers, bytes: Buffer.byteLength(res.body) };
     if (res.status === 204) return { ...result, body: undefined as T };
     const step = stepOf(method, this.resolve(pathOrUrl));
     if (res.body.trim() === "") throw malformedGraph(step, `the HTTP ${res.status} answer has no body`);
