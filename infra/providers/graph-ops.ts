@@ -1,4 +1,4 @@
-import { AgentUserError } from "../../lib/errors";
+import { AgentUserError, MalformedAnswerError } from "../../lib/errors";
 import { GraphClient, GraphError } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import { DEFAULT_RETRY, lagTolerant, ONE_ATTEMPT, withRetry } from "../../lib/retry";
@@ -82,7 +82,8 @@ function answerMayBeLost(err: unknown): boolean {
  * answer was lost after Graph committed it) and adopts it. After a lost
  * answer the lookup keeps polling for the consistency window or
  * LOST_ANSWER_MIN_SETTLE_MS, whichever is longer, since a list can lag behind
- * a fresh write. A not-found answer (a parent not replicated yet) is retried
+ * a fresh write; so does a POST answered with a 2xx it cannot read, which
+ * made the object all the same. A not-found answer (a parent not replicated yet) is retried
  * within the consistency window; a 400, 401 or 403 is final.
  *
  * The steps get the one-attempt client, so this loop is the operation's only
@@ -98,13 +99,17 @@ export async function createOrAdopt<T>(
   let answerLost = false;
   const { clock } = session;
   const { policy, classify } = lagTolerant(DEFAULT_RETRY, window, (err) => err instanceof GraphError && err.notFound, clock.now);
+  const settled = () => settle(lookup, Math.max(window, LOST_ANSWER_MIN_SETTLE_MS), clock);
   return withRetry(
     async () => {
-      const existing = answerLost ? await settle(lookup, Math.max(window, LOST_ANSWER_MIN_SETTLE_MS), clock) : await lookup();
+      const existing = answerLost ? await settled() : await lookup();
       if (existing !== undefined) return { object: existing, adopted: true };
       try {
         return { object: await steps.create(session.once), adopted: false };
       } catch (err) {
+        // A 2xx whose body cannot be read made the object all the same: adopt it rather than leave it outside the state.
+        const made = err instanceof MalformedAnswerError ? await settled() : undefined;
+        if (made !== undefined) return { object: made, adopted: true };
         answerLost = answerMayBeLost(err);
         throw err;
       }
