@@ -42,6 +42,8 @@ export interface ParsedFaults {
   faults: Partial<FaultConfig>;
   /** Replication lag, which the store enforces. */
   lagMs?: number;
+  /** How long new objects stay out of Graph's lists, which the store enforces. */
+  listLagMs?: number;
   /** Links to break in the seeded tenant, in the order given, each once. */
   breaks: BrokenLink[];
 }
@@ -57,6 +59,7 @@ export const FAULT_SPEC_HELP = `a comma-separated list of:
   lag=S            replication lag: for S seconds new objects are unknown to the token
                    endpoint and to Graph reads of directory objects by id, and new or
                    changed grants do not reach the token endpoint (e.g. lag=5 or lag=500ms)
+  list-lag=S       for S seconds new objects are missing from Graph's lists, $filter included
   on=token|graph|all   which surface the request faults apply to (default all)
   method=POST      only requests with this method take 429, 503, drop and lose (default any)
   idp-rate=N       token endpoint: N requests/s per tenant (burst N), then 429 with Retry-After
@@ -133,6 +136,9 @@ export function parseFaultSpec(spec: string): ParsedFaults {
       }
       case "lag":
         out.lagMs = duration(key, value, "s");
+        break;
+      case "list-lag":
+        out.listLagMs = duration(key, value, "s");
         break;
       case "break":
         if (!(BROKEN_LINKS as readonly string[]).includes(value)) throw new UsageError(`--faults: break=${value} must be one of ${BROKEN_LINKS.join(", ")}`);

@@ -26,6 +26,8 @@ export interface EmulatorOptions {
   tenant?: TenantSeed;
   faults?: Partial<FaultConfig>;
   replicationLagMs?: number;
+  /** How long new objects stay out of Graph's lists. */
+  listLagMs?: number;
   /** Seed the default tenant with this many agents under its blueprint (`--agents N`); 1 by default. */
   agents?: number;
   /**
@@ -156,6 +158,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const before = options.breaks?.length ? tenantOutputs(store, "", fleet) : undefined;
   if (options.breaks?.length) breakLinks(store, options.breaks);
   store.replicationLagMs = options.replicationLagMs ?? 0;
+  store.listLagMs = options.listLagMs ?? 0;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);
   const key = new SigningKey();

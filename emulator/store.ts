@@ -175,6 +175,8 @@ export class TenantStore {
   readonly #driveItems: DriveItem[];
   /** How long a new object stays unknown to the token endpoint, and a grant change unseen. */
   replicationLagMs = 0;
+  /** How long a new object stays missing from Graph's lists (`$filter` included): an index that catches up on its own time. */
+  listLagMs = 0;
   now: () => number = Date.now;
 
   constructor(seed: TenantSeed) {
@@ -191,6 +193,11 @@ export class TenantStore {
   /** Whether an object written at `createdAt` has reached the token endpoint. */
   replicated(createdAt: number): boolean {
     return this.now() >= createdAt + this.replicationLagMs;
+  }
+
+  /** Whether an object written at `createdAt` shows in Graph's lists yet. */
+  listed(createdAt: number): boolean {
+    return this.now() >= createdAt + this.listLagMs;
   }
 
   newId(): string {

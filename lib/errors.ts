@@ -137,12 +137,13 @@ function networkHint(code: string): string {
 /** An answer that no real service sends (a token with a line break in it): final, and named, never a crash. */
 export class MalformedAnswerError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
-  constructor(step: string, detail: string, hop?: number) {
-    super(step, `malformed answer: ${detail}`, {
-      code: "malformed_answer",
-      hop,
-      hint: "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy",
-    });
+  constructor(
+    step: string,
+    detail: string,
+    hop?: number,
+    hint = "the service, or a proxy in front of it, answered with something no identity provider sends; check the URL and any proxy",
+  ) {
+    super(step, `malformed answer: ${detail}`, { code: "malformed_answer", hop, hint });
   }
 }
 

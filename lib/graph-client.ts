@@ -1,5 +1,6 @@
-import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
-import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
+import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
+import { shapeProblem, type Shape } from "./graph-shape";
+import { BODY_LIMITS, parseRetryAfter, ResponseTooLargeError, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
@@ -78,6 +79,7 @@ export class GraphError extends AgentUserError {
 }
 
 function graphHint(status: number, code: string): string {
+  if (status >= 300 && status < 400) return "Graph does not redirect these calls: the Graph URL points at something else (a proxy, a sign-in page); check it";
   if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";
   if (status === 403) {
     return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs), and note that Application.ReadWrite.OwnedBy reaches only objects the provisioner created";
@@ -104,6 +106,15 @@ function clientSideError(step: string, status: number, code: string, message: st
 /** A collection longer than this is taken for a server that pages forever. */
 const MAX_PAGES = 1000;
 
+const MALFORMED_GRAPH_HINT = "Microsoft Graph, or a proxy in front of it, answered with something Graph does not send; check the Graph URL and any proxy";
+
+/** A 2xx answer that is not what the call reads: final, named by its call, never a crash. */
+function malformedGraph(step: string, detail: string): MalformedAnswerError {
+  return new MalformedAnswerError(step, detail, undefined, MALFORMED_GRAPH_HINT);
+}
+
+const stepOf = (method: string, url: string) => `Graph ${method} ${new URL(url).pathname}`;
+
 export interface GraphClientOptions extends HttpOptions {
   /** e.g. https://graph.microsoft.com; paths are appended to it. */
   baseUrl: string;
@@ -120,12 +131,17 @@ export interface GraphCallOptions {
   agentId?: boolean;
   /** Also retry not-found for this long: the next step after a create races replication. */
   consistencyWindowMs?: number;
+  /** The fields the caller reads: of the answer for `call`, of each item for `list`; a mismatch is a malformed answer. */
+  shape?: Shape;
 }
 
 export interface GraphResult<T> {
   status: number;
   headers: Record<string, string>;
+  /** The parsed answer: a JSON object, or undefined for a 204. */
   body: T;
+  /** The answer's size in bytes (UTF-8), for budgets over several answers. */
+  bytes: number;
 }
 
 export class GraphClient {
@@ -150,30 +166,60 @@ export class GraphClient {
     }
   }
 
-  /** One call; any status of 400 or more is thrown as a GraphError, and so is a body that is not JSON. */
+  /**
+   * One call. A status outside 2xx is thrown as a GraphError. A 204 has no
+   * body; any other answer must be a JSON object, of `call.shape` when given,
+   * or it is a malformed answer (exit 3) naming the call.
+   */
   async call<T = unknown>(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions = {}): Promise<GraphResult<T>> {
     const res = await this.attempt(method, pathOrUrl, call);
-    if (res.body.trim() === "") return { status: res.status, headers: res.headers, body: undefined as T };
+    const result = { status: res.status, headers: res.headers, bytes: Buffer.byteLength(res.body) };
+    if (res.status === 204) return { ...result, body: undefined as T };
+    const step = stepOf(method, this.resolve(pathOrUrl));
+    if (res.body.trim() === "") throw malformedGraph(step, `the HTTP ${res.status} answer has no body`);
+    let body: unknown;
     try {
-      return { status: res.status, headers: res.headers, body: JSON.parse(res.body) as T };
+      body = JSON.parse(res.body);
     } catch {
       // Typically a proxy's HTML page; its text is not repeated, as it may echo the request.
-      throw clientSideError(`Graph ${method} ${new URL(this.resolve(pathOrUrl)).pathname}`, 502, "invalidResponse", `the HTTP ${res.status} answer is not JSON (content-type ${res.headers["content-type"] ?? "none"})`);
+      throw malformedGraph(step, `the HTTP ${res.status} answer is not JSON (content-type ${res.headers["content-type"] ?? "none"})`);
     }
+    const problem = call.shape ? shapeProblem(body, call.shape, "the answer") : isObject(body) ? undefined : "the answer is not a JSON object";
+    if (problem) throw malformedGraph(step, problem);
+    return { ...result, body: body as T };
   }
 
-  /** Every item of a collection, following @odata.nextLink until it is absent. */
+  /**
+   * Every item of a collection, following @odata.nextLink until it is
+   * absent. Each page must hold a `value` list, each item an object (of
+   * `call.shape` when given); the pages together may hold at most
+   * BODY_LIMITS.graphList bytes, each one BODY_LIMITS.graph.
+   */
   async list<T>(path: string, call: GraphCallOptions = {}): Promise<T[]> {
+    const { shape, ...pageCall } = call;
+    const step = stepOf("GET", this.resolve(path));
     const items: T[] = [];
     const seen: string[] = [];
+    let bytes = 0;
     for (let next: string | undefined = path; next; ) {
       if (seen.includes(next) || seen.length >= MAX_PAGES) {
         throw clientSideError(`Graph GET ${path}`, 502, "pagingLoop", `paging stopped after ${seen.length} pages: @odata.nextLink repeats a page or never ends`);
       }
       seen.push(next);
-      const page: GraphResult<GraphPage<T>> = await this.call<GraphPage<T>>("GET", next, call);
-      items.push(...(page.body.value ?? []));
-      next = page.body["@odata.nextLink"];
+      const page = await this.call<Partial<GraphPage<unknown>> | undefined>("GET", next, pageCall);
+      bytes += page.bytes;
+      if (bytes > BODY_LIMITS.graphList) throw new ResponseTooLargeError(step, BODY_LIMITS.graphList, undefined, `the collection, its ${seen.length} pages together,`);
+      const value: unknown = page.body?.value;
+      if (!Array.isArray(value)) throw malformedGraph(step, `page ${seen.length}: value is ${value === undefined ? "missing" : "not a list"}`);
+      // One push per item: spreading a page of millions of items into push's arguments overflows the stack.
+      for (let i = 0; i < value.length; i++) {
+        const problem = shape ? shapeProblem(value[i], shape, `value[${i}]`) : isObject(value[i]) ? undefined : `value[${i}] is not an object`;
+        if (problem) throw malformedGraph(step, `page ${seen.length}: ${problem}`);
+        items.push(value[i] as T);
+      }
+      const link: unknown = page.body?.["@odata.nextLink"];
+      if (link !== undefined && link !== null && typeof link !== "string") throw malformedGraph(step, `page ${seen.length}: @odata.nextLink is not a string`);
+      next = link ?? undefined;
     }
     return items;
   }
@@ -189,7 +235,7 @@ export class GraphClient {
 
   private async attempt(method: HttpRequest["method"], pathOrUrl: string, call: GraphCallOptions): Promise<HttpResponse> {
     const url = this.resolve(pathOrUrl);
-    const step = `Graph ${method} ${new URL(url).pathname}`;
+    const step = stepOf(method, url);
     const base = this.options.retry ?? DEFAULT_RETRY;
     const window = call.consistencyWindowMs ?? 0;
     const { policy, classify } =
@@ -209,9 +255,11 @@ export class GraphClient {
         const res = await throttledSend(this.baseUrl, this.options.hooks, () =>
           send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options }),
         );
-        // An error answer that echoes the bearer token (a proxy, a hostile peer) must not carry it into an error or a log.
-        if (res.status >= 400) throw new GraphError(step, { ...res, body: scrubSent(res.body, [token]) });
-        return res;
+        // An answer that echoes the bearer token (a proxy, a hostile peer), error or success, must not carry it into an error, a log or a report.
+        const scrubbed = { ...res, body: scrubSent(res.body, [token]) };
+        // A redirect is not followed (it would carry the token elsewhere): like an error, it is not the answer asked for.
+        if (res.status < 200 || res.status >= 300) throw new GraphError(step, scrubbed);
+        return scrubbed;
       },
       policy,
       classify,

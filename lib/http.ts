@@ -46,13 +46,20 @@ export interface HttpOptions {
  * answer is a few KiB; a Graph page can be large. Past the limit the answer is
  * a final error: an endless body never grows the process, and is not retried.
  */
-export const BODY_LIMITS = { tokenEndpoint: 1 << 20, imds: 1 << 20, graph: 32 << 20 } as const;
+export const BODY_LIMITS = {
+  tokenEndpoint: 1 << 20,
+  imds: 1 << 20,
+  graph: 32 << 20,
+  /** All the pages of one Graph collection together: what one list may hold in memory. */
+  graphList: 64 << 20,
+} as const;
 
 /** The answer was larger than the step may read: malformed or hostile, and final. */
 export class ResponseTooLargeError extends AgentUserError {
   readonly exitCode = ExitCode.rejected;
-  constructor(step: string, limit: number, hop?: number) {
-    super(step, `the answer is larger than ${limit} bytes, the most this step reads`, {
+  /** `what` was too large: the answer, or e.g. a collection's pages together. */
+  constructor(step: string, limit: number, hop?: number, what = "the answer") {
+    super(step, `${what} is larger than ${limit} bytes, the most this step reads`, {
       code: "response_too_large",
       hop,
       hint: "the service (or a proxy in front of it) sent far more than this call ever needs; check the URL and any proxy",

@@ -73,7 +73,10 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const clauses = parseFilter(req, ["displayName", "appId"], ["tags"]);
-  const views = ctx.store.applications("agentIdentityBlueprint").map(view);
+  const views = ctx.store
+    .applications("agentIdentityBlueprint")
+    .filter((app) => ctx.store.listed(app.createdAt))
+    .map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 

@@ -54,8 +54,12 @@ function ofKind(kind: ServicePrincipal["kind"]) {
 const principalById = ofKind("agentIdentityBlueprintPrincipal");
 const identityById = ofKind("agentIdentity");
 
+/** The principals a list shows: those its index has caught up with. */
 function all(ctx: EmulatorContext, kind?: ServicePrincipal["kind"]): Array<Record<string, unknown>> {
-  return ctx.store.servicePrincipals(kind).map(view);
+  return ctx.store
+    .servicePrincipals(kind)
+    .filter((sp) => ctx.store.listed(sp.createdAt))
+    .map(view);
 }
 
 function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {

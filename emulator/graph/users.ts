@@ -96,7 +96,10 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const clauses = parseFilter(req, ["userPrincipalName", "displayName", "identityParentId", "mailNickname"]);
-  const views = ctx.store.users("agentUser").map(view);
+  const views = ctx.store
+    .users("agentUser")
+    .filter((user) => ctx.store.listed(user.createdAt))
+    .map(view);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
 import { odataString } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
@@ -31,6 +32,7 @@ interface GraphAgentIdentity {
 }
 
 const SELECT = "$select=id,displayName,agentIdentityBlueprintId";
+const SHAPE: Shape = { id: "string", displayName: "string?", agentIdentityBlueprintId: "string?" };
 
 const hints: HintFor = (err) =>
   err.status === 400
@@ -40,6 +42,7 @@ const hints: HintFor = (err) =>
 async function findByName(graph: GraphClient, inputs: AgentIdentityInputs): Promise<GraphAgentIdentity | undefined> {
   const named = await graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT}`, {
     agentId: true,
+    shape: SHAPE,
   });
   const mine = named.filter((identity) => identity.agentIdentityBlueprintId?.toLowerCase() === inputs.blueprintAppId);
   if (mine.length > 1) {
@@ -73,7 +76,7 @@ export const agentIdentityProvider = graphProvider<AgentIdentityInputs, AgentIde
   outputs: (inputs, object) => ({ ...inputs, identityId: object.id }),
 
   async read(session, path, state) {
-    const found = await readSponsoredObject<GraphAgentIdentity>(session, path, SELECT);
+    const found = await readSponsoredObject<GraphAgentIdentity>(session, path, SELECT, SHAPE);
     if (found === undefined) return undefined;
     const { live, sponsors } = found;
     return { ...state, displayName: live.displayName, blueprintAppId: live.agentIdentityBlueprintId?.toLowerCase() ?? state.blueprintAppId, sponsors, identityId: live.id };

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
 import { getIfExists, odataString, type GraphSession } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
@@ -30,6 +31,7 @@ interface GraphAgentUser {
 }
 
 const SELECT = "$select=id,displayName,mailNickname,userPrincipalName,identityParentId";
+const SHAPE: Shape = { id: "string", displayName: "string?", mailNickname: "string?", userPrincipalName: "string?", identityParentId: "string?" };
 const UPDATABLE = ["displayName", "mailNickname", "userPrincipalName"] as const;
 
 const hints: HintFor = (err) =>
@@ -37,9 +39,10 @@ const hints: HintFor = (err) =>
     ? "an agent identity holds at most one agent user, the UPN must be unused and on a verified domain of the tenant, and identityParentId must be an agent identity's object id"
     : undefined;
 
-async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
+export async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
   const [found] = await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
     agentId: true,
+    shape: SHAPE,
   });
   if (found && found.identityParentId?.toLowerCase() !== inputs.identityParentId) {
     throw new Error(
@@ -67,7 +70,7 @@ export const agentUserProvider = graphProvider<AgentUserInputs, AgentUserOutputs
   outputs: (inputs, object) => ({ ...inputs, userId: object.id }),
 
   async read(session, path, state) {
-    const live = await getIfExists<GraphAgentUser>(session.graph, `${path}?${SELECT}`);
+    const live = await getIfExists<GraphAgentUser>(session.graph, `${path}?${SELECT}`, { shape: SHAPE });
     return (
       live && {
         ...state,

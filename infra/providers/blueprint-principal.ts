@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
 import { getIfExists, odataString } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
@@ -24,11 +25,13 @@ interface GraphPrincipal {
   appId: string;
 }
 
+const SHAPE: Shape = { id: "string", appId: "string?" };
+
 const hints: HintFor = (err) =>
   err.status === 400 ? "check that appId is the appId (not the object id) of an agent identity blueprint in this tenant" : undefined;
 
 async function findByAppId(graph: GraphClient, appId: string): Promise<GraphPrincipal | undefined> {
-  const found = await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=id,appId`, { agentId: true });
+  const found = await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=id,appId`, { agentId: true, shape: SHAPE });
   return found[0];
 }
 
@@ -43,7 +46,7 @@ export const blueprintPrincipalProvider = graphProvider<BlueprintPrincipalInputs
   outputs: (inputs, object) => ({ ...inputs, principalId: object.id }),
 
   async read(session, path, state) {
-    const live = await getIfExists<GraphPrincipal>(session.graph, `${path}?$select=id,appId`);
+    const live = await getIfExists<GraphPrincipal>(session.graph, `${path}?$select=id,appId`, { shape: SHAPE });
     return live && { ...state, appId: live.appId?.toLowerCase() ?? state.appId, principalId: live.id };
   },
 

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
 import { odataString } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
@@ -35,12 +36,13 @@ interface GraphBlueprint {
 }
 
 const SELECT = "$select=id,appId,displayName,tags";
+const SHAPE: Shape = { id: "string", appId: "string", displayName: "string?", tags: "string[]?" };
 
 const hints: HintFor = (err) =>
   err.status === 400 ? `check that every sponsor is an existing user object id, and that the display name is at most ${LIMITS.displayName} characters` : undefined;
 
-async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
-  const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true });
+export async function findByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint | undefined> {
+  const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${SELECT}`, { agentId: true, shape: SHAPE });
   if (found.length > 1) {
     throw new Error(`${found.length} blueprints carry the adoption tag ${tag} (${found.map((b) => b.id).join(", ")}); delete the extras in Entra`);
   }
@@ -59,7 +61,7 @@ export const blueprintProvider = graphProvider<BlueprintInputs, BlueprintOutputs
   outputs: (inputs, object) => ({ ...inputs, objectId: object.id, appId: object.appId }),
 
   async read(session, path, state) {
-    const found = await readSponsoredObject<GraphBlueprint>(session, path, SELECT);
+    const found = await readSponsoredObject<GraphBlueprint>(session, path, SELECT, SHAPE);
     return found && { ...state, displayName: found.live.displayName, sponsors: found.sponsors, objectId: found.live.id, appId: found.live.appId };
   },
 

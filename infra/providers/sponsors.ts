@@ -1,4 +1,5 @@
 import { GraphError } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import { getIfExists, type GraphSession } from "./graph-ops";
 
 /*
@@ -19,7 +20,7 @@ export function sponsorBinds(graphUrl: string, sponsors: readonly string[]): str
  */
 export async function readSponsors(session: GraphSession, objectPath: string, consistencyWindowMs = 0): Promise<string[]> {
   // learn.microsoft.com/graph/api/agentidentity-list-sponsors (and agentidentityblueprint-list-sponsors)
-  const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true, consistencyWindowMs });
+  const sponsors = await session.graph.list<{ id: string }>(`${objectPath}/sponsors?$select=id`, { agentId: true, consistencyWindowMs, shape: { id: "string" } });
   return sponsors.map((s) => s.id.toLowerCase()).sort();
 }
 
@@ -59,8 +60,8 @@ export async function syncSponsors(
 }
 
 /** A sponsored object as Graph holds it now (GET with `select`), with its sponsors; undefined when it is gone. */
-export async function readSponsoredObject<T>(session: GraphSession, objectPath: string, select: string): Promise<{ live: T; sponsors: string[] } | undefined> {
-  const live = await getIfExists<T>(session.graph, `${objectPath}?${select}`);
+export async function readSponsoredObject<T>(session: GraphSession, objectPath: string, select: string, shape: Shape): Promise<{ live: T; sponsors: string[] } | undefined> {
+  const live = await getIfExists<T>(session.graph, `${objectPath}?${select}`, { shape });
   if (live === undefined) return undefined;
   return { live, sponsors: await readSponsors(session, objectPath) };
 }

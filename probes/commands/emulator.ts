@@ -206,6 +206,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       agents,
       faults: parsed.faults,
       replicationLagMs: parsed.lagMs,
+      listLagMs: parsed.listLagMs,
       breaks: parsed.breaks,
     }).catch((err: unknown) => {
       const e = err as NodeJS.ErrnoException & { port?: number };

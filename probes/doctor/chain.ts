@@ -1,6 +1,7 @@
 import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
 import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import type { ProbeSettings } from "../../lib/settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
@@ -64,6 +65,15 @@ interface GraphGrant {
   scope?: string | null;
 }
 
+/** What the links read of each object, and its type: an answer of another shape is a malformed answer, never a crash. */
+const CREDENTIAL: Shape = { keyId: "string?", displayName: "string?", hint: "string?", endDateTime: "string?" };
+const BLUEPRINT: Shape = { id: "string", appId: "string?", displayName: "string?", createdDateTime: "string?", passwordCredentials: [CREDENTIAL], keyCredentials: [CREDENTIAL] };
+const FEDERATED: Shape = { name: "string?", subject: "string?", audiences: "string[]?" };
+const PRINCIPAL: Shape = { id: "string", appId: "string?", accountEnabled: "boolean?", agentIdentityBlueprintId: "string?", displayName: "string?" };
+const AGENT_USER: Shape = { id: "string", userPrincipalName: "string?", accountEnabled: "boolean?", identityParentId: "string?", createdDateTime: "string?" };
+const GRANT: Shape = { id: "string", clientId: "string?", consentType: "string?", principalId: "string?", resourceId: "string?", scope: "string?" };
+const WITH_ID: Shape = { id: "string" };
+
 /** A collection property as a list: an answer of the wrong shape counts as empty, never as a crash. */
 const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
@@ -78,8 +88,8 @@ interface Found {
 async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const blueprint = outputs.blueprintObjectId
-    ? await getIfExists<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId))
-    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId), { shape: BLUEPRINT })
+    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true, shape: BLUEPRINT }))[0];
   const shownId = outputs.blueprintObjectId ?? settings.blueprintAppId;
   if (!blueprint) {
     found.checks.push(failed("blueprint", shownId, `no agent identity blueprint ${shownId} in the tenant (deleted, or another tenant)`, REFRESH_UP));
@@ -90,14 +100,14 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
     if (blueprint.createdDateTime) found.created.push({ what: "blueprint", at: blueprint.createdDateTime });
     found.checks.push(ok("blueprint", blueprint.id, `"${blueprint.displayName}" (appId ${blueprint.appId})`));
     // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
-    const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`);
+    const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`, { shape: FEDERATED });
     const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
     found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
   }
 
   const principal = outputs.blueprintPrincipalId
-    ? await getIfExists<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId))
-    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId), { shape: PRINCIPAL })
+    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true, shape: PRINCIPAL }))[0];
   if (!principal) {
     found.checks.push(failed("blueprint principal", outputs.blueprintPrincipalId, `no service principal for the blueprint ${settings.blueprintAppId} in this tenant`, REFRESH_UP));
   } else if (!same(principal.appId, settings.blueprintAppId)) {
@@ -109,7 +119,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
 
 async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<void> {
   const id = t.settings.agentIdentityId;
-  const identity = await getIfExists<GraphPrincipal>(graph, agentIdentityPath(id));
+  const identity = await getIfExists<GraphPrincipal>(graph, agentIdentityPath(id), { shape: PRINCIPAL });
   const link = "agent identity";
   if (!identity) return void found.checks.push(failed(link, id, "no such agent identity in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (identity.accountEnabled === false) {
@@ -121,7 +131,7 @@ async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): 
     return void found.checks.push(failed(link, id, `its blueprint is ${identity.agentIdentityBlueprintId ?? "none"}, not ${t.settings.blueprintAppId}`, REFRESH_UP));
   }
   // A deleted user drops out of the sponsors list: an empty list means every sponsor is gone.
-  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors`, { agentId: true });
+  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors`, { agentId: true, shape: WITH_ID });
   if (sponsors.length === 0) {
     return void found.checks.push(
       failed(link, id, "it has no sponsor left: every sponsor was deleted", "set agent-user-kit:sponsors to people who are still in the tenant and run `pulumi up`"),
@@ -137,8 +147,8 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
   const wantedUpn = outputs.agentUserPrincipalName ?? (isGuid(settings.agentUser) ? undefined : settings.agentUser);
   const userId = outputs.agentUserId ?? (isGuid(settings.agentUser) ? settings.agentUser : undefined);
   const user = userId
-    ? await getIfExists<GraphAgentUser>(graph, agentUserPath(userId))
-    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphAgentUser>(graph, agentUserPath(userId), { shape: AGENT_USER })
+    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true, shape: AGENT_USER }))[0];
   const shown = userId ?? wantedUpn;
   if (!user) return void found.checks.push(failed(link, shown, "no such agent user in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (user.createdDateTime) found.created.push({ what: "agent user", at: user.createdDateTime });
@@ -178,14 +188,14 @@ async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | u
   let resource: { id: string; appId: string } | undefined;
   for (const filter of resourceFilters(settings.resourceUrl, settings.graphUrl)) {
     // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId, or on servicePrincipalNames with any)
-    [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(filter)}&$select=id,appId`);
+    [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(filter)}&$select=id,appId`, { shape: { id: "string", appId: "string?" } });
     if (resource) break;
   }
   if (!resource) {
     return void found.checks.push(failed(link, undefined, `the resource ${settings.resourceUrl} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), or fix --resource, then `pulumi up`"));
   }
   // learn.microsoft.com/graph/api/oauth2permissiongrant-list: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
-  const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`)).filter((g) =>
+  const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`, { shape: GRANT })).filter((g) =>
     same(g.resourceId, resource.id),
   );
   const mine = grants.find((g) => g.consentType === "AllPrincipals" || (g.consentType === "Principal" && same(g.principalId, userId)));

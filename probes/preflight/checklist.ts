@@ -1,5 +1,6 @@
 import { decodeJwtClaims } from "../../lib/jwt";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
+import type { Shape } from "../../lib/graph-shape";
 import type { KitConfig } from "../../infra/config";
 import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
@@ -27,11 +28,12 @@ interface GraphUser {
   "@odata.type"?: string;
   identityParentId?: string | null;
 }
+const USER: Shape = { id: "string", displayName: "string?", userPrincipalName: "string?", "@odata.type": "string?", identityParentId: "string?" };
 
-/** The object, undefined when not found, or "denied" when the provisioner may not read it (403). */
-async function read<T>(graph: GraphClient, path: string): Promise<T | undefined | "denied"> {
+/** The object (with the fields `shape` names), undefined when not found, or "denied" when the provisioner may not read it (403). */
+async function read<T>(graph: GraphClient, path: string, shape: Shape): Promise<T | undefined | "denied"> {
   try {
-    return await getIfExists<T>(graph, path, false);
+    return await getIfExists<T>(graph, path, { agentId: false, shape });
   } catch (err) {
     if (err instanceof GraphError && err.status === 403) return "denied";
     throw err;
@@ -58,7 +60,7 @@ const denied = (link: string, id: string, permission: string) =>
 async function domainCheck(graph: GraphClient, config: KitConfig): Promise<Check> {
   const link = "upn domain";
   // learn.microsoft.com/graph/api/domain-get
-  const domain = await read<{ isVerified?: boolean }>(graph, `/v1.0/domains/${encodeURIComponent(config.userDomain)}`);
+  const domain = await read<{ isVerified?: boolean }>(graph, `/v1.0/domains/${encodeURIComponent(config.userDomain)}`, { isVerified: "boolean?" });
   if (domain === "denied") return denied(link, config.userDomain, "Domain.Read.All");
   if (!domain) return failed(link, config.userDomain, "not a domain of this tenant", "set agent-user-kit:userDomain to one of the tenant's verified domains (e.g. <tenant>.onmicrosoft.com)");
   if (domain.isVerified !== true) return failed(link, config.userDomain, "the domain is not verified", "verify it (Entra admin center → Domain names) or pick a verified one");
@@ -70,7 +72,7 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
   return Promise.all(
     config.sponsors.map(async (id): Promise<Check> => {
       // learn.microsoft.com/graph/api/user-get
-      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`);
+      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`, USER);
       if (user === "denied") return denied("sponsor", id, "User.Read.All");
       if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
       if (user["@odata.type"] === "#microsoft.graph.agentUser") return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
@@ -83,6 +85,7 @@ async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Ch
   // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId); oauth2PermissionScopes is a servicePrincipal property
   const [sp] = await graph.list<{ id: string; displayName?: string; oauth2PermissionScopes?: PermissionScope[] }>(
     `/v1.0/servicePrincipals?$filter=appId eq ${odataString(config.resourceAppId)}&$select=id,appId,displayName,oauth2PermissionScopes`,
+    { shape: { id: "string", displayName: "string?", oauth2PermissionScopes: [{ value: "string?", isEnabled: "boolean?" }] } },
   );
   if (!sp) {
     return [failed("resource", config.resourceAppId, "the resource API has no service principal in this tenant", "add it to the tenant (an admin consents to it once), or fix agent-user-kit:resourceAppId")];
@@ -108,6 +111,7 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
   // learn.microsoft.com/graph/api/agentidentityblueprint-list ($filter on displayName)
   const blueprints = await graph.list<{ id: string; appId: string; tags?: string[] }>(`${BLUEPRINTS}?$filter=displayName eq ${odataString(config.blueprintName)}&$select=id,appId,tags`, {
     agentId: true,
+    shape: { id: "string", appId: "string?", tags: "string[]?" },
   });
   const mine = blueprints.find((b) => ownTag(b.tags, stack));
   const others = blueprints.filter((b) => b !== mine);
@@ -122,12 +126,12 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
   }
   for (const agent of config.agents) {
     // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
-    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`);
+    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`, USER);
     const link = "agent user upn";
     if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
     else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
     else {
-      const parent = user.identityParentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, agentIdentityPath(user.identityParentId)) : undefined;
+      const parent = user.identityParentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, agentIdentityPath(user.identityParentId), { agentIdentityBlueprintId: "string?" }) : undefined;
       const owned = mine && typeof parent === "object" && parent.agentIdentityBlueprintId === mine.appId;
       checks.push(
         owned

@@ -1,3 +1,4 @@
+import { MalformedAnswerError } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
 import { createOrAdopt, type GraphSession } from "../../infra/providers/graph-ops";
 
@@ -17,8 +18,17 @@ const notFound = () =>
     ms: 1,
   });
 
-/** createOrAdopt only reads the window from the session; the steps are the test's. */
-const session = (consistencyWindowMs: number) => ({ consistencyWindowMs }) as GraphSession;
+/** createOrAdopt only reads the window and the clock from the session, a clock that moves only when it waits; the steps are the test's. */
+function session(consistencyWindowMs: number): GraphSession {
+  let now = 0;
+  const clock = {
+    now: () => now,
+    sleep: async (ms: number) => {
+      now += ms;
+    },
+  };
+  return { consistencyWindowMs, clock } as unknown as GraphSession;
+}
 
 function steps(creates: Array<string | Error>) {
   const calls = { lookup: 0, create: 0 };
@@ -42,6 +52,29 @@ describe("createOrAdopt, when the POST answers not-found", () => {
 
   it("fails at once with no window", async () => {
     const error = notFound();
+    const s = steps([error, "never"]);
+    await expect(createOrAdopt(session(0), s)).rejects.toBe(error);
+    expect(s.calls.create).toBe(1);
+  });
+});
+
+describe("createOrAdopt, when the POST succeeds but its answer cannot be read", () => {
+  it("adopts the object the POST made, once a lookup finds it, and never POSTs again", async () => {
+    const calls = { lookup: 0, create: 0 };
+    const result = await createOrAdopt(session(0), {
+      // The list shows the new object from the third lookup on.
+      lookup: async () => (++calls.lookup >= 3 ? "made" : undefined),
+      create: async () => {
+        calls.create++;
+        throw new MalformedAnswerError("Graph POST /v1.0/users/microsoft.graph.agentUser", "the answer.id is missing, not a string");
+      },
+    });
+    expect(result).toEqual({ object: "made", adopted: true });
+    expect(calls).toEqual({ lookup: 3, create: 1 });
+  });
+
+  it("fails with the malformed answer when no lookup finds the object", async () => {
+    const error = new MalformedAnswerError("Graph POST /v1.0/users/microsoft.graph.agentUser", "the HTTP 201 answer has no body");
     const s = steps([error, "never"]);
     await expect(createOrAdopt(session(0), s)).rejects.toBe(error);
     expect(s.calls.create).toBe(1);

@@ -4,6 +4,7 @@ import { DEFAULT_IDS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { forgetProvisionerTokens } from "../../infra/provisioner-credential";
 import { runCli, scratchDir, type CliRun } from "../token/helpers";
+import { writeStackConfig } from "./stack-config";
 
 /**
  * `agent-user preflight` over real HTTP against the emulator: the checklist
@@ -24,26 +25,9 @@ afterAll(async () => {
 });
 beforeEach(() => forgetProvisionerTokens());
 
-/** What `pulumi config --json` prints for these agent-user-kit keys (lists JSON-encoded in value, as Pulumi does). */
+/** The stack config of a new stack, against the emulator. */
 function configFile(overrides: Record<string, string | string[]> = {}): string {
-  const keys: Record<string, string | string[]> = {
-    userDomain: DEFAULT_IDS.domain,
-    blueprintName: "Support agent blueprint",
-    agentIdentityName: "Support agent",
-    agentUserName: "support-agent",
-    sponsors: [DEFAULT_IDS.sponsorId],
-    scopes: ["Chat.ReadWrite", "User.Read"],
-    graphUrl: emulator.httpUrl,
-    authorityUrl: emulator.httpUrl,
-    ...overrides,
-  };
-  const json: Record<string, unknown> = { "azuread:clientSecret": { secret: true } };
-  for (const [key, value] of Object.entries(keys)) {
-    json[`agent-user-kit:${key}`] = Array.isArray(value) ? { value: JSON.stringify(value), objectValue: value, secret: false } : { value, secret: false };
-  }
-  const file = join(scratch.dir, `config-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify(json));
-  return file;
+  return writeStackConfig(scratch.dir, { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, ...overrides });
 }
 
 async function preflight(args: string[]): Promise<CliRun> {

@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { blueprintProvider } from "../../../infra/providers/blueprint";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
 import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
-import { blueprintInputs, createIdentityChain, graphCalls, startTenant, userInputs, type Tenant } from "./tenant";
+import { createOrAdopt, graphSession, LOST_ANSWER_MIN_SETTLE_MS } from "../../../infra/providers/graph-ops";
+import { agentUserSteps, blueprintInputs, createIdentityChain, graphCalls, startTenant, userInputs, waitDrivenClock, type Tenant } from "./tenant";
 
 let t: Tenant;
 let idp: Server;
@@ -33,6 +34,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   t.emulator.faults.reset();
+  t.emulator.store.now = Date.now;
   forgetProvisionerTokens();
 });
 
@@ -43,17 +45,22 @@ it("an identity provider that always answers 503 with Retry-After: 0 gets 5 toke
   expect(tokenRequests).toBe(5);
 });
 
-it("a Graph that answers every POST with 503 gets at most 5 POSTs for one create, each after a lookup for a committed object", async () => {
+it("a Graph that answers every POST with 503 gets two POSTs for one create: the second after the lookups looked for the settle time, then the budget is spent", async () => {
   const { identity } = await createIdentityChain(t);
   const inputs = await userInputs(t, identity);
   const from = t.emulator.requests.length;
   t.emulator.faults.set({ unavailable: 1_000, method: "POST", target: "graph" });
-  await expect(agentUserProvider.create!(inputs)).rejects.toThrow(/agent user create failed: Graph POST \/v1\.0\/users\/microsoft\.graph\.agentUser: serviceNotAvailable \(HTTP 503\)/);
+  const clock = waitDrivenClock(t);
+  const started = clock.now();
+  const postAt: number[] = [];
+  const steps = agentUserSteps(inputs);
+  const create = createOrAdopt(graphSession(inputs, clock), { lookup: steps.lookup, create: (graph) => (postAt.push(clock.now() - started), steps.create(graph)) });
+  await expect(create).rejects.toThrow(/Graph POST \/v1\.0\/users\/microsoft\.graph\.agentUser: serviceNotAvailable \(HTTP 503\)/);
   const calls = graphCalls(t, from);
-  expect(calls.filter((c) => c.startsWith("POST "))).toHaveLength(5);
-  // Each attempt looks for the user first (a 503'd POST may have committed): lookups and POSTs alternate.
-  const lookups = calls.filter((c) => c.startsWith("GET /v1.0/users/microsoft.graph.agentUser "));
-  expect(lookups).toHaveLength(5);
+  expect(calls.filter((c) => c.startsWith("POST "))).toHaveLength(2);
+  // A 503'd POST may have committed: the next one waits until the lookups have looked for the settle time.
+  expect(postAt[1]! - postAt[0]!).toBeGreaterThanOrEqual(LOST_ANSWER_MIN_SETTLE_MS);
+  expect(calls.filter((c) => c.startsWith("GET /v1.0/users/microsoft.graph.agentUser ")).length).toBeGreaterThan(2);
 });
 
 it("a 429 on a create is not taken for a lost answer: the next attempt looks once, then POSTs", async () => {

@@ -17,7 +17,12 @@ import {
   type BlueprintPrincipalInputs,
   type BlueprintPrincipalOutputs,
 } from "../../../infra/providers/blueprint-principal";
+import { findByUpn } from "../../../infra/providers/agent-user";
+import { findByTag } from "../../../infra/providers/blueprint";
+import { postOnce, type Clock } from "../../../infra/providers/graph-ops";
 import type { GraphResourceInputs } from "../../../infra/providers/inputs";
+import { AGENT_USERS, BLUEPRINTS } from "../../../infra/providers/paths";
+import { sponsorBinds } from "../../../infra/providers/sponsors";
 import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
 import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../../lib/version";
 
@@ -157,4 +162,43 @@ export function graphCalls(t: Tenant, from = 0): string[] {
     .slice(from)
     .filter((r) => r.surface === "graph")
     .map((r) => `${r.method} ${r.path} ${r.status}${r.lost ? " lost" : ""}`);
+}
+
+/**
+ * A clock that moves only when the code under test waits on it, from now on;
+ * the emulator's store reads it too, so its lags pass as the provider waits.
+ */
+export function waitDrivenClock(t: Tenant): Clock {
+  let now = Date.now();
+  const clock: Clock = {
+    now: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  };
+  t.emulator.store.now = clock.now;
+  return clock;
+}
+
+/** The lookup and the POST a blueprint's create hands createOrAdopt, as its provider makes them. */
+export function blueprintSteps(inputs: BlueprintInputs) {
+  return {
+    lookup: (graph: GraphClient) => findByTag(graph, inputs.adoptionTag),
+    create: (graph: GraphClient) =>
+      postOnce<{ id: string }>(graph, BLUEPRINTS, {
+        displayName: inputs.displayName,
+        tags: [inputs.adoptionTag],
+        "sponsors@odata.bind": sponsorBinds(inputs.graphUrl, inputs.sponsors),
+      }),
+  };
+}
+
+/** The lookup and the POST an agent user's create hands createOrAdopt, as its provider makes them. */
+export function agentUserSteps(inputs: AgentUserInputs) {
+  const { displayName, mailNickname, userPrincipalName, identityParentId } = inputs;
+  return {
+    lookup: (graph: GraphClient) => findByUpn(graph, inputs),
+    create: (graph: GraphClient) =>
+      postOnce<{ id: string }>(graph, AGENT_USERS, { accountEnabled: true, displayName, mailNickname, userPrincipalName, identityParentId }),
+  };
 }
