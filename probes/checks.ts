@@ -25,7 +25,7 @@ export const failed = (link: string, id: string | undefined, detail: string, fix
 
 /** One line per check, then the fix of each failure and warning. */
 export function formatChecks(checks: readonly Check[]): string {
-  const width = Math.max(...checks.map((c) => c.link.length));
+  const width = checks.reduce((widest, c) => Math.max(widest, c.link.length), 0);
   const lines: string[] = [];
   let agent: string | undefined;
   for (const c of checks) {

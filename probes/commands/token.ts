@@ -118,7 +118,8 @@ const isoSeconds = (epochMs: number) => new Date(epochMs).toISOString().replace(
 function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
   const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(r.error), String(r.ms), r.ok ? isoSeconds(r.token.expiresOnTimestamp) : "-"]);
   const table = [["agent", "result", "ms", "expires"], ...rows];
-  const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
+  // A reduce, not Math.max(...lengths): a spread passes every row as an argument, past the stack's size for a large fleet.
+  const widths = [0, 1, 2].map((col) => table.reduce((widest, row) => Math.max(widest, row[col]!.length), 0));
   const lines = table.map(([name, result, ms, expires]) => `${name!.padEnd(widths[0]!)}  ${result!.padEnd(widths[1]!)}  ${ms!.padStart(widths[2]!)}  ${expires}`);
   const failed = results.filter((r) => !r.ok).length;
   lines.push(`${results.length} agent${results.length === 1 ? "" : "s"}: ${results.length - failed} ok, ${failed} failed`);
