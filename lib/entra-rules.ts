@@ -37,6 +37,17 @@ export const PUBLIC_CLOUD = {
 } as const;
 
 /**
+ * The longest an access token from Entra lives, in seconds: 60 to 90 minutes
+ * by default, up to 28 hours under continuous access evaluation
+ * (learn.microsoft.com/entra/identity-platform/app-resilience-continuous-access-evaluation).
+ * A lifetime (`expires_in`) or a time claim (`exp`, `nbf`, `iat`) further
+ * from now than this is not a token Entra minted; a week leaves room for
+ * clock skew and for longer lifetimes to come, and keeps every time the kit
+ * computes from one a valid date.
+ */
+export const MAX_TOKEN_LIFETIME_S = 7 * 24 * 3600;
+
+/**
  * Entra's documented limits. displayName: 256 for applications (so blueprints)
  * and users (so agent users); Graph documents no limit for service principals,
  * so an agent identity gets the limit of the blueprint it is made from.
