@@ -1,3 +1,4 @@
+import { quoteValue } from "./printable";
 import { secureUrlProblem } from "./urls";
 
 /**
@@ -88,7 +89,7 @@ export function upnLocalPartProblem(value: string): string | undefined {
   }
   // The policy refuses a period right before the @, which is the end of this part.
   if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`;
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quoteValue(value)})`;
   }
   return undefined;
 }
@@ -102,7 +103,7 @@ export function isDomainName(value: string): boolean {
 /** Why the part of a UPN after the @ would be refused, or undefined. Graph also requires it to be a verified domain of the tenant. */
 export function upnDomainProblem(value: string): string | undefined {
   if (!isDomainName(value)) {
-    return `must be a domain name such as contoso.onmicrosoft.com (got ${JSON.stringify(value)}); Graph also requires it to be verified in the tenant`;
+    return `must be a domain name such as contoso.onmicrosoft.com (got ${quoteValue(value)}); Graph also requires it to be verified in the tenant`;
   }
   if (value.length > LIMITS.upnDomain) return `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`;
   return undefined;
@@ -111,7 +112,7 @@ export function upnDomainProblem(value: string): string | undefined {
 /** Why a whole UPN would be refused, or undefined. */
 export function upnProblem(value: string): string | undefined {
   const at = value.lastIndexOf("@");
-  if (at < 0) return `must be local@domain, got ${JSON.stringify(value)}`;
+  if (at < 0) return `must be local@domain, got ${quoteValue(value)}`;
   const local = upnLocalPartProblem(value.slice(0, at));
   if (local) return `before the @ ${local}`;
   const domain = upnDomainProblem(value.slice(at + 1));
@@ -143,7 +144,7 @@ export function baseUrlProblem(value: string): string | undefined {
   if (problem) return problem;
   const url = new URL(value);
   if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
-    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${JSON.stringify(`${url.origin}${url.pathname}`)})`;
+    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${quoteValue(`${url.origin}${url.pathname}`)})`;
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { isObject } from "./json-value";
+import { printable } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
@@ -53,7 +54,7 @@ export class GraphError extends AgentUserError {
       if (typeof innerCode === "string") innerCodes.push(innerCode);
       inner = innerError;
     }
-    const message = typeof body?.error.message === "string" ? redactJwts(body.error.message).trim() : "";
+    const message = typeof body?.error.message === "string" ? printable(redactJwts(body.error.message).trim()) : "";
     super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, {
       code,
       status: response.status,

@@ -23,6 +23,16 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escapeOf);
 }
 
+/**
+ * Text of the kit's own that may span lines (an error message, a hint) with
+ * each line printable: its line breaks stay, every other control character
+ * is shown as its escape. Text from outside goes into such a message
+ * through printable() or quoteValue(), so its line breaks are escaped there.
+ */
+export function printableLines(text: string): string {
+  return text.split("\n").map(printable).join("\n");
+}
+
 /** How much of a bad value an error quotes. */
 export const QUOTED_MAX_CHARS = 64;
 

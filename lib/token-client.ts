@@ -3,7 +3,7 @@ import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode 
 import { parseRetryAfter, send, type HttpOptions } from "./http";
 import { MAX_TOKEN_LIFETIME_S } from "./entra-rules";
 import { isObject } from "./json-value";
-import { quoteValue } from "./printable";
+import { printable, quoteValue } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
@@ -82,7 +82,7 @@ export class TokenEndpointError extends AgentUserError {
 /** Entra's description repeats the code and appends ids and a timestamp; keep the sentence. */
 function summarize(description: string): string {
   const sentence = description.replace(/^AADSTS\d+:\s*/, "").split(/\s*(?:\r?\n|Trace ID:)/)[0] ?? "";
-  return redactJwts(sentence.trim());
+  return redactJwts(printable(sentence.trim()));
 }
 
 export interface TokenClientOptions extends HttpOptions {

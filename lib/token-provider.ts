@@ -1,3 +1,4 @@
+import { quoteValue } from "./printable";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, ExitCode, UsageError } from "./errors";
 import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopRecord } from "./hop-chain";
@@ -221,7 +222,7 @@ const MAX_TIMEOUT_MS = 2_000_000_000;
 /** A refused value as an error shows it: numbers and strings as they are, anything else by its kind. */
 function shown(value: unknown): string {
   if (value === undefined) return "nothing";
-  return typeof value === "number" ? String(value) : typeof value === "string" ? JSON.stringify(value) : jsonKind(value);
+  return typeof value === "number" ? String(value) : typeof value === "string" ? quoteValue(value) : jsonKind(value);
 }
 
 /** What is wrong with the blueprint credential; never its secret or key. */

@@ -1,4 +1,5 @@
 import { ExitCode } from "../lib/errors";
+import { printableLines } from "../lib/printable";
 import { loadRequest } from "../lib/undici-request";
 import { processIo, type CliIo, type Command } from "./cli-io";
 import { didYouMean } from "./did-you-mean";
@@ -143,7 +144,7 @@ export function start(): void {
       exit(failed && code === ExitCode.ok ? ExitCode.output : code);
     },
     (err: unknown) => {
-      io.stderr(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr(`agent-user: internal error: ${printableLines(err instanceof Error ? err.message : String(err))}\n`);
       exit(ExitCode.internal);
     },
   );

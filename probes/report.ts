@@ -1,4 +1,5 @@
 import { AgentUserError } from "../lib/errors";
+import { printable, printableLines } from "../lib/printable";
 import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
 
@@ -50,8 +51,8 @@ export function reportFailure(err: unknown, io: CliIo, json: boolean): number {
     io.stdout(`${JSON.stringify(failureJson(err))}\n`);
   } else {
     const ids = supportIds(err);
-    const support = ids.traceId || ids.correlationId ? `trace id: ${ids.traceId ?? "-"}, correlation id: ${ids.correlationId ?? "-"}\n` : "";
-    io.stderr(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ""}${support}`);
+    const support = ids.traceId || ids.correlationId ? `trace id: ${printable(ids.traceId ?? "-")}, correlation id: ${printable(ids.correlationId ?? "-")}\n` : "";
+    io.stderr(`error: ${printableLines(err.message)}\n${err.hint ? `hint: ${printableLines(err.hint)}\n` : ""}${support}`);
   }
   return err.exitCode;
 }

@@ -1,3 +1,4 @@
+import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
@@ -51,7 +52,7 @@ Examples:
 function warnDays(value: string | undefined): number {
   if (value === undefined) return 30;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 3650) throw new UsageError(`--warn-days must be a whole number of days from 0 to 3650, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value.trim()) || n > 3650) throw new UsageError(`--warn-days must be a whole number of days from 0 to 3650, got ${quoteValue(value)}`);
   return n;
 }
 

@@ -3,6 +3,7 @@
  * and entries with a name, string fields and a safe URL. Every problem is
  * collected, so that one run reports every bad entry.
  */
+import { quoteValue } from "../../lib/printable";
 import { readFileSync } from "node:fs";
 import { parseJson } from "../../lib/json-positions";
 import { isObject, jsonKind } from "../../lib/json-value";
@@ -86,7 +87,7 @@ function duplicateNames(file: string, entries: readonly ManifestEntry[]): Manife
   for (const entry of entries) {
     const earlier = first.get(entry.name);
     if (earlier === undefined) first.set(entry.name, entry);
-    else problems.push(problem(file, { entry: { index: entry.index, name: entry.name }, field: entry.nameField }, `duplicate name: mcpServers[${earlier.index}] is also named ${JSON.stringify(entry.name)}`));
+    else problems.push(problem(file, { entry: { index: entry.index, name: entry.name }, field: entry.nameField }, `duplicate name: mcpServers[${earlier.index}] is also named ${quoteValue(entry.name)}`));
   }
   return problems;
 }
