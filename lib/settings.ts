@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
-import { readJsonFile, readUserFile } from "./user-files";
+import { readJsonFile, readUserFile, USER_FILE_LIMITS } from "./user-files";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
@@ -45,7 +45,10 @@ export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs
  * pasted where its path belongs, the path is the secret.
  */
 function readCredentialFile(source: string, path: string, cwd: string, holds: string): string {
-  return readUserFile(`the file ${source} names`, resolve(cwd, path), { hint: `${source} takes the path of a file that holds ${holds}, not ${holds} itself` });
+  return readUserFile(`the file ${source} names`, resolve(cwd, path), {
+    hint: `${source} takes the path of a file that holds ${holds}, not ${holds} itself`,
+    maxBytes: USER_FILE_LIMITS.credential,
+  });
 }
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */

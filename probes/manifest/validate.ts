@@ -4,7 +4,7 @@
  * collected, so that one run reports every bad entry.
  */
 import { quoteValue } from "../../lib/printable";
-import { readFileSync } from "node:fs";
+import { readRegularFile, unreadableReason, USER_FILE_LIMITS } from "../../lib/user-files";
 import { parseJson } from "../../lib/json-positions";
 import { isObject, jsonKind } from "../../lib/json-value";
 import { secureUrlProblem } from "../../lib/urls";
@@ -34,10 +34,10 @@ function parseManifestJson(file: string, text: string): unknown {
 
 function readManifestText(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return readRegularFile(file, USER_FILE_LIMITS.data);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "unknown error";
-    throw new ManifestError([problem(file, {}, code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})`)]);
+    throw new ManifestError([problem(file, {}, code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${unreadableReason(err)})`)]);
   }
 }
 
