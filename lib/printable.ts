@@ -23,6 +23,19 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escapeOf);
 }
 
+/** What JSON.stringify leaves raw that a terminal may still obey: DEL, C1, and the line and direction controls. */
+const RAW_IN_JSON = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * One line of JSON for stdout: JSON.stringify's, with every character a
+ * terminal could obey written as a \u escape (JSON.stringify escapes only C0).
+ * The same value to any JSON reader, inert on a terminal.
+ */
+export function jsonLine(value: unknown): string {
+  const text = JSON.stringify(value).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return `${text}\n`;
+}
+
 /**
  * Text of the kit's own that may span lines (an error message, a hint) with
  * each line printable: its line breaks stay, every other control character

@@ -1,5 +1,5 @@
 import { AgentUserError } from "../lib/errors";
-import { printable, printableLines } from "../lib/printable";
+import { printable, printableLines, jsonLine } from "../lib/printable";
 import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
 
@@ -48,7 +48,7 @@ function supportIds(err: AgentUserError): { traceId?: string; correlationId?: st
 export function reportFailure(err: unknown, io: CliIo, json: boolean): number {
   if (!(err instanceof AgentUserError)) throw err;
   if (json) {
-    io.stdout(`${JSON.stringify(failureJson(err))}\n`);
+    io.stdout(jsonLine(failureJson(err)));
   } else {
     const ids = supportIds(err);
     const support = ids.traceId || ids.correlationId ? `trace id: ${printable(ids.traceId ?? "-")}, correlation id: ${printable(ids.correlationId ?? "-")}\n` : "";

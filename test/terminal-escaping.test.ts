@@ -65,6 +65,19 @@ it("token --all: one row per agent however its name is made, every control chara
   expect(run.stderr).toContain("evil\\nforged");
 });
 
+it("token --all --json: the exact names for a JSON reader, with nothing a terminal obeys on stdout", async () => {
+  const agents = Object.fromEntries(
+    Object.values(HOSTILE).map((name) => [name, { agentIdentityId: "not-a-guid", agentUserId: "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d", agentUserPrincipalName: "a@contoso.onmicrosoft.com" }]),
+  );
+  const file = join(scratch.dir, "hostile-outputs-json.json");
+  writeFileSync(file, JSON.stringify({ tenantId: "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", authorityUrl: "http://127.0.0.1:9", blueprintAppId: "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70", blueprintClientSecret: "s", agents }), { mode: 0o600 });
+  const run = await runCli(["token", "--outputs", file, "--all", "--json"], NO_ENV);
+  expect(run.code).toBe(2);
+  expect(run.stdout.slice(0, -1)).not.toMatch(CONTROL);
+  expect(run.stdout).toContain("c1\\u009b31m");
+  expect((JSON.parse(run.stdout) as { agents: Array<{ name: string }> }).agents.map((a) => a.name)).toEqual(Object.values(HOSTILE));
+});
+
 it("doctor's and preflight's report: ids, details, fixes and agent names from Graph and the file are escaped, one line per check", () => {
   const report = formatChecks([
     { ...ok("agent user", "id\x1b[2J", `found "${HOSTILE.forged}"`), agent: HOSTILE.clear },

@@ -1,4 +1,4 @@
-import { printable, printableLines } from "../../lib/printable";
+import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { resolve } from "node:path";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { redactJwts } from "../../lib/redact";
@@ -73,7 +73,7 @@ function formatReport(report: CaptureReport): string {
 function reportJson(report: CaptureReport): string {
   const { exitCode, dir, item, comments, commentPages, repliedComments, replies, drift, problem, summary } = report;
   const responses = report.requests.filter((r) => r.file).length;
-  return `${JSON.stringify({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary })}\n`;
+  return jsonLine({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary });
 }
 
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {

@@ -1,4 +1,4 @@
-import { quoteValue } from "../../lib/printable";
+import { quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
@@ -101,7 +101,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       checks.push(...(target.name === undefined ? found : found.map((c) => ({ ...c, agent: target.name }))));
     }
     const bad = broken(checks, values["fail-on-warning"] ?? false);
-    if (json) io.stdout(`${JSON.stringify({ ok: !bad, links: checks })}\n`);
+    if (json) io.stdout(jsonLine({ ok: !bad, links: checks }));
     else io.stdout(formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
   } catch (err) {

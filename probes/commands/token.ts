@@ -3,7 +3,7 @@ import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
 import { failureJson, reportFailure } from "../report";
-import { printable, printableLines } from "../../lib/printable";
+import { printable, printableLines, jsonLine } from "../../lib/printable";
 import type { ConnectionFlags } from "../../lib/connection-options";
 import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
 import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
@@ -97,7 +97,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const showToken = values["show-token"] ?? false;
     if (json) {
       const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
-      io.stdout(`${JSON.stringify({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) })}\n`);
+      io.stdout(jsonLine({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
     } else {
       io.stdout(formatToken(token, showToken));
     }
@@ -170,7 +170,7 @@ async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<num
   }
   const showToken = values["show-token"] ?? false;
   if (json) {
-    io.stdout(`${JSON.stringify(fleetJson(results, showToken))}\n`);
+    io.stdout(jsonLine(fleetJson(results, showToken)));
   } else {
     io.stdout(formatFleet(results, showToken));
     for (const r of results) if (!r.ok) io.stderr(`${printable(r.name)}: error: ${printableLines(r.error.message)}\n${r.error.hint ? `  hint: ${printableLines(r.error.hint)}\n` : ""}`);
