@@ -47,7 +47,7 @@ export function printableLines(text: string): string {
 }
 
 /** How much of a bad value an error quotes. */
-export const QUOTED_MAX_CHARS = 64;
+const QUOTED_MAX_CHARS = 64;
 
 /**
  * A bad value as an error message quotes it: a string in double quotes,

@@ -12,7 +12,7 @@ import { describeJsonProblem, parseJson } from "./json-positions";
 export const USER_FILE_LIMITS = { data: 64 * 1024 * 1024, credential: 1024 * 1024 } as const;
 
 /** Why a file that was found is still not read: not a regular file, or over its limit. */
-export class UnreadableFileError extends Error {
+class UnreadableFileError extends Error {
   constructor(
     /** "EISDIR", "ENOTREG" (a device, FIFO or socket) or "EFBIG". */
     readonly code: string,

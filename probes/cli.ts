@@ -137,6 +137,7 @@ export function start(): void {
   const exit = (code: number) => void io.flushed().then(() => process.exit(code));
   main(argv, io).then(
     async (code) => {
+      // Flushed first: a pipe's reader that has gone is only known once what was written has been tried.
       await io.flushed();
       // A result that never reached its file or pipe is not a success, whatever the command thought; a failure keeps its own code.
       const failed = command?.serves && !helpOnly ? undefined : io.outputError();
