@@ -1,5 +1,5 @@
-import { quoteValue } from "../lib/printable";
 import { X509Certificate } from "node:crypto";
+import { quoteValue } from "../lib/printable";
 import {
   baseUrlOf,
   baseUrlProblem,

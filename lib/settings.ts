@@ -1,5 +1,5 @@
-import { quoteValue } from "./printable";
 import { resolve } from "node:path";
+import { quoteValue } from "./printable";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";

@@ -1,5 +1,5 @@
-import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { resolve } from "node:path";
+import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { redactJwts } from "../../lib/redact";
 import { readUserFile } from "../../lib/user-files";

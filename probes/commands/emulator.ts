@@ -1,7 +1,7 @@
-import { quoteValue } from "../../lib/printable";
 import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
