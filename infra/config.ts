@@ -1,4 +1,5 @@
 import { X509Certificate } from "node:crypto";
+import { quoteValue } from "../lib/printable";
 import {
   baseUrlOf,
   baseUrlProblem,
@@ -278,7 +279,7 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
   const seenNames = new Set<string>();
   const seenUsers = new Set<string>();
   items.forEach((item: unknown, index) => {
-    const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${JSON.stringify((item as AgentSpec).name)})` : ""}.${field} ${message}`);
+    const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${quoteValue((item as AgentSpec).name)})` : ""}.${field} ${message}`);
     if (!isObject(item)) {
       fail("agents", `[${index}] must be an object { name, identityName?, userName, scopes? }`);
       return;
@@ -286,7 +287,7 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
     const spec = item as Record<string, unknown>;
     for (const key of Object.keys(spec)) if (!["name", "identityName", "userName", "scopes"].includes(key)) at(key, "is not an agent field (name, identityName, userName, scopes)");
     const name = typeof spec.name === "string" ? spec.name.trim() : undefined;
-    if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${JSON.stringify(spec.name)})`);
+    if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${quoteValue(spec.name)})`);
     else if (seenNames.has(name.toLowerCase())) at("name", "is used by another agent");
     const identityName = spec.identityName === undefined ? name : typeof spec.identityName === "string" ? spec.identityName.trim() : undefined;
     const identityProblem = identityName === undefined || identityName === "" ? "must be a non-empty string" : displayNameProblem(identityName);
@@ -324,7 +325,7 @@ function guid(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
     return undefined;
   }
   if (!isGuid(value)) {
-    fail(key, `must be an object id or app id (a GUID), got ${JSON.stringify(value)}`);
+    fail(key, `must be an object id or app id (a GUID), got ${quoteValue(value)}`);
     return undefined;
   }
   return value.toLowerCase();
@@ -347,7 +348,7 @@ function guidList(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | undefi
   }
   const bad = values.filter((value) => !isGuid(value));
   if (bad.length > 0) {
-    fail(key, `must hold user object ids (GUIDs), not ${bad.map((b) => JSON.stringify(b)).join(", ")}; a UPN is not accepted`);
+    fail(key, `must hold user object ids (GUIDs), not ${bad.map((b) => quoteValue(b)).join(", ")}; a UPN is not accepted`);
     return undefined;
   }
   const unique = [...new Set(values.map((value) => value.toLowerCase()))];
@@ -365,7 +366,7 @@ function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail): stri
     return values;
   }
   const malformed = values.filter((value) => !SCOPE.test(value));
-  if (malformed.length > 0) fail("scopes", `holds malformed scope names: ${malformed.map((m) => JSON.stringify(m)).join(", ")}`);
+  if (malformed.length > 0) fail("scopes", `holds malformed scope names: ${malformed.map((m) => quoteValue(m)).join(", ")}`);
   const refused = values.filter((value) => SCOPE.test(value) && !allowed.includes(value));
   if (refused.length > 0) {
     fail("scopes", `holds ${refused.join(", ")}, not in the allow-list (${allowed.join(", ")}); add them to ${CONFIG_NAMESPACE}:allowedScopes only if the agent user must have them`);
@@ -376,7 +377,7 @@ function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail): stri
 function credentialConfig(raw: RawConfig, now: Date, fail: Fail): CredentialConfig | undefined {
   const mode = text(raw, "credential", fail) ?? "secret";
   if (!(CREDENTIAL_MODES as readonly string[]).includes(mode)) {
-    fail("credential", `must be one of ${CREDENTIAL_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+    fail("credential", `must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoteValue(mode)}`);
     return undefined;
   }
   // A key of another mode is a sign of a half-made switch; naming it beats silently ignoring it.
@@ -441,7 +442,7 @@ function futureDate(raw: RawConfig, key: ConfigKey, now: Date, fail: Fail): stri
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (!RFC3339.test(value) || Number.isNaN(date.getTime())) {
-    fail(key, `must be an RFC 3339 date such as 2027-01-31T00:00:00Z, got ${JSON.stringify(value)}`);
+    fail(key, `must be an RFC 3339 date such as 2027-01-31T00:00:00Z, got ${quoteValue(value)}`);
     return undefined;
   }
   if (date <= now) {
@@ -467,7 +468,7 @@ function integer(raw: RawConfig, key: ConfigKey, fallback: number, min: number, 
   if (value === undefined) return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < min || number > max) {
-    fail(key, `must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    fail(key, `must be a whole number from ${min} to ${max}, got ${quoteValue(value)}`);
     return fallback;
   }
   return number;

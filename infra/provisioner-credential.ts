@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readRegularFile, unreadableReason, USER_FILE_LIMITS } from "../lib/user-files";
 import { loadCertificate } from "../lib/client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../lib/client-auth";
 import { isPlaceholderGuid } from "../lib/entra-rules";
@@ -149,10 +149,10 @@ function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
 
 function readText(file: Sourced): string {
   try {
-    return readFileSync(file.value, "utf8");
+    return readRegularFile(file.value, USER_FILE_LIMITS.credential);
   } catch (err) {
     // The path is not shown: a key or a token pasted where its path belongs would be printed.
-    throw credentialError(`cannot read the file ${file.source} names: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`, `${file.source} takes the path of a file, not its contents`);
+    throw credentialError(`cannot read the file ${file.source} names: ${unreadableReason(err)}`, `${file.source} takes the path of a file, not its contents`);
   }
 }
 

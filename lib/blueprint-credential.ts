@@ -5,7 +5,7 @@ import { TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
 import { assertSecureUrl } from "./urls";
-import { readUserFile } from "./user-files";
+import { readUserFile, USER_FILE_LIMITS } from "./user-files";
 import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
 
 /** How the blueprint proves itself on hop 1. */
@@ -55,7 +55,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
     // Read at each token request: platforms rotate the file.
     // The path is not shown: a token pasted where its path belongs would be printed.
     const hint = "it takes the path of a file that holds the token (AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE, --managed-identity-token-file), not the token itself";
-    return readUserFile("the managed identity token file", cred.tokenFile, { hint }).trim();
+    return readUserFile("the managed identity token file", cred.tokenFile, { hint, maxBytes: USER_FILE_LIMITS.credential }).trim();
   }
   const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;
   const url = new URL("/metadata/identity/oauth2/token", base);

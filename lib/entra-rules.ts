@@ -1,3 +1,4 @@
+import { quoteValue } from "./printable";
 import { secureUrlProblem } from "./urls";
 
 /**
@@ -35,6 +36,17 @@ export const PUBLIC_CLOUD = {
   /** Graph's identifier URI, the resource of the agent user's token by default. */
   resourceUrl: "https://graph.microsoft.com",
 } as const;
+
+/**
+ * The longest an access token from Entra lives, in seconds: 60 to 90 minutes
+ * by default, up to 28 hours under continuous access evaluation
+ * (learn.microsoft.com/entra/identity-platform/app-resilience-continuous-access-evaluation).
+ * A lifetime (`expires_in`) or a time claim (`exp`, `nbf`, `iat`) further
+ * from now than this is not a token Entra minted; a week leaves room for
+ * clock skew and for longer lifetimes to come, and keeps every time the kit
+ * computes from one a valid date.
+ */
+export const MAX_TOKEN_LIFETIME_S = 7 * 24 * 3600;
 
 /**
  * Entra's documented limits. displayName: 256 for applications (so blueprints)
@@ -77,7 +89,7 @@ export function upnLocalPartProblem(value: string): string | undefined {
   }
   // The policy refuses a period right before the @, which is the end of this part.
   if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${JSON.stringify(value)})`;
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quoteValue(value)})`;
   }
   return undefined;
 }
@@ -91,7 +103,7 @@ export function isDomainName(value: string): boolean {
 /** Why the part of a UPN after the @ would be refused, or undefined. Graph also requires it to be a verified domain of the tenant. */
 export function upnDomainProblem(value: string): string | undefined {
   if (!isDomainName(value)) {
-    return `must be a domain name such as contoso.onmicrosoft.com (got ${JSON.stringify(value)}); Graph also requires it to be verified in the tenant`;
+    return `must be a domain name such as contoso.onmicrosoft.com (got ${quoteValue(value)}); Graph also requires it to be verified in the tenant`;
   }
   if (value.length > LIMITS.upnDomain) return `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`;
   return undefined;
@@ -100,7 +112,7 @@ export function upnDomainProblem(value: string): string | undefined {
 /** Why a whole UPN would be refused, or undefined. */
 export function upnProblem(value: string): string | undefined {
   const at = value.lastIndexOf("@");
-  if (at < 0) return `must be local@domain, got ${JSON.stringify(value)}`;
+  if (at < 0) return `must be local@domain, got ${quoteValue(value)}`;
   const local = upnLocalPartProblem(value.slice(0, at));
   if (local) return `before the @ ${local}`;
   const domain = upnDomainProblem(value.slice(at + 1));
@@ -132,7 +144,7 @@ export function baseUrlProblem(value: string): string | undefined {
   if (problem) return problem;
   const url = new URL(value);
   if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
-    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${JSON.stringify(`${url.origin}${url.pathname}`)})`;
+    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${quoteValue(`${url.origin}${url.pathname}`)})`;
   }
   return undefined;
 }

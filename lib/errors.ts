@@ -1,3 +1,5 @@
+import { quoteValue } from "./printable";
+
 /**
  * Errors that reach a person. Each one says which step failed, carries the
  * protocol's own codes, and maps to a documented, stable exit code.
@@ -165,7 +167,7 @@ export class ClaimsError extends AgentUserError {
   readonly mismatches: readonly ClaimMismatch[];
   constructor(step: string, mismatches: readonly ClaimMismatch[], hop?: number) {
     const list = mismatches
-      .map((m) => `${m.claim} is ${m.actual === undefined ? "missing" : JSON.stringify(m.actual)}, expected ${JSON.stringify(m.expected)}`)
+      .map((m) => `${m.claim} is ${m.actual === undefined ? "missing" : quoteValue(m.actual)}, expected ${quoteValue(m.expected)}`)
       .join("; ");
     super(step, `the token's claims are wrong: ${list}`, {
       code: "claims_mismatch",

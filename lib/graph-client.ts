@@ -2,6 +2,7 @@ import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode 
 import { shapeProblem, type Shape } from "./graph-shape";
 import { BODY_LIMITS, parseRetryAfter, ResponseTooLargeError, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { isObject } from "./json-value";
+import { printable } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
@@ -54,7 +55,7 @@ export class GraphError extends AgentUserError {
       if (typeof innerCode === "string") innerCodes.push(innerCode);
       inner = innerError;
     }
-    const message = typeof body?.error.message === "string" ? redactJwts(body.error.message).trim() : "";
+    const message = typeof body?.error.message === "string" ? printable(redactJwts(body.error.message).trim()) : "";
     super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, {
       code,
       status: response.status,

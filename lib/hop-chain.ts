@@ -5,7 +5,7 @@ import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackUrl } from "./urls";
-import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
+import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { TokenCache, type AbortSignalLike } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
@@ -282,10 +282,31 @@ export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdenti
   if (expected.resourceUrl !== undefined && !audienceMatches(claims.aud, expected.resourceUrl)) {
     mismatches.push({ claim: "aud", expected: expected.resourceUrl, actual: typeof claims.aud === "string" ? claims.aud : undefined });
   }
-  if (expected.now !== undefined && !(typeof claims.exp === "number" && claims.exp * 1000 > expected.now)) {
-    mismatches.push({ claim: "exp", expected: "a time after now", actual: typeof claims.exp === "number" ? new Date(claims.exp * 1000).toISOString() : undefined });
+  if (expected.now !== undefined) {
+    const now = expected.now;
+    const latest = now + MAX_TOKEN_LIFETIME_S * 1000;
+    const exp = claims.exp;
+    if (!(typeof exp === "number" && exp * 1000 > now && exp * 1000 <= latest)) {
+      mismatches.push({ claim: "exp", expected: "a time after now, at most 7 days ahead", actual: timeClaimText(exp) });
+    }
+    // Entra's nbf and iat are minutes before the token was minted; one a week away is no token of a chain run now.
+    for (const claim of ["nbf", "iat"] as const) {
+      const value = claims[claim];
+      if (value !== undefined && !(typeof value === "number" && Math.abs(value * 1000 - now) <= MAX_TOKEN_LIFETIME_S * 1000)) {
+        mismatches.push({ claim, expected: "a time within 7 days of now", actual: timeClaimText(value) });
+      }
+    }
   }
   return mismatches;
+}
+
+/** The largest time a Date holds, in ms either side of 1970 (ECMA-262's time value range). */
+const MAX_DATE_MS = 8.64e15;
+
+/** A time claim (seconds since 1970) as a mismatch shows it: its date when it has one, else the number itself. */
+function timeClaimText(seconds: unknown): string | undefined {
+  if (typeof seconds !== "number") return undefined;
+  return Number.isFinite(seconds) && Math.abs(seconds * 1000) <= MAX_DATE_MS ? new Date(seconds * 1000).toISOString() : String(seconds);
 }
 
 /**

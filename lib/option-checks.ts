@@ -1,4 +1,5 @@
 import { jsonKind } from "./json-value";
+import { quoteValue } from "./printable";
 
 /**
  * Checks shared by the options of the runtime library (AgentUserTokenProvider
@@ -8,11 +9,11 @@ import { jsonKind } from "./json-value";
 /** Node's timers hold at most 2^31-1 ms (a longer one fires after 1 ms): the longest wait, timeout or budget an option may ask for. */
 export const MAX_TIMER_MS = 2_000_000_000;
 
-/** A refused value as an error shows it: numbers and short strings as they are, anything else by its kind. */
+/** A refused value as an error shows it: numbers as they are, strings quoted (a short, printable prefix), anything else by its kind. */
 export function shownValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (typeof value === "number") return String(value);
-  if (typeof value === "string") return value.length > 80 ? `${JSON.stringify(value.slice(0, 80))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === "string") return quoteValue(value);
   return jsonKind(value);
 }
 

@@ -1,3 +1,5 @@
+import { quoteValue } from "./printable";
+
 /**
  * An id that goes into a URL path as one segment. encodeURIComponent keeps
  * "." and "..", which URL parsing then resolves (and "%2e%2e" too), so an id
@@ -14,8 +16,8 @@ export function badSegment(value: string): string | undefined {
   } catch {
     return "holds a malformed percent-escape";
   }
-  if (decoded === "." || decoded === "..") return `is ${JSON.stringify(value)}, a path step rather than an id`;
-  if (/[/\\]/.test(decoded)) return `holds a "/" or "\\\\" (${JSON.stringify(value)})`;
+  if (decoded === "." || decoded === "..") return `is ${quoteValue(value)}, a path step rather than an id`;
+  if (/[/\\]/.test(decoded)) return `holds a "/" or "\\\\" (${quoteValue(value)})`;
   return undefined;
 }
 

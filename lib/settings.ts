@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
+import { quoteValue } from "./printable";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
 import { ownProperties } from "./json-value";
-import { readJsonFile, readUserFile } from "./user-files";
+import { readJsonFile, readUserFile, USER_FILE_LIMITS } from "./user-files";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
@@ -45,7 +46,10 @@ export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs
  * pasted where its path belongs, the path is the secret.
  */
 function readCredentialFile(source: string, path: string, cwd: string, holds: string): string {
-  return readUserFile(`the file ${source} names`, resolve(cwd, path), { hint: `${source} takes the path of a file that holds ${holds}, not ${holds} itself` });
+  return readUserFile(`the file ${source} names`, resolve(cwd, path), {
+    hint: `${source} takes the path of a file that holds ${holds}, not ${holds} itself`,
+    maxBytes: USER_FILE_LIMITS.credential,
+  });
 }
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
@@ -56,7 +60,7 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
   if (value === undefined) return fallback * 1000;
   const n = value.trim() === "" ? NaN : Number(value);
   if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_TIMER_S) {
-    throw new UsageError(`${name} must be a number of seconds, got ${JSON.stringify(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_S}`);
+    throw new UsageError(`${name} must be a number of seconds, got ${quoteValue(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_S}`);
   }
   return n * 1000;
 }
@@ -99,14 +103,14 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
 
 /** An agent identity id is a GUID. */
 export function checkAgentIdentityId(value: string): string {
-  if (!isGuid(value)) throw new UsageError(`the agent identity id must be a GUID, got ${JSON.stringify(value)}`);
+  if (!isGuid(value)) throw new UsageError(`the agent identity id must be a GUID, got ${quoteValue(value)}`);
   return value;
 }
 
 /** An agent user is named by its object id (sent as user_id) or its UPN (sent as username). */
 export function checkAgentUser(value: string): string {
   if (!isGuid(value) && !isUpn(value)) {
-    throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${JSON.stringify(value)}`);
+    throw new UsageError(`the agent user must be an object id (GUID) or a UPN, got ${quoteValue(value)}`);
   }
   return value;
 }
@@ -225,11 +229,11 @@ export function resolveConnection(
     if (!hasCredential(flags, env, outputs)) missing.push("missing a blueprint credential (AGENT_USER_BLUEPRINT_SECRET, --blueprint-cert and --blueprint-key, or --managed-identity-client-id)");
     throw new UsageError(missing.join("; "), flags.outputs === undefined ? OUTPUTS_HINT : undefined);
   }
-  if (!isGuid(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${JSON.stringify(blueprintAppId)}`);
+  if (!isGuid(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${quoteValue(blueprintAppId)}`);
   if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
   if (agentUser !== undefined) checkAgentUser(agentUser);
   if (!isGuid(tenantId) && !isDomainName(tenantId)) {
-    throw new UsageError(`the tenant must be a GUID or a domain, got ${JSON.stringify(tenantId)}`);
+    throw new UsageError(`the tenant must be a GUID or a domain, got ${quoteValue(tenantId)}`);
   }
   const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
   if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");

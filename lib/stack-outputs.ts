@@ -1,3 +1,4 @@
+import { printable, quoteValue } from "./printable";
 import { UsageError } from "./errors";
 import { isObject, jsonKind, ownProperties } from "./json-value";
 
@@ -116,15 +117,15 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
   const names = agentNames(outputs);
   const { agents, ...base } = outputs;
   if (name === undefined) {
-    if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${names.join(", ")}`);
+    if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${listedNames(names)}`);
     return names.length === 1 ? ownProperties({ ...base, ...agents![names[0]!] }) : base;
   }
   // An own key only: `constructor`, `toString` or `__proto__` must not find Object.prototype's members.
   const agent = agents !== undefined && Object.hasOwn(agents, name) ? agents[name] : undefined;
   if (!agent) {
     throw new UsageError(
-      `${source} has no agent named ${JSON.stringify(name)}`,
-      names.length > 0 ? `agents: ${names.join(", ")}` : "this stack has no agents map; leave --agent out",
+      `${source} has no agent named ${quoteValue(name)}`,
+      names.length > 0 ? `agents: ${listedNames(names)}` : "this stack has no agents map; leave --agent out",
     );
   }
   // A fleet agent's grant fields are its own: never let the first agent's show through.
@@ -156,4 +157,13 @@ export function fleetAgents(outputs: Partial<StackOutputs>, source: string): Fle
     throw new UsageError(`${source} names no agent: it has no "agents" map, and no top-level "agentIdentityId" with "agentUserId" or "agentUserPrincipalName"`, PULUMI_HINT);
   }
   return [{ name: agentUserPrincipalName?.split("@")[0] || agentUser, agentIdentityId, agentUser }];
+}
+
+/** How many agent names a hint lists before "and N more": a fleet of thousands is no hint. */
+const LISTED_NAMES = 20;
+
+/** The names a hint lists: the first LISTED_NAMES, escaped (they come from the file). */
+function listedNames(names: readonly string[]): string {
+  const shown = names.slice(0, LISTED_NAMES).map(printable).join(", ");
+  return names.length > LISTED_NAMES ? `${shown} and ${names.length - LISTED_NAMES} more` : shown;
 }

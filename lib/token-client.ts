@@ -1,7 +1,9 @@
 import { aadstsHint, isTransientAadsts } from "./aadsts";
 import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions } from "./http";
+import { MAX_TOKEN_LIFETIME_S } from "./entra-rules";
 import { isObject } from "./json-value";
+import { printable, quoteValue } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
@@ -80,7 +82,7 @@ export class TokenEndpointError extends AgentUserError {
 /** Entra's description repeats the code and appends ids and a timestamp; keep the sentence. */
 function summarize(description: string): string {
   const sentence = description.replace(/^AADSTS\d+:\s*/, "").split(/\s*(?:\r?\n|Trace ID:)/)[0] ?? "";
-  return redactJwts(sentence.trim());
+  return redactJwts(printable(sentence.trim()));
 }
 
 export interface TokenClientOptions extends HttpOptions {
@@ -176,13 +178,12 @@ export function parseTokenResponse(step: string, status: number, text: string, f
     if (!/^[\x21-\x7e]+$/.test(json.access_token)) {
       throw new MalformedAnswerError(step, "the access_token holds whitespace, line breaks or other characters no token has", facts.hop);
     }
-    const expiresIn = Number(json.expires_in);
-    if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw new MalformedAnswerError(step, "expires_in is missing or not a positive number", facts.hop);
+    const lifetime = (field: "expires_in" | "ext_expires_in") => lifetimeOf(step, field, json[field], facts.hop);
     return {
       token_type: String(json.token_type ?? "Bearer"),
       access_token: json.access_token,
-      expires_in: expiresIn,
-      ext_expires_in: json.ext_expires_in === undefined ? undefined : Number(json.ext_expires_in),
+      expires_in: lifetime("expires_in"),
+      ext_expires_in: json.ext_expires_in === undefined ? undefined : lifetime("ext_expires_in"),
       scope: typeof json.scope === "string" ? json.scope : undefined,
     };
   }
@@ -190,6 +191,20 @@ export function parseTokenResponse(step: string, status: number, text: string, f
     throw new TokenEndpointError(step, status, errorBody(json), facts);
   }
   throw new TokenEndpointError(step, status, { error: `http_${status}`, error_description: "the answer was not a token endpoint JSON body" }, facts);
+}
+
+/**
+ * A token's lifetime in seconds as the answer gives it (a number, or a string
+ * of one as Entra's v1 endpoint sends): more than 0 and at most
+ * MAX_TOKEN_LIFETIME_S, else the answer is malformed.
+ */
+function lifetimeOf(step: string, field: string, value: unknown, hop: number | undefined): number {
+  const seconds = Number(value);
+  if ((typeof value !== "number" && typeof value !== "string") || !Number.isFinite(seconds) || seconds <= 0) throw new MalformedAnswerError(step, `${field} is missing or not a positive number`, hop);
+  if (seconds > MAX_TOKEN_LIFETIME_S) {
+    throw new MalformedAnswerError(step, `${field} is ${quoteValue(value)} seconds, longer than any token lives (at most ${MAX_TOKEN_LIFETIME_S} seconds, 7 days)`, hop);
+  }
+  return seconds;
 }
 
 /** Entra's error fields, each only when it has its documented type: a broken answer is still reported, not a crash. */

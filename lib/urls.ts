@@ -1,3 +1,4 @@
+import { quoteValue } from "./printable";
 import { UsageError } from "./errors";
 
 // Kept apart from lib/http.ts so that checking a URL does not load undici.
@@ -18,7 +19,7 @@ export function secureUrlProblem(value: string): string | undefined {
   }
   if (url.username || url.password) return "must not carry a user name or password";
   if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return undefined;
-  return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${JSON.stringify(value)}`;
+  return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${quoteValue(value)}`;
 }
 
 /** The URL, or a usage error naming it and what `rule` (by default secureUrlProblem) finds wrong. */

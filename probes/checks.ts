@@ -1,3 +1,5 @@
+import { printable } from "../lib/printable";
+
 /**
  * One line of a `doctor` or `preflight` report: a link of the chain or an
  * item of the checklist, what was found, and for a failure what to do.
@@ -24,8 +26,17 @@ export const warning = (link: string, id: string | undefined, detail: string, fi
 export const failed = (link: string, id: string | undefined, detail: string, fix: string): Check => ({ link, status: "failed", id, detail, fix });
 
 /** One line per check, then the fix of each failure and warning. */
-export function formatChecks(checks: readonly Check[]): string {
-  const width = Math.max(...checks.map((c) => c.link.length));
+export function formatChecks(all: readonly Check[]): string {
+  // Ids, details and agent names come from Graph and the outputs file: escaped, so that each check is one line.
+  const checks = all.map((c) => ({
+    ...c,
+    link: printable(c.link),
+    id: c.id === undefined ? undefined : printable(c.id),
+    detail: printable(c.detail),
+    fix: c.fix === undefined ? undefined : printable(c.fix),
+    agent: c.agent === undefined ? undefined : printable(c.agent),
+  }));
+  const width = checks.reduce((widest, c) => Math.max(widest, c.link.length), 0);
   const lines: string[] = [];
   let agent: string | undefined;
   for (const c of checks) {

@@ -24,6 +24,12 @@ export interface ProcessIo extends CliIo {
    * error event comes after the exit a command's last write is followed by.
    */
   outputError(): NodeJS.ErrnoException | undefined;
+  /**
+   * Resolves once everything written to stdout and stderr has left the
+   * process, or failed to. A pipe takes what its reader has room for and
+   * Node keeps the rest; process.exit() drops what it keeps.
+   */
+  flushed(): Promise<void>;
 }
 
 export function processIo(): ProcessIo {
@@ -31,23 +37,41 @@ export function processIo(): ProcessIo {
   const note = (err: Error | null | undefined) => {
     if (err) failed ??= err as NodeJS.ErrnoException;
   };
-  let listening = false;
+  // Only a stream this process has written to needs flushing: creating process.stderr just to flush it costs start-up time.
+  const used = new Set<NodeJS.WriteStream>();
+  /** An empty write's callback comes after every write before it, whatever the stream is (file, pipe, terminal). */
+  const flushOne = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((done) => {
+      if (stream.writableLength === 0) return done();
+      stream.write("", (err) => {
+        if (stream === process.stdout) note(err);
+        done();
+      });
+    });
   return {
     stdout: (text) => {
       // Heard here, an asynchronous failure is kept for outputError(); unheard, the stream's error event would crash the process.
-      if (!listening) process.stdout.on("error", note);
-      listening = true;
+      if (!used.has(process.stdout)) process.stdout.on("error", note);
+      used.add(process.stdout);
       process.stdout.write(text, note);
       // A file's or a Linux pipe's write fails at once, and `errored` says so only until then: Node's stdio
       // streams undo their own destroy a tick later, so by the exit the stream no longer remembers the failure.
       note(process.stdout.errored);
     },
-    stderr: (text) => process.stderr.write(text),
+    stderr: (text) => {
+      // A stderr that refuses cannot be told about; the exit code still is the command's (or 74 for stdout).
+      if (!used.has(process.stderr)) process.stderr.on("error", () => undefined);
+      used.add(process.stderr);
+      process.stderr.write(text);
+    },
     env: process.env,
     cwd: process.cwd(),
     // isatty(2), not process.stderr.isTTY: creating the stream costs start-up time before anything is written.
     stderrIsTTY: isatty(2),
     outputError: () => failed,
+    flushed: async () => {
+      await Promise.all([...used].map(flushOne));
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { ExitCode } from "../lib/errors";
+import { printableLines } from "../lib/printable";
 import { loadRequest } from "../lib/undici-request";
 import { processIo, type CliIo, type Command } from "./cli-io";
 import { didYouMean } from "./did-you-mean";
@@ -132,16 +133,20 @@ export function start(): void {
   const helpOnly = argv.includes("--help") || argv.includes("-h");
   if (command?.requests && !helpOnly) keepWasmOnBaselineCode(command.load);
   const io = processIo();
+  /** Exits once stdout and stderr have let go of everything written to them: process.exit() would drop what a pipe has not taken. */
+  const exit = (code: number) => void io.flushed().then(() => process.exit(code));
   main(argv, io).then(
-    (code) => {
+    async (code) => {
+      // Flushed first: a pipe's reader that has gone is only known once what was written has been tried.
+      await io.flushed();
       // A result that never reached its file or pipe is not a success, whatever the command thought; a failure keeps its own code.
       const failed = command?.serves && !helpOnly ? undefined : io.outputError();
-      if (failed) process.stderr.write(`agent-user: cannot write the output: ${failed.code ?? failed.message}\n`);
-      process.exit(failed && code === ExitCode.ok ? ExitCode.output : code);
+      if (failed) io.stderr(`agent-user: cannot write the output: ${failed.code ?? failed.message}\n`);
+      exit(failed && code === ExitCode.ok ? ExitCode.output : code);
     },
     (err: unknown) => {
-      process.stderr.write(`agent-user: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(ExitCode.internal);
+      io.stderr(`agent-user: internal error: ${printableLines(err instanceof Error ? err.message : String(err))}\n`);
+      exit(ExitCode.internal);
     },
   );
 }

@@ -96,10 +96,9 @@ async function demo(io: CliIo): Promise<number> {
   }
 }
 
-demo(processIo()).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(ExitCode.internal);
-  },
-);
+const io = processIo();
+const exit = (code: number) => void io.flushed().then(() => process.exit(code));
+demo(io).then(exit, (err: unknown) => {
+  io.stderr(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  exit(ExitCode.internal);
+});

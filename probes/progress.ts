@@ -1,3 +1,4 @@
+import { printable } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
 import type { ConnectionSettings } from "../lib/settings";
 import type { CliIo } from "./cli-io";
@@ -15,7 +16,7 @@ export function progressHooks(io: CliIo, options: { verbose: boolean; json: bool
   return {
     onRetry: (err, attempt, delayMs) => {
       // AgentUserError messages name the step and code and are already free of secrets; keep the first line short.
-      const what = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 200);
+      const what = printable((err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 200));
       io.stderr(`waiting ${(delayMs / 1000).toFixed(1)} s before attempt ${attempt + 1}: ${what}\n`);
     },
   };
@@ -34,7 +35,7 @@ export function reportSources(io: CliIo, settings: ConnectionSettings): void {
     graphUrl: settings.graphUrl,
   };
   for (const [key, source] of Object.entries(settings.sources)) {
-    io.stderr(key === "credential" ? `input blueprint credential: ${source} (value not shown)\n` : `input ${key} = ${shown[key] ?? "?"} (from ${source})\n`);
+    io.stderr(key === "credential" ? `input blueprint credential: ${printable(source)} (value not shown)\n` : `input ${key} = ${printable(shown[key] ?? "?")} (from ${printable(source)})\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { AgentUserError } from "../lib/errors";
+import { printable, printableLines, jsonLine } from "../lib/printable";
 import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
 
@@ -47,11 +48,11 @@ function supportIds(err: AgentUserError): { traceId?: string; correlationId?: st
 export function reportFailure(err: unknown, io: CliIo, json: boolean): number {
   if (!(err instanceof AgentUserError)) throw err;
   if (json) {
-    io.stdout(`${JSON.stringify(failureJson(err))}\n`);
+    io.stdout(jsonLine(failureJson(err)));
   } else {
     const ids = supportIds(err);
-    const support = ids.traceId || ids.correlationId ? `trace id: ${ids.traceId ?? "-"}, correlation id: ${ids.correlationId ?? "-"}\n` : "";
-    io.stderr(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ""}${support}`);
+    const support = ids.traceId || ids.correlationId ? `trace id: ${printable(ids.traceId ?? "-")}, correlation id: ${printable(ids.correlationId ?? "-")}\n` : "";
+    io.stderr(`error: ${printableLines(err.message)}\n${err.hint ? `hint: ${printableLines(err.hint)}\n` : ""}${support}`);
   }
   return err.exitCode;
 }

@@ -3,6 +3,7 @@ import { AgentUserError, ExitCode, UsageError } from "../lib/errors";
 import type { FleetAgent } from "../lib/stack-outputs";
 import { checkAgentIdentityId, checkAgentUser } from "../lib/settings";
 import type { AgentUserAccessToken, AgentUserTokenProvider } from "../lib/token-provider";
+import { printable, quoteValue } from "../lib/printable";
 import { mapLimit } from "./map-limit";
 
 /** `token --all` mints for this many agents at a time unless --concurrency says otherwise. */
@@ -14,7 +15,7 @@ export function concurrencyOf(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   const n = value.trim() === "" ? NaN : Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${JSON.stringify(value)}`, `the default is ${DEFAULT_CONCURRENCY}`);
+    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${quoteValue(value)}`, `the default is ${DEFAULT_CONCURRENCY}`);
   }
   return n;
 }
@@ -73,7 +74,7 @@ export function checkFleetAgent(name: string, agentIdentityId: string, agentUser
     checkAgentUser(agentUser);
   } catch (err) {
     // An AgentUserError's message starts with its step; this one's step is the agent's entry instead.
-    if (err instanceof UsageError) throw new UsageError(err.detail, `check agents.${name} of the stack outputs`, `${source}: agent ${name}`);
+    if (err instanceof UsageError) throw new UsageError(err.detail, `check agents.${printable(name)} of the stack outputs`, `${source}: agent ${printable(name)}`);
     throw err;
   }
 }

@@ -57,7 +57,7 @@ it("the bin turns on the compile cache, then loads the CLI's dispatcher and the 
   expect(run.status).toBe(0);
   expect(run.stdout).toMatch(/^agent-user token: mint an agent user token/);
   const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
-  expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
+  expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/compile-cache.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
 });
 
 const REFUSAL_BODY = JSON.stringify({ error: "invalid_client", error_description: "AADSTS7000215: startup test", error_codes: [7000215] });
@@ -82,18 +82,20 @@ it("agent-user token with a client secret reaches its first request through the 
   // The bin's start(): undici's bundle, then the command's, before V8's WebAssembly flag changes.
   expect(JSON.parse(run.stdout.split("\n")[0]!)).toEqual({
     builtins: [],
-    files: ["probes/agent-user.js", "probes/bundle/cli.js", "lib/undici-bundle.js", "probes/bundle/token.js"],
+    files: ["probes/agent-user.js", "probes/compile-cache.js", "probes/bundle/cli.js", "lib/undici-bundle.js", "probes/bundle/token.js"],
   });
 });
 
-it("agent-user token, run twice through the bin, takes the dispatcher's, the command's and undici's compiled code from the cache", async () => {
+it("agent-user token, run twice through the bin, takes the dispatcher's, the command's and undici's compiled code from the cache in the user's own cache directory", async () => {
   const { createServer } = await import("node:net");
   const { spawn } = await import("node:child_process");
   const server = createServer((socket) => socket.once("data", () => socket.end(REFUSAL)));
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   const port = (server.address() as { port: number }).port;
   const args = [BIN, ...tokenFlags(port)];
-  const env = { PATH: process.env.PATH, AGENT_USER_BLUEPRINT_SECRET: "startup-secret", NODE_DEBUG_NATIVE: "COMPILE_CACHE" };
+  const home = join(scratch, "home");
+  const cache = join(home, ".cache", "agent-user-kit", "node-compile-cache");
+  const env = { PATH: process.env.PATH, HOME: home, AGENT_USER_BLUEPRINT_SECRET: "startup-secret", NODE_DEBUG_NATIVE: "COMPILE_CACHE" };
   const run = () =>
     new Promise<{ code: number | null; stderr: string }>((done) => {
       const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
@@ -109,6 +111,7 @@ it("agent-user token, run twice through the bin, takes the dispatcher's, the com
     for (const file of ["bundle/cli\\.js", "bundle/token\\.js", "lib/undici-bundle\\.js"]) {
       expect(second.stderr).toMatch(new RegExp(`\\[compile cache\\][^\\n]*${file} was accepted`));
     }
+    expect(second.stderr).toContain(cache);
   } finally {
     server.close();
   }

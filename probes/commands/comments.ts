@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { redactJwts } from "../../lib/redact";
 import { readUserFile } from "../../lib/user-files";
@@ -63,14 +64,16 @@ function formatReport(report: CaptureReport): string {
     const status = r.status === null ? (r.error ?? "no answer") : String(r.status);
     lines.push(`  ${status.padEnd(7)} ${r.ms === null ? "" : `${r.ms} ms`.padStart(8)}  ${r.what}${r.final ? "" : " (retried)"}${r.file ? `  -> ${r.file}` : ""}`);
   }
-  if (report.drift) lines.push("", formatDiff(report.drift).trimEnd());
-  return `${lines.join("\n")}\n`;
+  // Statuses, errors and paths name what Graph answered: each line escaped.
+  const own = lines.map(printable);
+  if (report.drift) own.push("", formatDiff(report.drift).trimEnd());
+  return `${own.join("\n")}\n`;
 }
 
 function reportJson(report: CaptureReport): string {
   const { exitCode, dir, item, comments, commentPages, repliedComments, replies, drift, problem, summary } = report;
   const responses = report.requests.filter((r) => r.file).length;
-  return `${JSON.stringify({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary })}\n`;
+  return jsonLine({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary });
 }
 
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
@@ -107,7 +110,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       io.stdout(redactJwts(reportJson(report)));
     } else {
       io.stdout(redactJwts(formatReport(report)));
-      if (report.problem) io.stderr(`error: ${report.problem.message}\nhint: ${report.problem.hint}\n`);
+      if (report.problem) io.stderr(`error: ${printableLines(report.problem.message)}\nhint: ${printableLines(report.problem.hint)}\n`);
       else if (report.exitCode === ExitCode.shapeDrift) io.stderr("error: shape drift against the baseline (listed above)\n");
     }
     return report.exitCode;

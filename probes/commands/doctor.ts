@@ -1,3 +1,4 @@
+import { quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
@@ -51,7 +52,7 @@ Examples:
 function warnDays(value: string | undefined): number {
   if (value === undefined) return 30;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 3650) throw new UsageError(`--warn-days must be a whole number of days from 0 to 3650, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value.trim()) || n > 3650) throw new UsageError(`--warn-days must be a whole number of days from 0 to 3650, got ${quoteValue(value)}`);
   return n;
 }
 
@@ -100,7 +101,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       checks.push(...(target.name === undefined ? found : found.map((c) => ({ ...c, agent: target.name }))));
     }
     const bad = broken(checks, values["fail-on-warning"] ?? false);
-    if (json) io.stdout(`${JSON.stringify({ ok: !bad, links: checks })}\n`);
+    if (json) io.stdout(jsonLine({ ok: !bad, links: checks }));
     else io.stdout(formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
   } catch (err) {

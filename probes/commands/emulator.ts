@@ -1,6 +1,7 @@
 import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
@@ -55,7 +56,7 @@ function envFileText(p: ProvisionerSecret): string {
 function port(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${name} must be a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${name} must be a port number from 0 to 65535, got ${quoteValue(value)}`);
   return n;
 }
 
@@ -64,7 +65,7 @@ const MAX_AGENTS = 10_000;
 
 function agentCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_AGENTS) throw new UsageError(`--agents must be a whole number from 1 to ${MAX_AGENTS}, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_AGENTS) throw new UsageError(`--agents must be a whole number from 1 to ${MAX_AGENTS}, got ${quoteValue(value)}`);
   return n;
 }
 

@@ -1,3 +1,4 @@
+import { printable, quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { parseCommandArgs, type Command } from "../cli-io";
 import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME } from "../manifest/locate";
@@ -54,7 +55,7 @@ function parseManifestArgs(argv: string[]): ManifestArgs {
     json: { type: "boolean" },
   }, { positionals: true });
   if (positionals.length > 1) {
-    throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(" ")}`);
+    throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => quoteValue(p)).join(" ")}`);
   }
   const required = values.require ?? [];
   required.forEach((name) => nonEmpty("--require", name));
@@ -82,13 +83,13 @@ export const run: Command = async (argv, io) => {
       return ExitCode.ok;
     }
     const report = inspectManifest({ cwd: io.cwd, env: io.env, path: args.path, toolingDir: args.toolingDir, require: args.require });
-    io.stdout(json ? `${JSON.stringify(report)}\n` : formatManifestReport(report));
+    io.stdout(json ? jsonLine(report) : formatManifestReport(report));
     if (report.ok) return ExitCode.ok;
-    if (!json) io.stderr(`error: not registered in ${report.file}: ${report.missing.join(", ")}\n`);
+    if (!json) io.stderr(`error: not registered in ${printable(report.file)}: ${printable(report.missing.join(", "))}\n`);
     return ExitCode.notRegistered;
   } catch (err) {
     if (json && err instanceof ManifestError) {
-      io.stdout(`${JSON.stringify(manifestFailureJson(err))}\n`);
+      io.stdout(jsonLine(manifestFailureJson(err)));
       return err.exitCode;
     }
     return reportFailure(err, io, json);

@@ -1,3 +1,4 @@
+import { jsonLine } from "../../lib/printable";
 import { ExitCode } from "../../lib/errors";
 import { DEFAULT_TIMEOUT_S } from "../../lib/connection-options";
 import { seconds } from "../../lib/settings";
@@ -74,7 +75,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const graph = provisionerGraph({ ...where, timeoutMs, hooks });
     const checks = await preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
     const bad = broken(checks, false);
-    io.stdout(json ? `${JSON.stringify({ ok: !bad, links: checks })}\n` : formatChecks(checks));
+    io.stdout(json ? jsonLine({ ok: !bad, links: checks }) : formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
   } catch (err) {
     return reportFailure(err, io, json);

@@ -3,6 +3,7 @@ import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
 import { failureJson, reportFailure } from "../report";
+import { printable, printableLines, jsonLine } from "../../lib/printable";
 import type { ConnectionFlags } from "../../lib/connection-options";
 import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
 import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
@@ -65,7 +66,7 @@ export function formatToken(token: AgentUserAccessToken, showToken: boolean): st
   lines.push("claims:");
   for (const [name, value] of Object.entries(shownClaims(token))) {
     const text = name === "exp" && typeof value === "number" ? `${value} (${new Date(value * 1000).toISOString()})` : String(value);
-    lines.push(`  ${name.padEnd(6)} ${text}`);
+    lines.push(`  ${name.padEnd(6)} ${printable(text)}`);
   }
   lines.push(`token: ${showToken ? token.token : "[redacted; pass --show-token to print it]"}`);
   return `${lines.join("\n")}\n`;
@@ -96,7 +97,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const showToken = values["show-token"] ?? false;
     if (json) {
       const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
-      io.stdout(`${JSON.stringify({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) })}\n`);
+      io.stdout(jsonLine({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
     } else {
       io.stdout(formatToken(token, showToken));
     }
@@ -116,13 +117,15 @@ const isoSeconds = (epochMs: number) => new Date(epochMs).toISOString().replace(
 
 /** The --all table (agent, ok or the error code, ms, expiry) and a summary line. */
 function formatFleet(results: readonly FleetResult[], showToken: boolean): string {
-  const rows = results.map((r) => [r.name, r.ok ? "ok" : failureCode(r.error), String(r.ms), r.ok ? isoSeconds(r.token.expiresOnTimestamp) : "-"]);
+  // Names come from the outputs file and codes from the identity provider: escaped, so that each agent is one row.
+  const rows = results.map((r) => [printable(r.name), r.ok ? "ok" : printable(failureCode(r.error)), String(r.ms), r.ok ? isoSeconds(r.token.expiresOnTimestamp) : "-"]);
   const table = [["agent", "result", "ms", "expires"], ...rows];
-  const widths = [0, 1, 2].map((col) => Math.max(...table.map((row) => row[col]!.length)));
+  // A reduce, not Math.max(...lengths): a spread passes every row as an argument, past the stack's size for a large fleet.
+  const widths = [0, 1, 2].map((col) => table.reduce((widest, row) => Math.max(widest, row[col]!.length), 0));
   const lines = table.map(([name, result, ms, expires]) => `${name!.padEnd(widths[0]!)}  ${result!.padEnd(widths[1]!)}  ${ms!.padStart(widths[2]!)}  ${expires}`);
   const failed = results.filter((r) => !r.ok).length;
   lines.push(`${results.length} agent${results.length === 1 ? "" : "s"}: ${results.length - failed} ok, ${failed} failed`);
-  if (showToken) for (const r of results) if (r.ok) lines.push(`token ${r.name}: ${r.token.token}`);
+  if (showToken) for (const r of results) if (r.ok) lines.push(`token ${printable(r.name)}: ${r.token.token}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -167,10 +170,10 @@ async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<num
   }
   const showToken = values["show-token"] ?? false;
   if (json) {
-    io.stdout(`${JSON.stringify(fleetJson(results, showToken))}\n`);
+    io.stdout(jsonLine(fleetJson(results, showToken)));
   } else {
     io.stdout(formatFleet(results, showToken));
-    for (const r of results) if (!r.ok) io.stderr(`${r.name}: error: ${r.error.message}\n${r.error.hint ? `  hint: ${r.error.hint}\n` : ""}`);
+    for (const r of results) if (!r.ok) io.stderr(`${printable(r.name)}: error: ${printableLines(r.error.message)}\n${r.error.hint ? `  hint: ${printableLines(r.error.hint)}\n` : ""}`);
   }
   return fleetExitCode(results.map((r) => (r.ok ? ExitCode.ok : r.error.exitCode)));
 }

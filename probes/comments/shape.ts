@@ -1,3 +1,4 @@
+import { printable } from "../../lib/printable";
 import { UsageError } from "../../lib/errors";
 import { isObject } from "../../lib/json-value";
 import { describeJsonProblem, parseJson } from "../../lib/json-positions";
@@ -128,5 +129,6 @@ export function formatDiff(diff: ShapeDiff): string {
     ...diff.retyped.map((c) => `  retyped  ${c.kind}.${c.field}: ${c.before} -> ${c.after}`),
     ...diff.notCompared.map((n) => `  not compared: ${n.kind} (${n.reason})`),
   ];
-  return `${hasDrift(diff) ? "shape drift against the baseline:" : "shape matches the baseline"}\n${lines.join("\n")}${lines.length ? "\n" : ""}`;
+  // Field names are Graph's JSON keys: each line escaped, so that each field is one line.
+  return `${hasDrift(diff) ? "shape drift against the baseline:" : "shape matches the baseline"}\n${lines.map(printable).join("\n")}${lines.length ? "\n" : ""}`;
 }

@@ -1,3 +1,4 @@
+import { quoteValue } from "../../lib/printable";
 import { UsageError } from "../../lib/errors";
 
 const HINT = 'give the sharing link exactly as "Copy link" produced it, e.g. https://contoso.sharepoint.com/:w:/s/site/E...';
@@ -15,11 +16,11 @@ export function validateShareUrl(value: string | undefined): string {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`not an absolute URL: ${JSON.stringify(text)}`, HINT, STEP);
+    throw new UsageError(`not an absolute URL: ${quoteValue(text)}`, HINT, STEP);
   }
-  if (url.protocol !== "https:") throw new UsageError(`must use https, got ${url.protocol.replace(/:$/, "")}: ${JSON.stringify(text)}`, HINT, STEP);
+  if (url.protocol !== "https:") throw new UsageError(`must use https, got ${url.protocol.replace(/:$/, "")}: ${quoteValue(text)}`, HINT, STEP);
   // The URL parser repairs "https:host" and "https:///host" into a host; a link written that way was not copied whole.
-  if (!/^https:\/\/[^/?#]/i.test(text)) throw new UsageError(`no host after "https://": ${JSON.stringify(text)}`, HINT, STEP);
+  if (!/^https:\/\/[^/?#]/i.test(text)) throw new UsageError(`no host after "https://": ${quoteValue(text)}`, HINT, STEP);
   return text;
 }
 

@@ -2,6 +2,7 @@
  * Which permission model a registered server uses (V1 shared audience or V2
  * own audience), and the token scope to request for it.
  */
+import { quoteValue } from "../../lib/printable";
 import { isGuid } from "../../lib/entra-rules";
 import type { ManifestEntry } from "./validate";
 
@@ -51,5 +52,5 @@ export function classifyServer(entry: Pick<ManifestEntry, "audience" | "scope">)
   if (API_URI.test(audience)) {
     return unclassified(`"audience" is an api:// URI other than the shared V1 audience; Microsoft's SDKs disagree on whether that means V1 or V2`);
   }
-  return unclassified(`"audience" ${JSON.stringify(audience)} is neither the shared V1 audience nor an application id (GUID)`);
+  return unclassified(`"audience" ${quoteValue(audience)} is neither the shared V1 audience nor an application id (GUID)`);
 }

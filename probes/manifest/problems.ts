@@ -2,6 +2,7 @@
  * What is wrong with a tooling manifest, one fact at a time, precise enough to
  * go and fix it: the file, the entry, the field, or the line and column.
  */
+import { quoteValue } from "../../lib/printable";
 import { UsageError } from "../../lib/errors";
 import type { TriedPath } from "./locate";
 
@@ -36,8 +37,8 @@ export function problem(file: string | null, fields: Partial<Omit<ManifestProble
 function describeProblem(p: ManifestProblem): string {
   if (p.line !== null && p.column !== null) return `${p.file}:${p.line}:${p.column}: ${p.message}`;
   const where = [p.file];
-  if (p.entry) where.push(`mcpServers[${p.entry.index}]${p.entry.name === null ? "" : ` ${JSON.stringify(p.entry.name)}`}`);
-  if (p.field !== null) where.push(`field ${JSON.stringify(p.field)}`);
+  if (p.entry) where.push(`mcpServers[${p.entry.index}]${p.entry.name === null ? "" : ` ${quoteValue(p.entry.name)}`}`);
+  if (p.field !== null) where.push(`field ${quoteValue(p.field)}`);
   return [...where.filter((w) => w !== null), p.message].join(": ");
 }
 

@@ -4,6 +4,7 @@
  * SDK returns an empty server list when the file is missing or unparsable;
  * everything here fails loudly instead, naming the file, entry and field.
  */
+import { printable } from "../../lib/printable";
 import { classifyServer, V1_SHARED_AUDIENCE, type PermissionModel } from "./classify";
 import { caseWarnings, locateManifest, manifestCandidates, SOURCE_LABEL, type LocateOptions, type ManifestSource, type TriedPath } from "./locate";
 import { ManifestError } from "./problems";
@@ -114,5 +115,6 @@ export function formatManifestReport(report: ManifestReport): string {
     ...report.warnings.map((w) => `warning: ${w}`),
     report.ok ? `Registered: ${report.required.join(", ")}.` : `NOT registered: ${report.missing.join(", ")}.`,
   ];
-  return `${lines.join("\n")}\n`;
+  // Names, URLs and audiences come from the file: each line escaped, so that each server is one line.
+  return `${lines.map(printable).join("\n")}\n`;
 }

@@ -3,7 +3,8 @@
  * and entries with a name, string fields and a safe URL. Every problem is
  * collected, so that one run reports every bad entry.
  */
-import { readFileSync } from "node:fs";
+import { quoteValue } from "../../lib/printable";
+import { readRegularFile, unreadableReason, USER_FILE_LIMITS } from "../../lib/user-files";
 import { parseJson } from "../../lib/json-positions";
 import { isObject, jsonKind } from "../../lib/json-value";
 import { secureUrlProblem } from "../../lib/urls";
@@ -33,10 +34,10 @@ function parseManifestJson(file: string, text: string): unknown {
 
 function readManifestText(file: string): string {
   try {
-    return readFileSync(file, "utf8");
+    return readRegularFile(file, USER_FILE_LIMITS.data);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "unknown error";
-    throw new ManifestError([problem(file, {}, code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code})`)]);
+    throw new ManifestError([problem(file, {}, code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${unreadableReason(err)})`)]);
   }
 }
 
@@ -86,7 +87,7 @@ function duplicateNames(file: string, entries: readonly ManifestEntry[]): Manife
   for (const entry of entries) {
     const earlier = first.get(entry.name);
     if (earlier === undefined) first.set(entry.name, entry);
-    else problems.push(problem(file, { entry: { index: entry.index, name: entry.name }, field: entry.nameField }, `duplicate name: mcpServers[${earlier.index}] is also named ${JSON.stringify(entry.name)}`));
+    else problems.push(problem(file, { entry: { index: entry.index, name: entry.name }, field: entry.nameField }, `duplicate name: mcpServers[${earlier.index}] is also named ${quoteValue(entry.name)}`));
   }
   return problems;
 }

@@ -1,4 +1,4 @@
-import { enableCompileCache } from "node:module";
+import { enablePrivateCompileCache } from "../../probes/compile-cache";
 
 /**
  * `node first-request-child.js undici|http PORT`: a fresh process that sends
@@ -15,7 +15,7 @@ const headers = { "content-type": "application/x-www-form-urlencoded", accept: "
 const body = "grant_type=client_credentials";
 const ignore = () => undefined;
 
-enableCompileCache();
+enablePrivateCompileCache();
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded after the line above, as the bin loads its bundles */
 if (which === "undici") {
   const { loadRequest } = require("../../lib/undici-request") as typeof import("../../lib/undici-request");

@@ -4,6 +4,7 @@ import type { BrokenLink } from "../../emulator/faults";
 import { DEFAULT_IDS } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { forgetProvisionerTokens } from "../../infra/provisioner-credential";
+import { formatChecks, ok } from "../../probes/checks";
 import { runCli, scratchDir, type CliRun } from "../token/helpers";
 
 /**
@@ -284,4 +285,11 @@ describe("agent-user doctor", () => {
     expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET or azuread:clientSecret\) is wrong or has expired/);
     expect(run.stderr).not.toMatch(/blueprintClientSecret/);
   });
+});
+
+it("a report of 200,000 checks (doctor --all over a large fleet) is printed whole, one line each", () => {
+  const checks = Array.from({ length: 200_000 }, (_, i) => ({ ...ok(i === 0 ? "blueprint principal" : "grant", undefined, "found"), agent: `agent-${i}` }));
+  const lines = formatChecks(checks).trimEnd().split("\n");
+  expect(lines).toHaveLength(400_000);
+  expect(lines[3]).toBe("  ok       grant                found");
 });

@@ -3,10 +3,9 @@
  * that answers with an expired token, a token for another resource, or a
  * token of another tenant than T1's gets exit 5 with the claim named.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ClaimsError } from "../../lib/errors";
 import { AgentUserTokenProvider } from "../../lib/token-provider";
+import { formAnsweringServer } from "./helpers";
 
 const TENANT_TID = "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d";
 const IDENTITY = "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9";
@@ -16,28 +15,21 @@ const BLUEPRINT = "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70";
 const jwt = (claims: Record<string, unknown>) =>
   `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.sig`;
 
-let server: Server;
+let idp: Awaited<ReturnType<typeof formAnsweringServer>>;
 let base: string;
 /** What the next hop-3 answer's claims are overridden with. */
 let finalClaims: Record<string, unknown> = {};
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      const form = new URLSearchParams(body);
-      const now = Math.floor(Date.now() / 1000);
-      const good = { idtyp: "user", oid: USER, azp: IDENTITY, tid: TENANT_TID, aud: "https://graph.microsoft.com", exp: now + 3600 };
-      const claims = form.get("grant_type") === "user_fic" ? { ...good, ...finalClaims } : { idtyp: "app", tid: TENANT_TID, exp: now + 3600 };
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ token_type: "Bearer", expires_in: 3600, access_token: jwt(claims) }));
-    });
+  idp = await formAnsweringServer((form) => {
+    const now = Math.floor(Date.now() / 1000);
+    const good = { idtyp: "user", oid: USER, azp: IDENTITY, tid: TENANT_TID, aud: "https://graph.microsoft.com", exp: now + 3600 };
+    const claims = form.get("grant_type") === "user_fic" ? { ...good, ...finalClaims } : { idtyp: "app", tid: TENANT_TID, exp: now + 3600 };
+    return { token_type: "Bearer", expires_in: 3600, access_token: jwt(claims) };
   });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = idp.base;
 });
-afterAll(() => new Promise((done) => server.close(done)));
+afterAll(() => idp.close());
 
 function provider(tenantId: string): AgentUserTokenProvider {
   return new AgentUserTokenProvider({ authorityUrl: base, tenantId, blueprintAppId: BLUEPRINT, credential: { kind: "secret", secret: "s" }, agentIdentityId: IDENTITY, agentUser: USER });

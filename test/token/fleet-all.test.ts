@@ -161,6 +161,19 @@ describe("token --all: some agents fail", () => {
     expect(run.requests).toHaveLength(2 * 3 + 4);
   });
 
+  it("150,000 agents with malformed ids: the table has every row and exit 2, nothing sent", async () => {
+    const agents: Record<string, FleetAgentOutputs> = {};
+    for (let i = 0; i < 150_000; i++) agents[`agent-${i}`] = { ...ctx.out.agents!["agent-2"]!, agentIdentityId: `not-a-guid-${i}` };
+    const file = writeOutputs(ctx.scratch.dir, ctx.out, { agents });
+    const run = await counted(ctx.emulator, ["token", "--outputs", file, "--all"]);
+    expect(run.code).toBe(2);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(150_002);
+    expect(lines[150_000]).toMatch(/^agent-149999\s+usage\s+\d+\s+-$/);
+    expect(lines[150_001]).toBe("150000 agents: 0 ok, 150000 failed");
+    expect(run.requests).toEqual([]);
+  }, 120_000);
+
   it("the exit code is the most severe failure's: usage 2, then bad claims 5, then rejected 3, then unreachable 4", () => {
     expect(fleetExitCode([0, 0, 0])).toBe(0);
     expect(fleetExitCode([0, 4, 0])).toBe(4);

@@ -4,6 +4,8 @@
  * (never alter) the HTTP traffic.
  */
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -244,4 +246,18 @@ export function blueprintCertificate(emulator: Emulator, dir: string, options: {
     });
   }
   return { certFile, keyFile, certificatePem: cert.certificatePem, privateKeyPem: cert.privateKeyPem, keyId };
+}
+
+/** A stand-in identity provider over real HTTP: each POST's form is answered 200 with `answer(form)` as JSON. */
+export async function formAnsweringServer(answer: (form: URLSearchParams) => unknown): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(answer(new URLSearchParams(body))));
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
 }
