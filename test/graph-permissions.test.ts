@@ -1,0 +1,60 @@
+/**
+ * The permission table and the sets derived from it: every row names its
+ * source and what it accepts; the provisioner's set covers every call of
+ * `pulumi up`, `refresh` and `destroy`, and no permission in it is spare.
+ */
+import {
+  CHECK_OPERATIONS,
+  CHECK_PERMISSIONS,
+  GRAPH_OPERATIONS,
+  OPERATION_IDS,
+  PROVISIONER_PERMISSIONS,
+  PROVISIONING_OPERATIONS,
+  operationOf,
+  uncovered,
+} from "../lib/graph-permissions";
+
+describe("the Graph permission table", () => {
+  it("gives every row a source and at least one permission", () => {
+    const bad = OPERATION_IDS.filter((id) => {
+      const op = GRAPH_OPERATIONS[id];
+      return !op.source.trim() || op.application.length + op.delegated.length === 0;
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it("finds each row again from its own path, with a GUID for each variable segment", () => {
+    for (const id of OPERATION_IDS) {
+      const op = GRAPH_OPERATIONS[id];
+      expect([id, operationOf(op.method, op.path.replace(/\{\w+\}/g, "00000000-0000-0000-0000-0000000000aa"))]).toEqual([id, id]);
+    }
+  });
+
+  it("never takes a type cast for an id", () => {
+    expect(operationOf("GET", "/v1.0/users/microsoft.graph.agentUser")).toBe("agentUser.list");
+    expect(operationOf("GET", "/v1.0/users/ada@contoso.com")).toBe("user.get");
+  });
+});
+
+describe("the provisioner's permission set", () => {
+  it("covers every operation of pulumi up, refresh and destroy tenant-wide", () => {
+    expect(uncovered(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS)).toEqual([]);
+  });
+
+  it("holds no spare permission: without any one of them some operation is no longer covered", () => {
+    for (const p of PROVISIONER_PERMISSIONS) {
+      const lost = uncovered(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS.filter((q) => q !== p)).map((u) => u.id);
+      expect([p, lost.length > 0]).toEqual([p, true]);
+    }
+  });
+
+  it("never asks for a permission that makes Entra ignore the Agent ID permissions", () => {
+    expect(PROVISIONER_PERMISSIONS.filter((p) => p.startsWith("Directory."))).toEqual([]);
+  });
+
+  it("with the check reads covers every read of doctor and preflight, and those reads add nothing spare", () => {
+    const all = [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS];
+    expect(uncovered(CHECK_OPERATIONS, all)).toEqual([]);
+    for (const p of CHECK_PERMISSIONS) expect([p, uncovered(CHECK_OPERATIONS, all.filter((q) => q !== p)).length > 0]).toEqual([p, true]);
+  });
+});
