@@ -618,3 +618,19 @@ export const CHECK_PERMISSIONS: readonly string[] = leastPermissions(CHECK_OPERA
 export function uncovered(operations: readonly OperationId[], held: readonly string[]): Array<{ id: OperationId; op: KitOperation }> {
   return operations.filter((id) => GRAPH_OPERATIONS[id].application.length > 0 && !coversTenantWide(GRAPH_OPERATIONS[id], held)).map((id) => ({ id, op: GRAPH_OPERATIONS[id] }));
 }
+
+/**
+ * What a 403 on this call most likely lacks, for an error message: the
+ * operation, the permission of the provisioner's set that allows it, and the
+ * others the reference lists. Undefined for a call the table does not hold.
+ */
+export function permissionHint(method: string, pathname: string): string | undefined {
+  const id = operationOf(method, pathname);
+  if (!id) return undefined;
+  const op: GraphOperation = GRAPH_OPERATIONS[id];
+  if (op.application.length === 0) return `to ${op.summary} the agent user's delegated token needs one of ${op.delegated.join(", ")}`;
+  const kit = op.application.find((p) => PROVISIONER_PERMISSIONS.includes(p) || CHECK_PERMISSIONS.includes(p));
+  const others = op.application.filter((p) => p !== kit && !op.reach?.[p]);
+  const blockers = op.agentIdWrite ? `; and the application must not hold ${AGENT_ID_WRITE_BLOCKERS[0]}, with which Entra ignores the Agent ID permissions` : "";
+  return `to ${op.summary} the provisioner needs the application permission ${kit ?? others[0]}${others.length > 0 && kit ? ` (or one of ${others.join(", ")})` : ""}, granted with admin consent${blockers}`;
+}

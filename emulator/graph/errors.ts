@@ -44,16 +44,21 @@ export const GRAPH_ERRORS = {
   tokenExpired: () => unauthenticated("Lifetime validation failed, the token is expired."),
   tokenNotYetValid: () => unauthenticated("Lifetime validation failed, the token is not yet valid."),
   tokenWithoutIdtyp: () => unauthenticated("Access token validation failure: the token has no idtyp claim (user or app)."),
-  scopeRefused: (code: string, scope: string) =>
-    denied(code, `Access denied: this API refuses tokens carrying ${scope} (Azure CLI sign-ins carry it); call it as a dedicated application instead.`),
-  scopesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's scp holds none of ${accepted.join(", ")}.`),
-  applicationOnly: (code: string) => denied(code, "Access denied: this API takes application permissions only, not a user token."),
-  rolesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's roles hold none of ${accepted.join(", ")}.`),
-  delegatedOnly: (code: string) => denied(code, "Access denied: this API takes delegated permissions only, not an application token."),
-  notOwner: (kind: string, all: readonly string[]) =>
+  agentIdWriteBlocked: (blocker: string, summary: string) =>
     denied(
       "Authorization_RequestDenied",
-      `Insufficient privileges to complete the operation: the caller does not own this ${kind} and holds none of ${all.join(", ")}.`,
+      `Insufficient privileges to complete the operation: a caller holding ${blocker} has its Agent ID permissions ignored, so it may not ${summary}; call as an application without ${blocker}.`,
+    ),
+  scopesMissing: (code: string, summary: string, accepted: readonly string[]) =>
+    denied(code, `Insufficient privileges to complete the operation: to ${summary} the token's scp needs one of ${accepted.join(", ")}.`),
+  applicationOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes application permissions only, not a user token."),
+  rolesMissing: (code: string, summary: string, accepted: readonly string[]) =>
+    denied(code, `Insufficient privileges to complete the operation: to ${summary} the token's roles need one of ${accepted.join(", ")}.`),
+  delegatedOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes delegated permissions only, not an application token."),
+  notReached: (summary: string, held: readonly string[], tenantWide: readonly string[]) =>
+    denied(
+      "Authorization_RequestDenied",
+      `Insufficient privileges to complete the operation: ${held.join(", ")} does not reach this object (not its owner, or not created or parented by the caller), and to ${summary} on any object the token's roles need one of ${tenantWide.join(", ")}.`,
     ),
 
   // --- Not found.

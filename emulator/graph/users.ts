@@ -1,7 +1,7 @@
 import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
-import { AGENT_USERS, createPermission, directoryPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
+import { requireReach, type ReachTarget } from "./directory-auth";
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -33,9 +33,6 @@ function view(user: User): Record<string, unknown> {
   };
 }
 
-/** Application and delegated permissions of user-get (learn.microsoft.com/graph/api/user-get). */
-const USER_READERS: readonly string[] = ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
-
 /** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
 function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
@@ -47,6 +44,12 @@ function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
   const user = ctx.store.user(id.toLowerCase());
   return user?.kind === "agentUser" ? user : undefined;
+}
+
+/** An agent user descends from the blueprint of its agent identity. */
+function reachOf(ctx: EmulatorContext, parentId: string | undefined): ReachTarget {
+  const parent = parentId ? ctx.store.agentIdentity(parentId) : undefined;
+  return { blueprintAppId: parent?.agentIdentityBlueprintId };
 }
 
 /** Entra's length limits (lib/entra-rules.ts), refused as Graph refuses a user's property. */
@@ -79,6 +82,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
   referenced(req, ctx, parent, "The agent identity", parentId);
+  requireReach(req, reachOf(ctx, parentId));
   const sibling = ctx.store.agentUserOf(parentId);
   if (sibling) throw graphError(req, GRAPH_ERRORS.identityHasAgentUser(parentId, sibling.id));
   const user = ctx.store.createUser({
@@ -101,12 +105,14 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  return entity(req, view(visible(req, ctx, agentUser(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
+  const user = visible(req, ctx, agentUser(ctx, req.params.id!), req.params.id!);
+  requireReach(req, reachOf(ctx, user.identityParentId));
+  return entity(req, view(user), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  requireOwner(req, AGENT_USERS, user);
+  requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
@@ -121,18 +127,18 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  requireOwner(req, AGENT_USERS, user);
+  requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
   ctx.store.deleteUser(user.id);
   return graphNoContent(req.headers);
 }
 
 export const userRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(AGENT_USERS), handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: remove },
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.list", handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.create", handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.get", handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.update", handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.delete", handler: remove },
   // After the typed collection, whose path this pattern would match too.
-  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", permission: directoryPermission(USER_READERS), handler: getAny },
+  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },
 ];

@@ -1,7 +1,15 @@
 import { decodeJwtClaims } from "../../lib/jwt";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
+import {
+  AGENT_ID_WRITE_BLOCKERS,
+  CHECK_OPERATIONS,
+  CHECK_PERMISSIONS,
+  PROVISIONER_PERMISSIONS,
+  PROVISIONING_OPERATIONS,
+  uncovered,
+  type OperationId,
+} from "../../lib/graph-permissions";
 import type { KitConfig } from "../../infra/config";
-import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { BLUEPRINTS, agentIdentityPath } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
@@ -12,7 +20,6 @@ import { didYouMean } from "../did-you-mean";
  * Every Graph call here is a GET, as the provisioner.
  */
 
-const REFUSED = "Directory.AccessAsUser.All";
 const CONSENT =
   "in the Microsoft Entra admin center, App registrations → the provisioner → API permissions → Add a permission → Microsoft Graph → Application permissions, add it, then Grant admin consent";
 
@@ -38,18 +45,36 @@ async function read<T>(graph: GraphClient, path: string): Promise<T | undefined 
   }
 }
 
+/** "P (to do X, to do Y)" for each permission of `wanted` that would make an operation `held` cannot make. */
+function lacking(operations: readonly OperationId[], wanted: readonly string[], held: readonly string[]): string[] {
+  const missing = uncovered(operations, held);
+  return wanted
+    .filter((p) => !held.includes(p))
+    .flatMap((p) => {
+      const fails = missing.filter(({ op }) => op.application.includes(p)).map(({ op }) => op.summary);
+      return fails.length > 0 ? [`${p} (to ${fails.join(", to ")})`] : [];
+    });
+}
+
 function permissionsCheck(token: string): Check {
   const claims = decodeJwtClaims(token) ?? {};
   const held = [...(Array.isArray(claims.roles) ? claims.roles.map(String) : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
   const link = "provisioner permissions";
-  if (held.includes(REFUSED)) {
-    return failed(link, String(claims.appid ?? claims.azp ?? ""), `the token carries ${REFUSED}, which the Agent ID APIs refuse`, "use a dedicated provisioner application with application permissions, never an Azure CLI sign-in");
+  const app = String(claims.appid ?? claims.azp ?? "");
+  const blocker = AGENT_ID_WRITE_BLOCKERS.find((p) => held.includes(p));
+  if (blocker) {
+    return failed(
+      link,
+      app,
+      `the token carries ${blocker}, with which Entra ignores the Agent ID permissions of every create, update and delete (403)`,
+      `use a dedicated provisioner application with the README's application permissions and without ${blocker}; never an Azure CLI sign-in`,
+    );
   }
-  const missing = PROVISIONER_PERMISSIONS.filter((p) => !held.includes(p));
-  if (missing.length > 0) return failed(link, String(claims.appid ?? ""), `the token's roles lack ${missing.join(", ")}`, `for each of ${missing.join(", ")}: ${CONSENT}`);
-  const reads = PREFLIGHT_PERMISSIONS.filter((p) => !held.includes(p));
-  if (reads.length > 0) return warning(link, String(claims.appid ?? ""), `all six provisioning permissions; not ${reads.join(", ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
-  return ok(link, String(claims.appid ?? ""), `all six provisioning permissions, and ${PREFLIGHT_PERMISSIONS.join(", ")} for these checks`);
+  const missing = lacking(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS, held);
+  if (missing.length > 0) return failed(link, app, `the token's roles lack ${missing.join("; ")}`, `for each of them: ${CONSENT}`);
+  const reads = lacking(CHECK_OPERATIONS, CHECK_PERMISSIONS, held);
+  if (reads.length > 0) return warning(link, app, `every provisioning permission; not ${reads.join("; ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
+  return ok(link, app, `every provisioning permission, and ${CHECK_PERMISSIONS.join(", ")} for these checks`);
 }
 
 const denied = (link: string, id: string, permission: string) =>

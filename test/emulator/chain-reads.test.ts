@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
 import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
-import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
+import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../lib/graph-permissions";
 import type { Emulator } from "../../emulator/server";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
@@ -32,7 +32,7 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
 
   it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", () => {
     expect(d.emulator.provisioner()).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
-    expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+    expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]);
   });
 
   it("GET /v1.0/domains/{id}: a verified domain, and 404 Request_ResourceNotFound for another", async () => {

@@ -23,9 +23,9 @@ const GRAPH_STATUSES: Record<string, number[]> = {
 
 /** Arguments for the entries that take lists; every other entry reads its first argument as a 403's code or as text. */
 const LISTS: Partial<Record<keyof typeof GRAPH_ERRORS, unknown[]>> = {
-  scopesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
-  rolesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
-  notOwner: ["agent identity", ["AgentIdentity.ReadWrite.All"]],
+  scopesMissing: ["Authorization_RequestDenied", "list agent users", ["Directory.Read.All"]],
+  rolesMissing: ["Authorization_RequestDenied", "list agent users", ["Directory.Read.All"]],
+  notReached: ["delete an agent identity", ["AgentIdentity.CreateAsManager"], ["AgentIdentity.DeleteRestore.All"]],
   upnDomainUnverified: [["contoso.example"]],
 };
 
