@@ -13,7 +13,7 @@ import { authorizeRoute } from "./graph/auth";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
 import { ROUTES } from "./routes";
-import { fleetTenant } from "./seed";
+import { DEFAULT_IDS, fleetTenant } from "./seed";
 import { SigningKey } from "./signing-key";
 import { TenantStore, type TenantSeed } from "./store";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
@@ -37,6 +37,8 @@ export interface EmulatorOptions {
   extraHosts?: string[];
   /** Links of the seeded chain to break (`--faults break=LINK`); the outputs stay those of the chain before. */
   breaks?: readonly BrokenLink[];
+  /** The built-in provisioner's Graph application permissions (`--provisioner-roles`); the kit's set and the check reads by default. */
+  provisionerRoles?: readonly string[];
 }
 
 /** One request as the emulator saw it, for tests and benchmarks that count round trips. */
@@ -149,6 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // The outputs `pulumi up` wrote before the links broke: what a person holds when the tenant drifts.
   const before = options.breaks?.length ? tenantOutputs(store, "", fleet) : undefined;
   if (options.breaks?.length) breakLinks(store, options.breaks);
+  if (options.provisionerRoles) store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...options.provisionerRoles] });
   store.replicationLagMs = options.replicationLagMs ?? 0;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);

@@ -3,6 +3,8 @@
  * source and what it accepts; the provisioner's set covers every call of
  * `pulumi up`, `refresh` and `destroy`, and no permission in it is spare.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   CHECK_OPERATIONS,
   CHECK_PERMISSIONS,
@@ -56,5 +58,21 @@ describe("the provisioner's permission set", () => {
     const all = [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS];
     expect(uncovered(CHECK_OPERATIONS, all)).toEqual([]);
     for (const p of CHECK_PERMISSIONS) expect([p, uncovered(CHECK_OPERATIONS, all.filter((q) => q !== p)).length > 0]).toEqual([p, true]);
+  });
+});
+
+describe("the README's provisioner section", () => {
+  const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### The provisioner application"), readme.indexOf("### Running it"));
+  const tables = section.split("| permission |").slice(1).map((t) => [...t.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
+
+  it("lists the provisioner's set, then the check reads, exactly", () => {
+    expect(tables).toEqual([[...PROVISIONER_PERMISSIONS], [...CHECK_PERMISSIONS]]);
+  });
+
+  it("grants every one of them in both copy-paste commands", () => {
+    for (const p of [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]) {
+      expect([p, section.includes(` ${p}`), section.includes(`'${p}'`)]).toEqual([p, true, true]);
+    }
   });
 });
