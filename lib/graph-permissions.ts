@@ -412,7 +412,7 @@ export const GRAPH_OPERATIONS = {
     delegated: ["User.ReadBasic.All", "User.Read.All", "AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"],
     reach: parentedBy,
     source: `docs: ${V1}/agentuser-get-permissions.md`,
-    callers: ["provider", "doctor"],
+    callers: ["provider", "doctor", "preflight"],
   },
   "agentUser.update": {
     summary: "update an agent user",

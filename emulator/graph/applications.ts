@@ -4,7 +4,7 @@ import { callerId, createsAsManager, requireReach } from "./directory-auth";
 import { displayName, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -54,7 +54,8 @@ function tags(req: EmulatorRequest, value: unknown): string[] {
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
+  odataType(req, body, TYPE);
   const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
@@ -89,6 +90,7 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
+  odataType(req, body, TYPE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
   const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;

@@ -96,6 +96,9 @@ export const GRAPH_ERRORS = {
     }),
   unreadableJson: () => odataBadRequest("Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format."),
   bodyNotObject: () => odataBadRequest("The request body must be a JSON object."),
+  odataTypeMismatch: (given: unknown, expected: string) =>
+    badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes.`),
+  odataTypeMissing: (expected: string) => badRequest(`An update of this object must carry "@odata.type": "#${expected}".`),
   undeclaredProperty: (key: string) => badRequest(`Property '${key}' does not exist as a declared property or extension property.`),
   requiredString: (name: string) => badRequest(`Property '${name}' is required and must be a non-empty string.`),
   oDataVersionMissing: (method: string, path: string) =>
@@ -129,8 +132,13 @@ export const GRAPH_ERRORS = {
   tagsNotStrings: () => badRequest("tags must be a list of strings."),
   notABlueprint: (appId: string) => badRequest(`Application '${appId}' is not an agent identity blueprint.`),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
+  // Code from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/identity-platform/error-codes); its status is not given there, the emulator keeps 400.
   blueprintWithoutPrincipal: (appId: string) =>
-    badRequest(`The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`),
+    spec({
+      status: 400,
+      code: "AgentIdentity_AgentBlueprintPrincipalDoesNotExist",
+      message: `The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`,
+    }),
 
   // --- Agent users.
   upnDomainUnverified: (domains: readonly string[]) =>

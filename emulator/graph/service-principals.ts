@@ -5,7 +5,7 @@ import { callerId, createsAsManager, requireReach, type ReachTarget } from "./di
 import { displayName, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -56,7 +56,9 @@ function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const appId = requiredString(req, jsonBody(req, ["appId"]), "appId").toLowerCase();
+  const principalBody = jsonBody(req, ["@odata.type", "appId"]);
+  odataType(req, principalBody, PRINCIPAL_TYPE);
+  const appId = requiredString(req, principalBody, "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
   if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.notABlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
@@ -80,7 +82,8 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
+  odataType(req, body, IDENTITY_TYPE);
   const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
@@ -118,6 +121,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   requireReach(req, reachOf(sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
+  odataType(req, body, IDENTITY_TYPE);
   if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: displayName(req, body) });
   return graphNoContent(req.headers);
 }

@@ -3,9 +3,9 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { User } from "../store";
 import { requireReach, type ReachTarget } from "./directory-auth";
 import { referenced, resourceNotFound, visible } from "./directory";
-import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
 
 /**
  * Agent users (user subtype microsoft.graph.agentUser) on the typed URLs the
@@ -33,12 +33,30 @@ function view(user: User): Record<string, unknown> {
   };
 }
 
-/** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
+/**
+ * user-get's default property set, of the properties the emulator holds:
+ * without `$select`, `GET /users/{id}` answers only these (no accountEnabled,
+ * createdDateTime or identityParentId).
+ */
+const USER_DEFAULT_PROPERTIES = ["id", "displayName", "userPrincipalName"];
+
+/**
+ * `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent
+ * user (user-get), as the user type: an agent user's own properties
+ * (identityParentId) are read on its typed URL.
+ */
 function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
-  if (user.kind === "agentUser") return entity(req, view(user), TYPE, CONTEXT);
-  const person = { id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName, accountEnabled: user.accountEnabled };
-  return entity(req, person, "microsoft.graph.user", "users");
+  const asUser: Record<string, unknown> = {
+    ...(user.kind === "agentUser" ? { "@odata.type": `#${TYPE}` } : {}),
+    id: user.id,
+    displayName: user.displayName,
+    userPrincipalName: user.userPrincipalName,
+    accountEnabled: user.accountEnabled,
+    mailNickname: user.mailNickname,
+    createdDateTime: new Date(user.createdAt).toISOString(),
+  };
+  return entity(req, asUser, "microsoft.graph.user", "users", USER_DEFAULT_PROPERTIES);
 }
 
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
@@ -78,6 +96,7 @@ function accountEnabled(req: EmulatorRequest, value: unknown, fallback: boolean)
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
   const body = jsonBody(req, [...WRITABLE, "identityParentId", "passwordProfile"]);
+  odataType(req, body, TYPE);
   if (body.passwordProfile !== undefined) throw graphError(req, GRAPH_ERRORS.agentUserPassword());
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
@@ -115,6 +134,8 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
+  // agentuser-update: the body must name the type, and the answer is the updated object.
+  odataType(req, body, TYPE, true);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   ctx.store.updateUser(user.id, {
     displayName: body.displayName !== undefined ? displayName(req, body) : user.displayName,
@@ -122,7 +143,7 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
     accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
   });
-  return graphNoContent(req.headers);
+  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(ctx.store.user(user.id)!) }, req.headers);
 }
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {

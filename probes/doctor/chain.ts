@@ -75,11 +75,19 @@ interface Found {
   created: Array<{ what: string; at: string }>;
 }
 
+/*
+ * Every read names the properties it reads: a type's default property set
+ * (where its page documents one) may leave them out.
+ */
+const BLUEPRINT_SELECT = "$select=id,appId,displayName,createdDateTime,passwordCredentials,keyCredentials";
+const IDENTITY_SELECT = "$select=id,displayName,accountEnabled,agentIdentityBlueprintId";
+const USER_SELECT = "$select=id,userPrincipalName,accountEnabled,identityParentId,createdDateTime";
+
 async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const blueprint = outputs.blueprintObjectId
-    ? await getIfExists<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId))
-    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphBlueprint>(graph, `${blueprintPath(outputs.blueprintObjectId)}?${BLUEPRINT_SELECT}`)
+    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}&${BLUEPRINT_SELECT}`, { agentId: true }))[0];
   const shownId = outputs.blueprintObjectId ?? settings.blueprintAppId;
   if (!blueprint) {
     found.checks.push(failed("blueprint", shownId, `no agent identity blueprint ${shownId} in the tenant (deleted, or another tenant)`, REFRESH_UP));
@@ -96,8 +104,8 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
   }
 
   const principal = outputs.blueprintPrincipalId
-    ? await getIfExists<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId))
-    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphPrincipal>(graph, `${blueprintPrincipalPath(outputs.blueprintPrincipalId)}?$select=id,appId`)
+    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}&$select=id,appId`, { agentId: true }))[0];
   if (!principal) {
     found.checks.push(failed("blueprint principal", outputs.blueprintPrincipalId, `no service principal for the blueprint ${settings.blueprintAppId} in this tenant`, REFRESH_UP));
   } else if (!same(principal.appId, settings.blueprintAppId)) {
@@ -109,7 +117,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
 
 async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<void> {
   const id = t.settings.agentIdentityId;
-  const identity = await getIfExists<GraphPrincipal>(graph, agentIdentityPath(id));
+  const identity = await getIfExists<GraphPrincipal>(graph, `${agentIdentityPath(id)}?${IDENTITY_SELECT}`);
   const link = "agent identity";
   if (!identity) return void found.checks.push(failed(link, id, "no such agent identity in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (identity.accountEnabled === false) {
@@ -121,7 +129,7 @@ async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): 
     return void found.checks.push(failed(link, id, `its blueprint is ${identity.agentIdentityBlueprintId ?? "none"}, not ${t.settings.blueprintAppId}`, REFRESH_UP));
   }
   // A deleted user drops out of the sponsors list: an empty list means every sponsor is gone.
-  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors`, { agentId: true });
+  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors?$select=id`, { agentId: true });
   if (sponsors.length === 0) {
     return void found.checks.push(
       failed(link, id, "it has no sponsor left: every sponsor was deleted", "set agent-user-kit:sponsors to people who are still in the tenant and run `pulumi up`"),
@@ -137,8 +145,8 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
   const wantedUpn = outputs.agentUserPrincipalName ?? (isGuid(settings.agentUser) ? undefined : settings.agentUser);
   const userId = outputs.agentUserId ?? (isGuid(settings.agentUser) ? settings.agentUser : undefined);
   const user = userId
-    ? await getIfExists<GraphAgentUser>(graph, agentUserPath(userId))
-    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true }))[0];
+    ? await getIfExists<GraphAgentUser>(graph, `${agentUserPath(userId)}?${USER_SELECT}`)
+    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}&${USER_SELECT}`, { agentId: true }))[0];
   const shown = userId ?? wantedUpn;
   if (!user) return void found.checks.push(failed(link, shown, "no such agent user in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (user.createdDateTime) found.created.push({ what: "agent user", at: user.createdDateTime });

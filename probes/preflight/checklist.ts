@@ -11,7 +11,7 @@ import {
 } from "../../lib/graph-permissions";
 import type { KitConfig } from "../../infra/config";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
-import { BLUEPRINTS, agentIdentityPath } from "../../infra/providers/paths";
+import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
 import { didYouMean } from "../did-you-mean";
 
@@ -22,6 +22,10 @@ import { didYouMean } from "../did-you-mean";
 
 const CONSENT =
   "in the Microsoft Entra admin center, App registrations → the provisioner → API permissions → Add a permission → Microsoft Graph → Application permissions, add it, then Grant admin consent";
+
+/** user-get's default property set may leave anything out: every read names what it reads. */
+const USER_SELECT = "$select=id,displayName,userPrincipalName";
+const AGENT_USER_TYPE = "#microsoft.graph.agentUser";
 
 interface PermissionScope {
   value: string;
@@ -95,10 +99,10 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
   return Promise.all(
     config.sponsors.map(async (id): Promise<Check> => {
       // learn.microsoft.com/graph/api/user-get
-      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`);
+      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}?${USER_SELECT}`);
       if (user === "denied") return denied("sponsor", id, "User.Read.All");
       if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
-      if (user["@odata.type"] === "#microsoft.graph.agentUser") return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
+      if (user["@odata.type"] === AGENT_USER_TYPE) return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
       return ok("sponsor", id, `${user.displayName ?? ""} <${user.userPrincipalName ?? "?"}>`);
     }),
   );
@@ -147,17 +151,20 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
   }
   for (const agent of config.agents) {
     // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
-    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`);
+    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}?${USER_SELECT}`);
     const link = "agent user upn";
     if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
     else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
     else {
-      const parent = user.identityParentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, agentIdentityPath(user.identityParentId)) : undefined;
+      // identityParentId is an agentUser property: read on the typed URL, never from the user type's default set.
+      const typed = user["@odata.type"] === AGENT_USER_TYPE ? await read<GraphUser>(graph, `${agentUserPath(user.id)}?$select=id,identityParentId`) : undefined;
+      const parentId = typeof typed === "object" ? typed.identityParentId : undefined;
+      const parent = parentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, `${agentIdentityPath(parentId)}?$select=id,agentIdentityBlueprintId`) : undefined;
       const owned = mine && typeof parent === "object" && parent.agentIdentityBlueprintId === mine.appId;
       checks.push(
         owned
           ? ok(link, agent.userPrincipalName, `held by this stack's agent user ${user.id}`)
-          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === "#microsoft.graph.agentUser" ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
+          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === AGENT_USER_TYPE ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
       );
     }
   }

@@ -44,12 +44,15 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
     expect((missing.body.error as { code: string }).code).toBe("Request_ResourceNotFound");
   });
 
-  it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id", async () => {
+  it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id; identityParentId only on the agent user's typed URL", async () => {
     const person = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}`);
     expect(person.status).toBe(200);
     expect(person.body).toMatchObject({ id: DEFAULT_IDS.sponsorId, userPrincipalName: `ada@${DEFAULT_IDS.domain}` });
     const agent = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.agentUserId}`);
-    expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", identityParentId: DEFAULT_IDS.agentIdentityId });
+    expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", id: DEFAULT_IDS.agentUserId });
+    expect(agent.body.identityParentId).toBeUndefined();
+    const typed = await d.call("GET", `/v1.0/users/microsoft.graph.agentUser/${DEFAULT_IDS.agentUserId}?$select=id,identityParentId`);
+    expect(typed.body).toMatchObject({ identityParentId: DEFAULT_IDS.agentIdentityId });
     expect((await d.call("GET", "/v1.0/users/00000000-0000-4000-8000-000000000000")).status).toBe(404);
   });
 

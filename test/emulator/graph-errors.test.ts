@@ -10,6 +10,7 @@ const GRAPH_STATUSES: Record<string, number[]> = {
   BadRequest: [400],
   Request_BadRequest: [400, 405],
   Request_UnsupportedQuery: [400],
+  AgentIdentity_AgentBlueprintPrincipalDoesNotExist: [400],
   InvalidAuthenticationToken: [401],
   Authorization_RequestDenied: [403],
   accessDenied: [403],

@@ -91,7 +91,7 @@ describe("Graph refusals as provider errors", () => {
     const inputs = await identityInputs(t, without, principal);
     await expect(agentIdentityProvider.create!(inputs)).rejects.toThrow(
       new RegExp(
-        `^agent identity create failed: Graph POST /v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity: Request_BadRequest \\(HTTP 400\\): The agent identity blueprint ${without.appId} has no service principal.*` +
+        `^agent identity create failed: Graph POST /v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity: AgentIdentity_AgentBlueprintPrincipalDoesNotExist \\(HTTP 400\\): The agent identity blueprint ${without.appId} has no service principal.*` +
           "Likely fix: check that the blueprint principal exists \\(it is not created automatically\\)",
       ),
     );
