@@ -76,3 +76,30 @@ describe("the README's provisioner section", () => {
     }
   });
 });
+
+describe("emulator/graph/README.md", () => {
+  const readme = readFileSync(join(__dirname, "..", "emulator", "graph", "README.md"), "utf8");
+  const rows = new Map([...readme.matchAll(/^\| `([\w.]+)` \| `([A-Z]+) ([^`]+)` \| (.*)$/gm)].map((m) => [m[1], { method: m[2], path: m[3], rest: m[4]! }]));
+
+  it("has one row per operation of the table, with its call, its application permissions in order and its source", () => {
+    expect([...rows.keys()]).toEqual(OPERATION_IDS);
+    for (const id of OPERATION_IDS) {
+      const op = GRAPH_OPERATIONS[id];
+      const row = rows.get(id)!;
+      const named = [...row.rest.split(" | ")[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+      expect({ id, method: row.method, path: row.path, named: op.application.length > 0 ? named : op.application, source: row.rest.includes(op.source) }).toEqual({
+        id,
+        method: op.method,
+        path: op.path,
+        named: [...op.application],
+        source: true,
+      });
+    }
+  });
+
+  it("names every unclear page's choice", () => {
+    for (const id of OPERATION_IDS.filter((i) => "note" in GRAPH_OPERATIONS[i])) {
+      expect([id, readme.includes(`- \`${id}\`: ${(GRAPH_OPERATIONS[id] as { note: string }).note}.`)]).toEqual([id, true]);
+    }
+  });
+});
