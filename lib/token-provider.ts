@@ -23,6 +23,13 @@ export interface AgentUserTokenProviderOptions {
    * https, or plain http only to a loopback host such as the emulator's: the blueprint credential is sent there.
    */
   authorityUrl?: string;
+  /**
+   * The token-exchange audience of hops 1 and 2 and of a managed identity's
+   * token; default: the authority's cloud's (api://AzureADTokenExchange, or
+   * api://AzureADTokenExchangeUSGov / api://AzureADTokenExchangeChina). That
+   * these two follow the cloud is an assumption no Microsoft source confirms.
+   */
+  tokenExchangeAudience?: string;
   /** Default agent identity of getToken(). */
   agentIdentityId?: string;
   /** Default agent user of getToken(): object id (sent as user_id) or UPN (sent as username). */
@@ -142,6 +149,7 @@ export class AgentUserTokenProvider {
       replicationWindowMs: options.replicationWindowMs,
       hooks: options.hooks,
       now: options.hooks?.now,
+      tokenExchangeAudience: options.tokenExchangeAudience,
     });
   }
 
@@ -263,7 +271,9 @@ function credentialProblems(credential: unknown): string[] {
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
   if (!isObject(options)) throw new UsageError(`the options must be an object, got ${shown(options)}`);
-  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { tenantId, blueprintAppId, timeoutMs, replicationWindowMs, refreshWindowMs, resource, tokenExchangeAudience } = options as Partial<
+    Record<keyof AgentUserTokenProviderOptions, unknown>
+  >;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
@@ -279,6 +289,9 @@ function checkOptions(options: AgentUserTokenProviderOptions): string {
       `replicationWindowMs must be 0 or a positive finite number of milliseconds, got ${shown(replicationWindowMs)}`,
     refreshWindowMs !== undefined && !(typeof refreshWindowMs === "number" && refreshWindowMs >= 0) && `refreshWindowMs must be 0 or more, got ${shown(refreshWindowMs)}`,
     resource !== undefined && !(typeof resource === "string" && resource.trim() !== "") && `resource must be a non-empty string such as https://graph.microsoft.com, got ${shown(resource)}`,
+    tokenExchangeAudience !== undefined &&
+      !(typeof tokenExchangeAudience === "string" && /^api:\/\/\S+$/.test(tokenExchangeAudience)) &&
+      `tokenExchangeAudience must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got ${shown(tokenExchangeAudience)}`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;

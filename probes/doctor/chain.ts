@@ -8,7 +8,7 @@ import { TokenEndpointError } from "../../lib/token-client";
 import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackUrl } from "../../lib/urls";
-import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey } from "../../lib/entra-rules";
+import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "../../lib/entra-rules";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
 import { failed, ok, type Check } from "../checks";
@@ -100,7 +100,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
     // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
     const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`);
     const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
-    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
+    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now, tokenExchangeAudience(settings.authorityUrl)));
   }
 
   const principal = outputs.blueprintPrincipalId

@@ -1,5 +1,4 @@
 import type { BlueprintCredential } from "../../lib/blueprint-credential";
-import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { failed, ok, warning, type Check } from "../checks";
 
 /** A password or certificate of a blueprint as Graph lists it (passwordCredential, keyCredential). */
@@ -38,7 +37,7 @@ const named = (kind: string, c: GraphCredential) => `${kind} ${c.displayName ? `
  * in use must be there and current; any credential that has expired, or
  * ends within `warnDays`, is a warning (a failure when it is the one in use).
  */
-export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCredential, warnDays: number, now: number): Check {
+export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCredential, warnDays: number, now: number, audience: string): Check {
   const soon = now + warnDays * DAY_MS;
   const summary = `${found.passwords.length} password(s), ${found.certificates.length} certificate(s), ${found.federated.length} federated credential(s)`;
   const problems: Check[] = [];
@@ -53,8 +52,8 @@ export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCr
   } else if (inUse.kind === "certificate") {
     const current = found.certificates.filter((c) => ends(c) > now);
     if (current.length === 0) return failed(LINK, undefined, `${summary}; no current certificate for the certificate the outputs use`, RENEW_CERTIFICATE);
-  } else if (!found.federated.some((f) => Array.isArray(f.audiences) && f.audiences.includes(TOKEN_EXCHANGE_AUDIENCE))) {
-    return failed(LINK, undefined, `${summary}; no federated credential with audience ${TOKEN_EXCHANGE_AUDIENCE} for the managed identity`, "run `pulumi up` (credential managedIdentity) to create it");
+  } else if (!found.federated.some((f) => Array.isArray(f.audiences) && f.audiences.includes(audience))) {
+    return failed(LINK, undefined, `${summary}; no federated credential with audience ${audience} for the managed identity`, "run `pulumi up` (credential managedIdentity) to create it");
   }
 
   for (const [kind, list] of [["password", found.passwords], ["certificate", found.certificates]] as const) {
