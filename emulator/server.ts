@@ -37,6 +37,8 @@ export interface EmulatorOptions {
   extraHosts?: string[];
   /** Links of the seeded chain to break (`--faults break=LINK`); the outputs stay those of the chain before. */
   breaks?: readonly BrokenLink[];
+  /** The tenant's policy refuses passwords and certificates on blueprints (`--refuse-blueprint-secrets`). */
+  refuseBlueprintSecrets?: boolean;
   /** The built-in provisioner's Graph application permissions (`--provisioner-roles`); the kit's set and the check reads by default. */
   provisionerRoles?: readonly string[];
 }
@@ -153,6 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.breaks?.length) breakLinks(store, options.breaks);
   if (options.provisionerRoles) store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...options.provisionerRoles] });
   store.replicationLagMs = options.replicationLagMs ?? 0;
+  store.blueprintSecretsRefused = options.refuseBlueprintSecrets ?? false;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);
   const key = new SigningKey();

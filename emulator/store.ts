@@ -179,6 +179,8 @@ export class TenantStore {
   readonly #driveItems: DriveItem[];
   /** How long a new object stays unknown to the token endpoint, and a grant change unseen. */
   replicationLagMs = 0;
+  /** A tenant policy: no password or certificate credential on an agent identity blueprint (only a federated one). */
+  blueprintSecretsRefused = false;
   now: () => number = Date.now;
 
   constructor(seed: TenantSeed) {

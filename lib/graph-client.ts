@@ -1,5 +1,5 @@
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
-import { permissionHint } from "./graph-permissions";
+import { operationOf, permissionHint } from "./graph-permissions";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { isObject } from "./json-value";
 import { redactJwts, scrubSent } from "./redact";
@@ -85,6 +85,14 @@ function graphHint(status: number, code: string, step: string): string {
     const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
     const needed = method && path ? permissionHint(method, path) : undefined;
     return `${needed ?? "the caller lacks a Graph permission for this call"}; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)`;
+  }
+  if (status === 400 && step.startsWith("Graph ")) {
+    const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
+    const op = method && path ? operationOf(method, path) : undefined;
+    if (op === "blueprint.password.add" || op === "blueprint.certificate.update") {
+      // Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint.
+      return "this tenant may refuse secrets and certificates on agent identity blueprints: use `credential: managedIdentity` (agent-user-kit:credential managedIdentity), a managed identity's federated credential";
+    }
   }
   if (status === 404 || NOT_FOUND_CODES.includes(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
   if (status === 429 || status >= 500) return "Microsoft Graph is throttling or unavailable; retry later";

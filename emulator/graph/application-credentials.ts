@@ -46,6 +46,7 @@ function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date
 /** secretText is answered here once and never again (reference section 3). */
 function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
+  if (ctx.store.blueprintSecretsRefused) throw graphError(req, GRAPH_ERRORS.blueprintSecretsRefused());
   const body = jsonBody(req, ["passwordCredential"]);
   const given = body.passwordCredential ?? {};
   if (!isObject(given)) throw graphError(req, GRAPH_ERRORS.passwordCredentialNotObject());

@@ -96,6 +96,9 @@ export const GRAPH_ERRORS = {
     }),
   unreadableJson: () => odataBadRequest("Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format."),
   bodyNotObject: () => odataBadRequest("The request body must be a JSON object."),
+  // No documented code: the emulator's choice, a Graph-shaped 400 (emulator/graph/README.md).
+  blueprintSecretsRefused: () =>
+    badRequest("This tenant's policy does not allow password or certificate credentials on agent identity blueprints; add a federated identity credential instead."),
   odataTypeMismatch: (given: unknown, expected: string) =>
     badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes.`),
   odataTypeMissing: (expected: string) => badRequest(`An update of this object must carry "@odata.type": "#${expected}".`),

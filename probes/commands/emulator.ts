@@ -25,6 +25,9 @@ Usage: agent-user emulator [options]
                       the built-in provisioner's Microsoft Graph application permissions,
                       comma-separated (default: the kit's set plus doctor's and preflight's
                       reads, as the README's provisioner section lists them)
+  --refuse-blueprint-secrets
+                      a tenant policy that refuses passwords and certificates on blueprints:
+                      addPassword answers 400, so only credential managedIdentity works
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
   --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
@@ -196,6 +199,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       tenant: { type: "string" },
       agents: { type: "string" },
       "provisioner-roles": { type: "string" },
+      "refuse-blueprint-secrets": { type: "boolean" },
       faults: { type: "string" },
       outputs: { type: "string" },
       "env-out": { type: "string" },
@@ -233,6 +237,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       replicationLagMs: parsed.lagMs,
       breaks: parsed.breaks,
       provisionerRoles: roles,
+      refuseBlueprintSecrets: values["refuse-blueprint-secrets"] === true,
     }).catch((err: unknown) => {
       const e = err as NodeJS.ErrnoException & { port?: number };
       if (e.code !== "EADDRINUSE") throw err;
