@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { JwtClaims } from "../lib/jwt";
 import type { Faults } from "./faults";
-import type { GraphPermission } from "./graph/auth";
+import type { OperationId } from "../lib/graph-permissions";
 import type { SigningKey } from "./signing-key";
 import type { TenantStore } from "./store";
 
@@ -17,8 +17,10 @@ export interface EmulatorRequest {
   params: Record<string, string>;
   /** scheme://host:port the client used, e.g. for a token endpoint URL or an @odata.nextLink. */
   origin: string;
-  /** The verified claims of the caller, on a route that declares a permission. */
+  /** The verified claims of the caller, on a route that names a Graph operation. */
   caller?: JwtClaims;
+  /** The Graph operation the caller was authorized for. */
+  operation?: OperationId;
 }
 
 export interface EmulatorResponse {
@@ -43,10 +45,11 @@ export interface Route {
   pattern: RegExp;
   surface: Surface;
   /**
-   * What a Graph caller must hold, checked before the handler runs (graph/auth.ts
-   * `authorizeRoute`); a function when it depends on the object the URL names.
+   * The Graph operation the route serves: its row of the permission table
+   * (lib/graph-permissions.ts) says what a caller must hold, checked before the
+   * handler runs (graph/auth.ts `authorizeRoute`).
    */
-  permission?: GraphPermission | ((req: EmulatorRequest, ctx: EmulatorContext) => GraphPermission);
+  operation?: OperationId;
   handler: Handler;
 }
 

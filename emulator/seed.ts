@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../infra/provisioner-credential";
+import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../lib/graph-permissions";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
 import { readJsonFile } from "../lib/user-files";
@@ -42,8 +42,8 @@ export const SHARE_URLS = {
   document: "https://contoso.sharepoint.com/:w:/s/agents/EDesignNotesShareLink",
 } as const;
 
-/** Application permissions the seeded provisioner holds: what it needs to provision, and preflight's reads. */
-export const PROVISIONER_ROLES = [...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS];
+/** Application permissions the seeded provisioner holds by default: what it needs to provision, and doctor's and preflight's reads. */
+export const PROVISIONER_ROLES: readonly string[] = [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS];
 
 export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
 

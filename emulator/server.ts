@@ -12,7 +12,7 @@ import { authorizeRoute } from "./graph/auth";
 import { aadstsError } from "./idp/aadsts-error";
 import { Reply, matchRoute, type EmulatorContext, type EmulatorResponse, type Surface } from "./router";
 import { ROUTES } from "./routes";
-import { fleetTenant } from "./seed";
+import { DEFAULT_IDS, fleetTenant } from "./seed";
 import { SigningKey } from "./signing-key";
 import { TenantStore, type TenantSeed } from "./store";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
@@ -38,6 +38,10 @@ export interface EmulatorOptions {
   extraHosts?: string[];
   /** Links of the seeded chain to break (`--faults break=LINK`); the outputs stay those of the chain before. */
   breaks?: readonly BrokenLink[];
+  /** The tenant's policy refuses passwords and certificates on blueprints (`--refuse-blueprint-secrets`). */
+  refuseBlueprintSecrets?: boolean;
+  /** The built-in provisioner's Graph application permissions (`--provisioner-roles`); the kit's set and the check reads by default. */
+  provisionerRoles?: readonly string[];
 }
 
 /** One request as the emulator saw it, for tests and benchmarks that count round trips. */
@@ -157,8 +161,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // The outputs `pulumi up` wrote before the links broke: what a person holds when the tenant drifts.
   const before = options.breaks?.length ? tenantOutputs(store, "", fleet) : undefined;
   if (options.breaks?.length) breakLinks(store, options.breaks);
+  if (options.provisionerRoles) store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...options.provisionerRoles] });
   store.replicationLagMs = options.replicationLagMs ?? 0;
   store.listLagMs = options.listLagMs ?? 0;
+  store.blueprintSecretsRefused = options.refuseBlueprintSecrets ?? false;
   const faults = new Faults();
   if (options.faults) faults.set(options.faults);
   const key = new SigningKey();

@@ -52,6 +52,8 @@ export interface Application {
   passwordCredentials: PasswordCredential[];
   keyCredentials: KeyCredential[];
   federatedIdentityCredentials: FederatedIdentityCredential[];
+  /** The appId that created it holding AgentIdentityBlueprint.CreateAsManager, which then reaches it alone. */
+  managerAppId?: string;
   createdAt: number;
 }
 
@@ -88,6 +90,8 @@ export interface ServicePrincipal {
   accountEnabled?: boolean;
   /** The delegated permissions this principal publishes as a resource API. */
   oauth2PermissionScopes?: PermissionScope[];
+  /** For a blueprint principal: the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
+  managerAppId?: string;
   createdAt: number;
 }
 
@@ -177,6 +181,8 @@ export class TenantStore {
   replicationLagMs = 0;
   /** How long a new object stays missing from Graph's lists (`$filter` included): an index that catches up on its own time. */
   listLagMs = 0;
+  /** A tenant policy: no password or certificate credential on an agent identity blueprint (only a federated one). */
+  blueprintSecretsRefused = false;
   now: () => number = Date.now;
 
   constructor(seed: TenantSeed) {

@@ -16,23 +16,6 @@ import { requestToken, tokenEndpoint, TokenEndpointError } from "../lib/token-cl
  * serialized, and nothing is written to state.
  */
 
-/** The Microsoft Graph application permissions the provisioner needs (README: "The provisioner application"). */
-export const PROVISIONER_PERMISSIONS: readonly string[] = [
-  "AgentIdentityBlueprint.Create",
-  "AgentIdentityBlueprintPrincipal.Create",
-  "AgentIdentity.Create.All",
-  "AgentIdUser.ReadWrite.All",
-  "DelegatedPermissionGrant.ReadWrite.All",
-  "Application.ReadWrite.OwnedBy",
-];
-
-/**
- * Read-only permissions `agent-user preflight` uses beyond those, per
- * Microsoft's API reference: the UPN domain (domain-get: Domain.Read.All) and
- * the sponsors (user-get: User.Read.All). Without them those checks are warnings.
- */
-export const PREFLIGHT_PERMISSIONS: readonly string[] = ["Domain.Read.All", "User.Read.All"];
-
 /** Each setting: its `azuread:` configuration key and its environment variable. */
 export const PROVISIONER_SOURCES = {
   tenantId: ["azuread:tenantId", "ARM_TENANT_ID"],

@@ -1,12 +1,11 @@
 import type { LoadedCertificate } from "./client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "./client-auth";
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
-import { TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
 import { assertSecureUrl } from "./urls";
 import { readUserFile, USER_FILE_LIMITS } from "./user-files";
-import { DEFAULT_RETRY, withRetry, type RetryPolicy } from "./retry";
+import { withRetry, type RetryPolicy } from "./retry";
 
 /** How the blueprint proves itself on hop 1. */
 export type BlueprintCredential =
@@ -50,7 +49,7 @@ class ImdsError extends AgentUserError {
   }
 }
 
-async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy): Promise<string> {
+async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "managedIdentity" }>, http: HttpOptions, retry: RetryPolicy, audience: string): Promise<string> {
   if (cred.tokenFile) {
     // Read at each token request: platforms rotate the file.
     // The path is not shown: a token pasted where its path belongs would be printed.
@@ -59,7 +58,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   }
   const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;
   const url = new URL("/metadata/identity/oauth2/token", base);
-  url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: TOKEN_EXCHANGE_AUDIENCE, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
+  url.search = new URLSearchParams({ "api-version": "2018-02-01", resource: audience, ...(cred.clientId ? { client_id: cred.clientId } : {}) }).toString();
   return withRetry(async () => {
     const res = await send(STEP, { method: "GET", url: url.toString(), headers: { metadata: "true" } }, { ...http, maxBodyBytes: BODY_LIMITS.imds, hop: 1 });
     let body: Partial<ImdsTokenResponse> & { error_description?: string } = {};
@@ -78,14 +77,14 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
 }
 
 /** How the blueprint authenticates a hop-1 request; a managed identity asks IMDS (or reads its token file) each time. */
-export async function blueprintClientAuth(cred: BlueprintCredential, http: HttpOptions, retry: RetryPolicy = DEFAULT_RETRY): Promise<ClientAuth> {
+export async function blueprintClientAuth(cred: BlueprintCredential, http: HttpOptions, retry: RetryPolicy, audience: string): Promise<ClientAuth> {
   switch (cred.kind) {
     case "secret":
       return clientSecretPost(cred.secret);
     case "certificate":
       return privateKeyJwt(cred.certificate);
     case "managedIdentity":
-      return federatedAssertion(await managedIdentityToken(cred, http, retry));
+      return federatedAssertion(await managedIdentityToken(cred, http, retry, audience));
   }
 }
 

@@ -14,6 +14,30 @@ import { secureUrlProblem } from "./urls";
 export const MICROSOFT_GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
 /** The audience of hop 1 and of the managed identity's assertion, and of the blueprint's federated credential. */
 export const TOKEN_EXCHANGE_AUDIENCE = "api://AzureADTokenExchange";
+/**
+ * The token-exchange audience of each sovereign cloud, by its authority's
+ * host: Microsoft documents these as the federated credential audiences of
+ * those clouds (Entra workload identity federation: Fairfax, Mooncake), and
+ * MSAL.NET's cloud settings pair them with the same hosts. That hop 1's scope
+ * and the IMDS resource follow them too is an assumption no Microsoft source
+ * confirms; a setting overrides it (HopChainConfig.tokenExchangeAudience).
+ */
+const SOVEREIGN_EXCHANGE_AUDIENCES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/(^|\.)(microsoftonline\.us|usgovcloudapi\.net)$/, "api://AzureADTokenExchangeUSGov"],
+  [/(^|\.)(microsoftonline\.cn|chinacloudapi\.cn)$/, "api://AzureADTokenExchangeChina"],
+];
+
+/** The token-exchange audience of the authority's cloud; the public cloud's for any other host (the emulator's too). */
+export function tokenExchangeAudience(authorityUrl: string): string {
+  let host: string;
+  try {
+    host = new URL(authorityUrl).hostname.toLowerCase();
+  } catch {
+    return TOKEN_EXCHANGE_AUDIENCE;
+  }
+  return SOVEREIGN_EXCHANGE_AUDIENCES.find(([pattern]) => pattern.test(host))?.[1] ?? TOKEN_EXCHANGE_AUDIENCE;
+}
+
 /** The appId behind TOKEN_EXCHANGE_AUDIENCE: the `aud` of T1 and of a managed identity's token for it. */
 export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
 

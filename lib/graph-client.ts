@@ -1,4 +1,5 @@
 import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
+import { operationOf, permissionHint } from "./graph-permissions";
 import { shapeProblem, type Shape } from "./graph-shape";
 import { BODY_LIMITS, parseRetryAfter, ResponseTooLargeError, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
 import { isObject } from "./json-value";
@@ -61,7 +62,7 @@ export class GraphError extends AgentUserError {
       status: response.status,
       codes: innerCodes,
       retryAfterMs: parseRetryAfter(response.headers["retry-after"]),
-      hint: graphHint(response.status, code),
+      hint: graphHint(response.status, code, step),
     });
     const requestId: unknown = body?.error.innerError?.["request-id"];
     this.requestId = typeof requestId === "string" ? requestId : response.headers["request-id"];
@@ -79,11 +80,22 @@ export class GraphError extends AgentUserError {
   }
 }
 
-function graphHint(status: number, code: string): string {
+function graphHint(status: number, code: string, step: string): string {
   if (status >= 300 && status < 400) return "Graph does not redirect these calls: the Graph URL points at something else (a proxy, a sign-in page); check it";
   if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";
   if (status === 403) {
-    return "the caller lacks a Graph permission for this call; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs), and note that Application.ReadWrite.OwnedBy reaches only objects the provisioner created";
+    // The step is "Graph {method} {path}": the permission table knows what the call takes.
+    const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
+    const needed = method && path ? permissionHint(method, path) : undefined;
+    return `${needed ?? "the caller lacks a Graph permission for this call"}; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)`;
+  }
+  if (status === 400 && step.startsWith("Graph ")) {
+    const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
+    const op = method && path ? operationOf(method, path) : undefined;
+    if (op === "blueprint.password.add" || op === "blueprint.certificate.update") {
+      // Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint.
+      return "this tenant may refuse secrets and certificates on agent identity blueprints: use `credential: managedIdentity` (agent-user-kit:credential managedIdentity), a managed identity's federated credential";
+    }
   }
   if (status === 404 || NOT_FOUND_CODES.includes(code)) return "the object does not exist, or was created moments ago and has not replicated yet";
   if (status === 429 || status >= 500) return "Microsoft Graph is throttling or unavailable; retry later";

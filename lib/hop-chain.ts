@@ -5,7 +5,7 @@ import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
 import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackUrl } from "./urls";
-import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, resourceKey, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
+import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "./entra-rules";
 import { TokenCache, type AbortSignalLike } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
@@ -25,8 +25,6 @@ export const HOP_STEPS = {
 } as const;
 export type Hop = keyof typeof HOP_STEPS;
 
-const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
-
 export interface HopChainConfig {
   authorityUrl: string;
   /** Tenant of the agent identity: GUID or verified domain. */
@@ -39,6 +37,13 @@ export interface HopChainConfig {
   replicationWindowMs?: number;
   /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;
+  /**
+   * The token-exchange audience: hops 1 and 2 ask for `{it}/.default`, and a
+   * managed identity asks IMDS for a token for it. Default: the authority's
+   * cloud's (api://AzureADTokenExchange, or the US Government or China one),
+   * an assumption no Microsoft source confirms for these two uses.
+   */
+  tokenExchangeAudience?: string;
 }
 
 export interface AgentUserTokenRequest {
@@ -229,14 +234,19 @@ export class HopChain {
     return { token: result.response.access_token, expiresAt: this.now() + lifetimeMs, deadline: this.monotonicNow() + lifetimeMs, ms: Math.round(result.ms) };
   }
 
+  /** The audience hops 1 and 2 and the managed identity's token are for. */
+  private get exchangeAudience(): string {
+    return this.config.tokenExchangeAudience ?? tokenExchangeAudience(this.config.authorityUrl);
+  }
+
   private async hop1(agentIdentityId: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     const { blueprintAppId, credential, http, retry } = this.config;
-    const auth = await blueprintClientAuth(credential, { ...http, signal }, retry);
-    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: EXCHANGE_SCOPE, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) }, signal);
+    const auth = await blueprintClientAuth(credential, { ...http, signal }, retry ?? DEFAULT_RETRY, this.exchangeAudience);
+    return this.request(1, { grant_type: "client_credentials", client_id: blueprintAppId, scope: `${this.exchangeAudience}/.default`, fmi_path: agentIdentityId, ...auth(blueprintAppId, this.endpoint) }, signal);
   }
 
   private hop2(agentIdentityId: string, t1: string, signal: AbortSignal | undefined): Promise<CachedToken> {
-    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: EXCHANGE_SCOPE, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) }, signal);
+    return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: `${this.exchangeAudience}/.default`, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) }, signal);
   }
 
   private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string, signal: AbortSignal | undefined): Promise<CachedToken> {

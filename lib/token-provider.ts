@@ -24,6 +24,13 @@ export interface AgentUserTokenProviderOptions {
    * https, or plain http only to a loopback host such as the emulator's: the blueprint credential is sent there.
    */
   authorityUrl?: string;
+  /**
+   * The token-exchange audience of hops 1 and 2 and of a managed identity's
+   * token; default: the authority's cloud's (api://AzureADTokenExchange, or
+   * api://AzureADTokenExchangeUSGov / api://AzureADTokenExchangeChina). That
+   * these two follow the cloud is an assumption no Microsoft source confirms.
+   */
+  tokenExchangeAudience?: string;
   /** Default agent identity of getToken(). */
   agentIdentityId?: string;
   /** Default agent user of getToken(): object id (sent as user_id) or UPN (sent as username). */
@@ -142,6 +149,7 @@ export class AgentUserTokenProvider {
       retry: checkRetryPolicy("retry", options.retry ?? DEFAULT_RETRY).policy,
       replicationWindowMs: options.replicationWindowMs ?? 0,
       hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
+      tokenExchangeAudience: options.tokenExchangeAudience,
     });
   }
 
@@ -290,7 +298,7 @@ function credentialProblems(credential: unknown): string[] {
  * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
  */
 function checkOptions(options: AgentUserTokenProviderOptions): string {
-  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry, tokenExchangeAudience } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
@@ -305,6 +313,9 @@ function checkOptions(options: AgentUserTokenProviderOptions): string {
     agentIdentityId !== undefined && agentOptionProblem("agentIdentityId", agentIdentityId),
     agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
     resource !== undefined && agentOptionProblem("resource", resource),
+    tokenExchangeAudience !== undefined &&
+      !(typeof tokenExchangeAudience === "string" && /^api:\/\/\S+$/.test(tokenExchangeAudience)) &&
+      `tokenExchangeAudience must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got ${shownValue(tokenExchangeAudience)}`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;

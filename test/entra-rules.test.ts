@@ -21,6 +21,7 @@ import {
   PUBLIC_CLOUD,
   TOKEN_EXCHANGE_APP_ID,
   TOKEN_EXCHANGE_AUDIENCE,
+  tokenExchangeAudience,
   upnDomainProblem,
   upnLocalPartProblem,
   upnProblem,
@@ -186,6 +187,20 @@ describe("the stack config and the providers' check agree", () => {
     expect(configRefuses({ blueprintName: "Kit\u0007" })).toMatch(/blueprintName/);
     expect(await checkFailures(blueprintProvider, { ...BLUEPRINT, displayName: "Kit\u0007" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
     expect(await checkFailures(agentUserProvider, { ...USER, displayName: "kit\nagent" })).toEqual([{ property: "displayName", reason: "contains a control character" }]);
+  });
+});
+
+describe("tokenExchangeAudience", () => {
+  it.each([
+    ["https://login.microsoftonline.com", TOKEN_EXCHANGE_AUDIENCE],
+    ["https://login.microsoftonline.us", "api://AzureADTokenExchangeUSGov"],
+    ["https://login.usgovcloudapi.net", "api://AzureADTokenExchangeUSGov"],
+    ["https://login.partner.microsoftonline.cn", "api://AzureADTokenExchangeChina"],
+    ["https://login.chinacloudapi.cn", "api://AzureADTokenExchangeChina"],
+    ["http://127.0.0.1:8400", TOKEN_EXCHANGE_AUDIENCE],
+    ["https://login.microsoftonline.us.example.com", TOKEN_EXCHANGE_AUDIENCE],
+  ])("%s: %s", (authority, audience) => {
+    expect(tokenExchangeAudience(authority)).toBe(audience);
   });
 });
 

@@ -3,16 +3,18 @@ import { isObject } from "../../lib/json-value";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import { newSecret } from "../seed";
 import type { Application, FederatedIdentityCredential } from "../store";
-import { BLUEPRINTS, managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
+import { requireReach } from "./directory-auth";
 import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, requiredString } from "./odata";
 
 /**
- * An application's credentials, as azuread's ApplicationPassword and
- * ApplicationFederatedIdentityCredential manage them: addPassword and
- * removePassword, and federatedIdentityCredentials (reference section 3).
+ * A blueprint's credentials on the untyped application URLs, as azuread's
+ * ApplicationPassword and ApplicationFederatedIdentityCredential manage them:
+ * addPassword and removePassword, and federatedIdentityCredentials. The kit
+ * never changes a plain application's credentials, so these routes serve
+ * blueprints only.
  */
 
 const APP = "/v1\\.0/applications/(?<id>[^/]+)";
@@ -21,25 +23,15 @@ const MAX_FEDERATED = 20;
 /** Graph's default lifetime of a password added without endDateTime. */
 const DEFAULT_PASSWORD_DAYS = 2 * 365;
 
-const BLUEPRINT_CREDENTIALS: PermissionFamily = { ...BLUEPRINTS, all: [...BLUEPRINTS.all, "AgentIdentityBlueprint.AddRemoveCreds.All"] };
-const PLAIN_APPLICATIONS: PermissionFamily = {
-  name: "application",
-  create: ["Application.ReadWrite.All"],
-  all: ["Application.ReadWrite.All"],
-  owned: ["Application.ReadWrite.OwnedBy"],
-  read: ["Application.Read.All", "Directory.Read.All"],
-};
-
-const familyOf = (app: Application | undefined) => (app?.kind === "application" ? PLAIN_APPLICATIONS : BLUEPRINT_CREDENTIALS);
-
 function application(req: EmulatorRequest, ctx: EmulatorContext): Application | undefined {
-  return ctx.store.application(req.params.id!.toLowerCase());
+  const app = ctx.store.application(req.params.id!.toLowerCase());
+  return app?.kind === "agentIdentityBlueprint" ? app : undefined;
 }
 
 /** The application a credential change is for, once the caller may change it. */
 function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
   const app = application(req, ctx);
-  requireOwner(req, familyOf(app), app);
+  requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   return app;
 }
@@ -54,6 +46,7 @@ function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date
 /** secretText is answered here once and never again (reference section 3). */
 function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
+  if (ctx.store.blueprintSecretsRefused) throw graphError(req, GRAPH_ERRORS.blueprintSecretsRefused());
   const body = jsonBody(req, ["passwordCredential"]);
   const given = body.passwordCredential ?? {};
   if (!isObject(given)) throw graphError(req, GRAPH_ERRORS.passwordCredentialNotObject());
@@ -105,7 +98,9 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
 }
 
 function readable(req: EmulatorRequest, ctx: EmulatorContext): Application {
-  return visible(req, ctx, application(req, ctx), req.params.id!);
+  const app = visible(req, ctx, application(req, ctx), req.params.id!);
+  requireReach(req, app);
+  return app;
 }
 
 /** A credential is addressed by its id or its name. */
@@ -132,15 +127,11 @@ function removeFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
   return graphNoContent(req.headers);
 }
 
-/** Which permissions apply depends on the kind of application the URL names. */
-const manage = (req: EmulatorRequest, ctx: EmulatorContext) => managePermission(familyOf(application(req, ctx)));
-const read = (req: EmulatorRequest, ctx: EmulatorContext) => readPermission(familyOf(application(req, ctx)));
-
 export const applicationCredentialRoutes: Route[] = [
-  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", permission: manage, handler: addPassword },
-  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", permission: manage, handler: removePassword },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: read, handler: listFederated },
-  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", permission: manage, handler: addFederated },
-  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: read, handler: getFederated },
-  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", permission: manage, handler: removeFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/addPassword$`), surface: "graph", operation: "blueprint.password.add", handler: addPassword },
+  { method: "POST", pattern: new RegExp(`^${APP}/removePassword$`), surface: "graph", operation: "blueprint.password.remove", handler: removePassword },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", operation: "blueprint.federated.list", handler: listFederated },
+  { method: "POST", pattern: new RegExp(`^${APP}/federatedIdentityCredentials$`), surface: "graph", operation: "blueprint.federated.add", handler: addFederated },
+  { method: "GET", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", operation: "blueprint.federated.get", handler: getFederated },
+  { method: "DELETE", pattern: new RegExp(`^${APP}/federatedIdentityCredentials/(?<ficId>[^/]+)$`), surface: "graph", operation: "blueprint.federated.remove", handler: removeFederated },
 ];

@@ -1,10 +1,10 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
-import { BLUEPRINTS, callerId, createPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
+import { callerId, createsAsManager, requireReach } from "./directory-auth";
 import { displayName, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -54,7 +54,8 @@ function tags(req: EmulatorRequest, value: unknown): string[] {
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
+  odataType(req, body, TYPE);
   const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
@@ -63,6 +64,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     tags: tags(req, body.tags),
     sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
+    managerAppId: createsAsManager(req),
     passwordCredentials: [],
     keyCredentials: [],
     federatedIdentityCredentials: [],
@@ -81,14 +83,17 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  return entity(req, view(visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
+  const app = visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!);
+  requireReach(req, app);
+  return entity(req, view(app), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  requireOwner(req, BLUEPRINTS, app);
+  requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
+  odataType(req, body, TYPE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
   const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;
@@ -98,17 +103,17 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
-  requireOwner(req, BLUEPRINTS, app);
+  requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
   ctx.store.deleteApplication(app.id);
   return graphNoContent(req.headers);
 }
 
 export const applicationRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(BLUEPRINTS), handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(BLUEPRINTS), handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(BLUEPRINTS), handler: remove },
-  ...sponsorRoutes(OBJECT, BLUEPRINTS, blueprint),
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.list", handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.create", handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.get", handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.delete", handler: remove },
+  ...sponsorRoutes(OBJECT, { list: "blueprint.sponsors.list", add: "blueprint.sponsors.add", remove: "blueprint.sponsors.remove" }, "agent identity blueprint", blueprint),
 ];

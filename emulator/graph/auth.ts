@@ -1,5 +1,6 @@
 import type { JwtClaims } from "../../lib/jwt";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
+import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, type GraphOperation, type OperationId } from "../../lib/graph-permissions";
 import type { EmulatorContext, EmulatorRequest, Route } from "../router";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -7,22 +8,16 @@ import { GRAPH_ERRORS } from "./errors";
 /**
  * Bearer validation for the emulated Graph routes, in Graph's order: first
  * the token itself (401 InvalidAuthenticationToken), then whether it carries
- * a permission the route accepts (403). Each route declares its permission;
- * `authorizeRoute` checks it once, before the handler, as Azurite checks its
- * authorization in one layer ahead of its handlers.
+ * a permission the operation's row of the permission table accepts (403).
+ * Each route names its operation; `authorizeRoute` checks it once, before the
+ * handler, as Azurite checks its authorization in one layer ahead of its
+ * handlers. A permission that reaches only some objects (owners,
+ * CreateAsManager) is checked by the handler, which knows the object
+ * (directory-auth.ts `requireReach`).
  */
 
-/** What a route accepts; a token kind with no list is refused. */
-export interface GraphPermission {
-  /** Delegated scopes: a user token (idtyp=user) needs one of them in `scp`. */
-  delegated?: readonly string[];
-  /** Application permissions: an app token (idtyp=app) needs one of them in `roles`. */
-  application?: readonly string[];
-  /** Delegated scopes that get a user token refused whatever else it holds (reference section 3: Directory.AccessAsUser.All on Agent ID writes). */
-  refusedScopes?: readonly string[];
-  /** Graph's 403 code for this API: directory APIs answer Authorization_RequestDenied; the default is the file APIs' accessDenied. */
-  deniedCode?: string;
-}
+/** The file APIs answer a refusal with accessDenied; the directory APIs with Authorization_RequestDenied. */
+const FILE_OPERATIONS: readonly OperationId[] = ["share.driveItem", "comments.list", "comments.replies"];
 
 /** Graph's accepted audiences: its identifier URI (with or without a slash) or its appId. */
 const GRAPH_AUDIENCES = new Set([PUBLIC_CLOUD.resourceUrl, `${PUBLIC_CLOUD.resourceUrl}/`, MICROSOFT_GRAPH_APP_ID]);
@@ -36,8 +31,14 @@ function bearer(req: EmulatorRequest): string {
   return m[1]!;
 }
 
+/** What the token holds: its roles (an application) or its scopes (a user). */
+export function heldBy(c: JwtClaims): string[] {
+  if (c.idtyp === "user") return typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
+  return Array.isArray(c.roles) ? c.roles.map(String) : [];
+}
+
 /** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
-function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: GraphPermission): JwtClaims {
+function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, id: OperationId): JwtClaims {
   const jwt = ctx.key.verify(bearer(req));
   if (!jwt) throw graphError(req, GRAPH_ERRORS.tokenUnverified());
   const c = jwt.claims;
@@ -48,35 +49,31 @@ function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, permission: 
   const now = Math.floor(ctx.store.now() / 1000);
   if (typeof c.exp !== "number" || c.exp + CLOCK_SKEW_S < now) throw graphError(req, GRAPH_ERRORS.tokenExpired());
   if (typeof c.nbf === "number" && c.nbf - CLOCK_SKEW_S > now) throw graphError(req, GRAPH_ERRORS.tokenNotYetValid());
+  if (c.idtyp !== "user" && c.idtyp !== "app") throw graphError(req, GRAPH_ERRORS.tokenWithoutIdtyp());
 
-  const code = permission.deniedCode ?? "accessDenied";
-  if (c.idtyp === "user") {
-    const scopes = typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
-    const refused = permission.refusedScopes?.find((s) => scopes.includes(s));
-    if (refused) throw graphError(req, GRAPH_ERRORS.scopeRefused(code, refused));
-    if (!permission.delegated?.some((s) => scopes.includes(s))) {
-      throw graphError(req, permission.delegated ? GRAPH_ERRORS.scopesMissing(code, permission.delegated) : GRAPH_ERRORS.applicationOnly(code));
-    }
-    return c;
+  const op: GraphOperation = GRAPH_OPERATIONS[id];
+  const code = FILE_OPERATIONS.includes(id) ? "accessDenied" : "Authorization_RequestDenied";
+  const held = heldBy(c);
+  const accepted = c.idtyp === "user" ? op.delegated : op.application;
+  // Entra ignores the Agent ID permissions of a caller that also holds one of these (Agent ID known issues).
+  const blocker = op.agentIdWrite ? AGENT_ID_WRITE_BLOCKERS.find((p) => held.includes(p)) : undefined;
+  if (blocker) throw graphError(req, GRAPH_ERRORS.agentIdWriteBlocked(blocker, op.summary));
+  if (accepted.length === 0) throw graphError(req, c.idtyp === "user" ? GRAPH_ERRORS.applicationOnly(code) : GRAPH_ERRORS.delegatedOnly(code));
+  if (!accepted.some((p) => held.includes(p))) {
+    throw graphError(req, c.idtyp === "user" ? GRAPH_ERRORS.scopesMissing(code, op.summary, accepted) : GRAPH_ERRORS.rolesMissing(code, op.summary, accepted));
   }
-  if (c.idtyp === "app") {
-    const roles = Array.isArray(c.roles) ? c.roles : [];
-    if (!permission.application?.some((r) => roles.includes(r))) {
-      throw graphError(req, permission.application ? GRAPH_ERRORS.rolesMissing(code, permission.application) : GRAPH_ERRORS.delegatedOnly(code));
-    }
-    return c;
-  }
-  throw graphError(req, GRAPH_ERRORS.tokenWithoutIdtyp());
+  return c;
 }
 
-/** The one check of a route's declared permission, before its handler; the caller's claims go on the request. */
+/** The one check of a route's operation, before its handler; the caller's claims and the operation go on the request. */
 export function authorizeRoute(route: Route, req: EmulatorRequest, ctx: EmulatorContext): void {
-  if (!route.permission) return;
-  req.caller = authorizeGraph(req, ctx, typeof route.permission === "function" ? route.permission(req, ctx) : route.permission);
+  if (!route.operation) return;
+  req.caller = authorizeGraph(req, ctx, route.operation);
+  req.operation = route.operation;
 }
 
-/** The claims `authorizeRoute` verified; a handler on a route without a permission has no caller. */
+/** The claims `authorizeRoute` verified; a handler on a route without an operation has no caller. */
 export function callerOf(req: EmulatorRequest): JwtClaims {
-  if (!req.caller) throw new Error(`[emulator] ${req.method} ${req.url.pathname} declares no permission, so it has no verified caller`);
+  if (!req.caller) throw new Error(`[emulator] ${req.method} ${req.url.pathname} names no operation, so it has no verified caller`);
   return req.caller;
 }

@@ -1,98 +1,31 @@
+import { GRAPH_OPERATIONS, type GraphOperation, type PermissionReach } from "../../lib/graph-permissions";
 import type { EmulatorRequest } from "../router";
-import { callerOf, type GraphPermission } from "./auth";
+import { callerOf, heldBy } from "./auth";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 
 /**
- * Who may call the directory routes, after Microsoft's API reference: each
- * Agent ID object family has create permissions, tenant-wide management
- * permissions, and "owned" permissions that manage only objects the caller
- * owns (whoever creates a blueprint, blueprint principal or agent identity
- * becomes its owner). Tokens carrying Directory.AccessAsUser.All are refused
- * on every Agent ID write (reference section 3).
+ * The part of an operation's row that depends on the object: a permission
+ * that reaches only the caller's own objects (Application.ReadWrite.OwnedBy),
+ * the blueprints this same application created holding
+ * AgentIdentityBlueprint.CreateAsManager, or what descends from the calling
+ * blueprint (AgentIdentity.CreateAsManager, AgentIdUser.ReadWrite.IdentityParentedBy).
  */
 
-export interface PermissionFamily {
-  /** The object kind, for messages. */
-  name: string;
-  create: readonly string[];
-  /** Manage any object of the family. */
-  all: readonly string[];
-  /** Manage objects the caller owns. */
-  owned: readonly string[];
-  /** Read-only permissions, on top of the ones above. */
-  read: readonly string[];
+/** What the reach of a permission is judged on. */
+export interface ReachTarget {
+  owners?: readonly string[];
+  /** The appId that created the object holding AgentIdentityBlueprint.CreateAsManager. */
+  managerAppId?: string;
+  /** The appId of the blueprint the object descends from. */
+  blueprintAppId?: string;
 }
 
-export const BLUEPRINTS: PermissionFamily = {
-  name: "agent identity blueprint",
-  create: ["AgentIdentityBlueprint.Create", "AgentIdentityBlueprint.ReadWrite.All"],
-  all: ["AgentIdentityBlueprint.ReadWrite.All", "Application.ReadWrite.All"],
-  owned: ["AgentIdentityBlueprint.Create", "Application.ReadWrite.OwnedBy"],
-  read: ["AgentIdentityBlueprint.Read.All", "Application.Read.All", "Directory.Read.All"],
-};
-
-export const BLUEPRINT_PRINCIPALS: PermissionFamily = {
-  name: "agent identity blueprint principal",
-  create: ["AgentIdentityBlueprintPrincipal.Create", "AgentIdentityBlueprintPrincipal.ReadWrite.All"],
-  all: ["AgentIdentityBlueprintPrincipal.ReadWrite.All", "Application.ReadWrite.All"],
-  owned: ["AgentIdentityBlueprintPrincipal.Create", "Application.ReadWrite.OwnedBy"],
-  read: ["AgentIdentityBlueprintPrincipal.Read.All", "Application.Read.All", "Directory.Read.All"],
-};
-
-export const AGENT_IDENTITIES: PermissionFamily = {
-  name: "agent identity",
-  create: ["AgentIdentity.Create.All", "AgentIdentity.CreateAsManager", "AgentIdentity.ReadWrite.All"],
-  all: ["AgentIdentity.ReadWrite.All", "Application.ReadWrite.All"],
-  owned: ["AgentIdentity.Create.All", "AgentIdentity.CreateAsManager", "Application.ReadWrite.OwnedBy"],
-  read: ["AgentIdentity.Read.All", "Application.Read.All", "Directory.Read.All"],
-};
-
-/** Agent users have no owners; the emulator does not model IdentityParentedBy's narrower reach. */
-export const AGENT_USERS: PermissionFamily = {
-  name: "agent user",
-  create: ["AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"],
-  all: ["AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"],
-  owned: [],
-  // agentuser-get: User.ReadBasic.All is the least privileged read.
-  read: ["User.ReadBasic.All", "User.Read.All", "Directory.Read.All"],
-};
-
-const DENIED = "Authorization_RequestDenied";
-const ACCESS_AS_USER = ["Directory.AccessAsUser.All"];
-
-/** A directory API that accepts any of these permissions, as an application or for a user. */
-export function directoryPermission(accepted: readonly string[]): GraphPermission {
-  return { application: accepted, delegated: accepted, deniedCode: DENIED };
-}
-
-/** A read; any permission of the family will do. */
-export function readPermission(family: PermissionFamily): GraphPermission {
-  return directoryPermission([...family.all, ...family.owned, ...family.create, ...family.read]);
-}
-
-/** A create of a family object. */
-export function createPermission(family: PermissionFamily): GraphPermission {
-  return { ...directoryPermission(family.create), refusedScopes: ACCESS_AS_USER };
-}
-
-/** A change to an object: a tenant-wide permission, or an owned one (then `requireOwner` in the handler). */
-export function managePermission(family: PermissionFamily): GraphPermission {
-  return { ...directoryPermission([...family.all, ...family.owned]), refusedScopes: ACCESS_AS_USER };
-}
-
-/**
- * The owner check of a change, after `managePermission`: a caller holding
- * only an "owned" permission reaches only objects it owns. With `object`
- * undefined (it does not exist) nothing is checked, so the handler answers
- * 404, as Graph does.
- */
-export function requireOwner(req: EmulatorRequest, family: PermissionFamily, object: { owners?: readonly string[] } | object | undefined): void {
-  const claims = callerOf(req);
-  const held = [...(Array.isArray(claims.roles) ? claims.roles : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
-  const owners = object && "owners" in object && Array.isArray(object.owners) ? (object.owners as string[]) : [];
-  if (!object || family.all.some((p) => held.includes(p)) || (typeof claims.oid === "string" && owners.includes(claims.oid))) return;
-  throw graphError(req, GRAPH_ERRORS.notOwner(family.name, family.all));
+/** The calling application's appId: azp in v2 tokens, appid in v1 ones. */
+export function callerAppId(req: EmulatorRequest): string | undefined {
+  const { azp, appid } = callerOf(req);
+  const id = typeof azp === "string" ? azp : appid;
+  return typeof id === "string" ? id.toLowerCase() : undefined;
 }
 
 /** The calling principal's object id: the owner of what it creates. */
@@ -101,15 +34,36 @@ export function callerId(req: EmulatorRequest): string[] {
   return typeof oid === "string" ? [oid] : [];
 }
 
-/** Any service principal, read through the untyped collection (e.g. Microsoft Graph's, for a grant's resourceId). */
-export const READ_SERVICE_PRINCIPALS = directoryPermission([
-  "Application.Read.All",
-  "Application.ReadWrite.All",
-  "Application.ReadWrite.OwnedBy",
-  "Directory.Read.All",
-  "Directory.ReadWrite.All",
-]);
+function reaches(req: EmulatorRequest, reach: PermissionReach, target: ReachTarget): boolean {
+  const { oid } = callerOf(req);
+  const appId = callerAppId(req);
+  switch (reach) {
+    case "owner":
+      return typeof oid === "string" && (target.owners ?? []).includes(oid);
+    case "createdAsManager":
+      return !!appId && target.managerAppId === appId;
+    case "ownBlueprint":
+      return !!appId && target.blueprintAppId?.toLowerCase() === appId;
+  }
+}
 
-const GRANT_WRITERS: readonly string[] = ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"];
-export const WRITE_GRANTS = directoryPermission(GRANT_WRITERS);
-export const READ_GRANTS = directoryPermission([...GRANT_WRITERS, "DelegatedPermissionGrant.Read.All", "Directory.Read.All"]);
+/**
+ * The reach check of the request's operation, after `authorizeRoute`: a
+ * caller whose only accepted permissions reach some objects must reach this
+ * one. With `target` undefined (the object does not exist) nothing is
+ * checked, so the handler answers 404, as Graph does.
+ */
+export function requireReach(req: EmulatorRequest, target: ReachTarget | undefined): void {
+  if (!target || !req.operation) return;
+  const op: GraphOperation = GRAPH_OPERATIONS[req.operation];
+  const claims = callerOf(req);
+  const accepted = claims.idtyp === "user" ? op.delegated : op.application;
+  const held = heldBy(claims).filter((p) => accepted.includes(p));
+  if (held.some((p) => !op.reach?.[p] || reaches(req, op.reach[p]!, target))) return;
+  throw graphError(req, GRAPH_ERRORS.notReached(op.summary, held, accepted.filter((p) => !op.reach?.[p])));
+}
+
+/** Whether the caller holds AgentIdentityBlueprint.CreateAsManager: what it creates then records it as its manager. */
+export function createsAsManager(req: EmulatorRequest): string | undefined {
+  return heldBy(callerOf(req)).includes("AgentIdentityBlueprint.CreateAsManager") ? callerAppId(req) : undefined;
+}

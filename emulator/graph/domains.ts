@@ -1,6 +1,5 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import { resourceNotFound } from "./directory";
-import { directoryPermission } from "./directory-auth";
 import { entity } from "./odata";
 
 /**
@@ -10,8 +9,6 @@ import { entity } from "./odata";
  */
 
 const TYPE = "microsoft.graph.domain";
-/** Application and delegated permissions of domain-get (least privileged first). */
-const DOMAIN_READERS: readonly string[] = ["Domain.Read.All", "Domain.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const domain = ctx.store.domain(req.params.id!);
@@ -30,4 +27,4 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   return entity(req, view, TYPE, "domains");
 }
 
-export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", permission: directoryPermission(DOMAIN_READERS), handler: get }];
+export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", operation: "domain.get", handler: get }];

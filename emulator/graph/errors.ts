@@ -44,16 +44,21 @@ export const GRAPH_ERRORS = {
   tokenExpired: () => unauthenticated("Lifetime validation failed, the token is expired."),
   tokenNotYetValid: () => unauthenticated("Lifetime validation failed, the token is not yet valid."),
   tokenWithoutIdtyp: () => unauthenticated("Access token validation failure: the token has no idtyp claim (user or app)."),
-  scopeRefused: (code: string, scope: string) =>
-    denied(code, `Access denied: this API refuses tokens carrying ${scope} (Azure CLI sign-ins carry it); call it as a dedicated application instead.`),
-  scopesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's scp holds none of ${accepted.join(", ")}.`),
-  applicationOnly: (code: string) => denied(code, "Access denied: this API takes application permissions only, not a user token."),
-  rolesMissing: (code: string, accepted: readonly string[]) => denied(code, `Access denied: the token's roles hold none of ${accepted.join(", ")}.`),
-  delegatedOnly: (code: string) => denied(code, "Access denied: this API takes delegated permissions only, not an application token."),
-  notOwner: (kind: string, all: readonly string[]) =>
+  agentIdWriteBlocked: (blocker: string, summary: string) =>
     denied(
       "Authorization_RequestDenied",
-      `Insufficient privileges to complete the operation: the caller does not own this ${kind} and holds none of ${all.join(", ")}.`,
+      `Insufficient privileges to complete the operation: a caller holding ${blocker} has its Agent ID permissions ignored, so it may not ${summary}; call as an application without ${blocker}.`,
+    ),
+  scopesMissing: (code: string, summary: string, accepted: readonly string[]) =>
+    denied(code, `Insufficient privileges to complete the operation: to ${summary} the token's scp needs one of ${accepted.join(", ")}.`),
+  applicationOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes application permissions only, not a user token."),
+  rolesMissing: (code: string, summary: string, accepted: readonly string[]) =>
+    denied(code, `Insufficient privileges to complete the operation: to ${summary} the token's roles need one of ${accepted.join(", ")}.`),
+  delegatedOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes delegated permissions only, not an application token."),
+  notReached: (summary: string, held: readonly string[], tenantWide: readonly string[]) =>
+    denied(
+      "Authorization_RequestDenied",
+      `Insufficient privileges to complete the operation: ${held.join(", ")} does not reach this object (not its owner, or not created or parented by the caller), and to ${summary} on any object the token's roles need one of ${tenantWide.join(", ")}.`,
     ),
 
   // --- Not found.
@@ -91,6 +96,12 @@ export const GRAPH_ERRORS = {
     }),
   unreadableJson: () => odataBadRequest("Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format."),
   bodyNotObject: () => odataBadRequest("The request body must be a JSON object."),
+  // No documented code: the emulator's choice, a Graph-shaped 400 (emulator/graph/README.md).
+  blueprintSecretsRefused: () =>
+    badRequest("This tenant's policy does not allow password or certificate credentials on agent identity blueprints; add a federated identity credential instead."),
+  odataTypeMismatch: (given: unknown, expected: string) =>
+    badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes.`),
+  odataTypeMissing: (expected: string) => badRequest(`An update of this object must carry "@odata.type": "#${expected}".`),
   undeclaredProperty: (key: string) => badRequest(`Property '${key}' does not exist as a declared property or extension property.`),
   requiredString: (name: string) => badRequest(`Property '${name}' is required and must be a non-empty string.`),
   oDataVersionMissing: (method: string, path: string) =>
@@ -124,8 +135,13 @@ export const GRAPH_ERRORS = {
   tagsNotStrings: () => badRequest("tags must be a list of strings."),
   notABlueprint: (appId: string) => badRequest(`Application '${appId}' is not an agent identity blueprint.`),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
+  // Code from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/identity-platform/error-codes); its status is not given there, the emulator keeps 400.
   blueprintWithoutPrincipal: (appId: string) =>
-    badRequest(`The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`),
+    spec({
+      status: 400,
+      code: "AgentIdentity_AgentBlueprintPrincipalDoesNotExist",
+      message: `The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`,
+    }),
 
   // --- Agent users.
   upnDomainUnverified: (domains: readonly string[]) =>

@@ -1,6 +1,5 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Comment, DriveItem } from "../store";
-import type { GraphPermission } from "./auth";
 import { graphError, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 
@@ -9,9 +8,6 @@ import { GRAPH_ERRORS } from "./errors";
  * section 5): resolving a sharing link, and the beta comments and replies
  * paths, which real Graph answers with 404 itemNotFound for Word documents.
  */
-
-/** Delegated scopes that reach files shared with the user. */
-export const FILES_PERMISSION: GraphPermission = { delegated: ["Files.Read.All", "Files.ReadWrite.All", "Sites.Read.All", "Sites.ReadWrite.All"] };
 
 /**
  * Comments and replies come in pages of this many unless `$top` asks for
@@ -112,7 +108,7 @@ function replies(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 export const fileRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", permission: FILES_PERMISSION, handler: shareDriveItem },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", permission: FILES_PERMISSION, handler: comments },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", permission: FILES_PERMISSION, handler: replies },
+  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", operation: "share.driveItem", handler: shareDriveItem },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", operation: "comments.list", handler: comments },
+  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", operation: "comments.replies", handler: replies },
 ];

@@ -1,7 +1,6 @@
 import { isGuid } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { PermissionGrant } from "../store";
-import { READ_GRANTS, WRITE_GRANTS } from "./directory-auth";
 import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -105,9 +104,9 @@ function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 export const grantRoutes: Route[] = [
-  { method: "GET", pattern: COLLECTION, surface: "graph", permission: READ_GRANTS, handler: list },
-  { method: "POST", pattern: COLLECTION, surface: "graph", permission: WRITE_GRANTS, handler: create },
-  { method: "GET", pattern: OBJECT, surface: "graph", permission: READ_GRANTS, handler: get },
-  { method: "PATCH", pattern: OBJECT, surface: "graph", permission: WRITE_GRANTS, handler: update },
-  { method: "DELETE", pattern: OBJECT, surface: "graph", permission: WRITE_GRANTS, handler: remove },
+  { method: "GET", pattern: COLLECTION, surface: "graph", operation: "grant.list", handler: list },
+  { method: "POST", pattern: COLLECTION, surface: "graph", operation: "grant.create", handler: create },
+  { method: "GET", pattern: OBJECT, surface: "graph", operation: "grant.get", handler: get },
+  { method: "PATCH", pattern: OBJECT, surface: "graph", operation: "grant.update", handler: update },
+  { method: "DELETE", pattern: OBJECT, surface: "graph", operation: "grant.delete", handler: remove },
 ];

@@ -72,10 +72,16 @@ export function matches(view: Record<string, unknown>, clauses: readonly FilterC
 }
 
 /** The object as `$select` asks for it; a property the type does not have is a 400, as at Graph. */
-function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName: string): Record<string, unknown> {
+function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, defaults?: readonly string[]): Record<string, unknown> {
   const select = req.url.searchParams.get("$select");
-  if (!select) return view;
-  const out: Record<string, unknown> = {};
+  // An instance of a type derived from the one the URL declares names its type, whatever is selected.
+  const derived = "@odata.type" in view && view["@odata.type"] !== `#${typeName}`;
+  const out: Record<string, unknown> = derived ? { "@odata.type": view["@odata.type"] } : {};
+  if (!select) {
+    if (!defaults) return view;
+    for (const name of defaults) out[name] = view[name];
+    return out;
+  }
   for (const name of select.split(",").map((s) => s.trim())) {
     if (!(name in view)) throw graphError(req, GRAPH_ERRORS.selectUnknown(name, typeName));
     out[name] = view[name];
@@ -104,10 +110,24 @@ export function collection(req: EmulatorRequest, views: ReadonlyArray<Record<str
   return graphOk(body, req.headers);
 }
 
-/** One object, with `$select` applied. */
-export function entity(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, context: string): EmulatorResponse {
+/** One object, with `$select` applied; without it, the type's documented default property set if it has one. */
+export function entity(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, context: string, defaults?: readonly string[]): EmulatorResponse {
   refuseOptions(req);
-  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${context}/$entity`, ...selected(req, view, typeName) }, req.headers);
+  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${context}/$entity`, ...selected(req, view, typeName, defaults) }, req.headers);
+}
+
+/**
+ * A body's `@odata.type`: the types are open, so a create may name its own
+ * type (Entra's how-to sends it), but never another one; `required` when the
+ * page says the body must carry it (an agentUser PATCH).
+ */
+export function odataType(req: EmulatorRequest, body: Record<string, unknown>, type: string, required = false): void {
+  const given = body["@odata.type"];
+  if (given === undefined) {
+    if (required) throw graphError(req, GRAPH_ERRORS.odataTypeMissing(type));
+    return;
+  }
+  if (given !== `#${type}`) throw graphError(req, GRAPH_ERRORS.odataTypeMismatch(given, type));
 }
 
 /** The JSON object a POST or PATCH carries; only `allowed` properties may appear. */

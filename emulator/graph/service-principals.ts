@@ -1,20 +1,11 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
-import {
-  AGENT_IDENTITIES,
-  BLUEPRINT_PRINCIPALS,
-  READ_SERVICE_PRINCIPALS,
-  callerId,
-  createPermission,
-  managePermission,
-  readPermission,
-  requireOwner,
-  type PermissionFamily,
-} from "./directory-auth";
+import type { OperationId } from "../../lib/graph-permissions";
+import { callerId, createsAsManager, requireReach, type ReachTarget } from "./directory-auth";
 import { displayName, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString } from "./odata";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -69,10 +60,13 @@ function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const appId = requiredString(req, jsonBody(req, ["appId"]), "appId").toLowerCase();
+  const principalBody = jsonBody(req, ["@odata.type", "appId"]);
+  odataType(req, principalBody, PRINCIPAL_TYPE);
+  const appId = requiredString(req, principalBody, "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
   if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.notABlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
+  requireReach(req, blueprint);
   if (ctx.store.servicePrincipalByAppId(appId)) throw graphError(req, GRAPH_ERRORS.principalExists(appId));
   const sp = ctx.store.createServicePrincipal({
     id: ctx.store.newId(),
@@ -84,6 +78,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     sponsors: [],
     owners: callerId(req),
     graphAppRoles: [],
+    managerAppId: blueprint.managerAppId !== undefined && blueprint.managerAppId === createsAsManager(req) ? blueprint.managerAppId : undefined,
     createdAt: ctx.store.stamp(),
   });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${PRINCIPAL_TYPE}/$entity`, ...view(sp) }, req.headers);
@@ -91,11 +86,13 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
+  odataType(req, body, IDENTITY_TYPE);
   const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
   referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
+  requireReach(req, { blueprintAppId });
   // Entra does not create the blueprint principal on its own, and refuses identities without it (reference section 3).
   const principal = ctx.store.servicePrincipalByAppId(blueprintAppId);
   if (!principal) throw graphError(req, GRAPH_ERRORS.blueprintWithoutPrincipal(blueprintAppId));
@@ -118,31 +115,28 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${IDENTITY_TYPE}/$entity`, ...view(sp) }, req.headers);
 }
 
-/** Owners of the identity's blueprint may manage it too (Microsoft's API reference). */
-function identityOwners(ctx: EmulatorContext, sp: ServicePrincipal | undefined): { owners: string[] } | undefined {
-  if (!sp) return undefined;
-  const blueprint = sp.agentIdentityBlueprintId ? ctx.store.applicationByAppId(sp.agentIdentityBlueprintId) : undefined;
-  return { owners: [...(sp.owners ?? []), ...(blueprint?.owners ?? [])] };
+/** What the reach of a permission on a blueprint principal or an agent identity is judged on. */
+function reachOf(sp: ServicePrincipal | undefined): ReachTarget | undefined {
+  return sp && { owners: sp.owners, managerAppId: sp.managerAppId, blueprintAppId: sp.agentIdentityBlueprintId };
 }
 
 function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const sp = identityById(ctx, req.params.id!);
-  requireOwner(req, AGENT_IDENTITIES, identityOwners(ctx, sp));
+  requireReach(req, reachOf(sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, ["@odata.type", "displayName"]);
+  odataType(req, body, IDENTITY_TYPE);
   if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: displayName(req, body) });
   return graphNoContent(req.headers);
 }
 
 /** The routes one typed service principal collection shares. */
 interface TypedCollection {
-  family: PermissionFamily;
+  operations: { list: OperationId; create: OperationId; get: OperationId; delete: OperationId };
   kind: ServicePrincipal["kind"];
   collectionPath: string;
   objectPath: string;
   find: (ctx: EmulatorContext, id: string) => ServicePrincipal | undefined;
-  /** Whose ownership lets a caller with an "owned" permission delete it. */
-  owners: (ctx: EmulatorContext, sp: ServicePrincipal | undefined) => { owners?: string[] } | undefined;
   create: Route["handler"];
 }
 
@@ -154,43 +148,43 @@ function typedRoutes(c: TypedCollection): Route[] {
     return collection(req, all(ctx, c.kind).filter((v) => matches(v, clauses)), type, context);
   };
   const get = (req: EmulatorRequest, ctx: EmulatorContext) => {
-    return entity(req, view(visible(req, ctx, c.find(ctx, req.params.id!), req.params.id!)), type, context);
+    const sp = visible(req, ctx, c.find(ctx, req.params.id!), req.params.id!);
+    requireReach(req, reachOf(sp));
+    return entity(req, view(sp), type, context);
   };
   const remove = (req: EmulatorRequest, ctx: EmulatorContext) => {
     const sp = c.find(ctx, req.params.id!);
-    requireOwner(req, c.family, c.owners(ctx, sp));
+    requireReach(req, reachOf(sp));
     if (!sp) throw resourceNotFound(req, req.params.id!);
     ctx.store.deleteServicePrincipal(sp.id);
     return graphNoContent(req.headers);
   };
   return [
-    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: readPermission(c.family), handler: list },
-    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", permission: createPermission(c.family), handler: c.create },
-    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: readPermission(c.family), handler: get },
-    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", permission: managePermission(c.family), handler: remove },
+    { method: "GET", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", operation: c.operations.list, handler: list },
+    { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", operation: c.operations.create, handler: c.create },
+    { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.get, handler: get },
+    { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.delete, handler: remove },
   ];
 }
 
 export const servicePrincipalRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", permission: READ_SERVICE_PRINCIPALS, handler: listAny },
+  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", operation: "servicePrincipal.list", handler: listAny },
   ...typedRoutes({
-    family: BLUEPRINT_PRINCIPALS,
+    operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete" },
     kind: "agentIdentityBlueprintPrincipal",
     collectionPath: PRINCIPALS,
     objectPath: PRINCIPAL,
     find: principalById,
-    owners: (_ctx, sp) => sp,
     create: createPrincipal,
   }),
   ...typedRoutes({
-    family: AGENT_IDENTITIES,
+    operations: { list: "identity.list", create: "identity.create", get: "identity.get", delete: "identity.delete" },
     kind: "agentIdentity",
     collectionPath: IDENTITIES,
     objectPath: IDENTITY,
     find: identityById,
-    owners: identityOwners,
     create: createIdentity,
   }),
-  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", permission: managePermission(AGENT_IDENTITIES), handler: updateIdentity },
-  ...sponsorRoutes(IDENTITY, AGENT_IDENTITIES, identityById),
+  { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", operation: "identity.update", handler: updateIdentity },
+  ...sponsorRoutes(IDENTITY, { list: "identity.sponsors.list", add: "identity.sponsors.add", remove: "identity.sponsors.remove" }, "agent identity", identityById),
 ];

@@ -1,5 +1,5 @@
+import type { OperationId } from "../../lib/graph-permissions";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { managePermission, readPermission, requireOwner, type PermissionFamily } from "./directory-auth";
 import { resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -19,7 +19,12 @@ export interface Sponsored {
   createdAt: number;
 }
 
-export function sponsorRoutes(objectPath: string, family: PermissionFamily, find: (ctx: EmulatorContext, id: string) => Sponsored | undefined): Route[] {
+export function sponsorRoutes(
+  objectPath: string,
+  operations: { list: OperationId; add: OperationId; remove: OperationId },
+  kind: string,
+  find: (ctx: EmulatorContext, id: string) => Sponsored | undefined,
+): Route[] {
   const object = (req: EmulatorRequest, ctx: EmulatorContext) => find(ctx, req.params.id!.toLowerCase());
 
   const list = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
@@ -33,7 +38,6 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
 
   const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    requireOwner(req, family, sponsored);
     requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
     const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
@@ -44,17 +48,16 @@ export function sponsorRoutes(objectPath: string, family: PermissionFamily, find
 
   const remove = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    requireOwner(req, family, sponsored);
     const id = req.params.sponsorId!.toLowerCase();
     if (!sponsored || !sponsored.sponsors.includes(id)) throw resourceNotFound(req, req.params.sponsorId!);
-    if (sponsored.sponsors.length === 1) throw graphError(req, GRAPH_ERRORS.lastSponsor(family.name));
+    if (sponsored.sponsors.length === 1) throw graphError(req, GRAPH_ERRORS.lastSponsor(kind));
     ctx.store.removeSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };
 
   return [
-    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", permission: readPermission(family), handler: list },
-    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", permission: managePermission(family), handler: add },
-    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", permission: managePermission(family), handler: remove },
+    { method: "GET", pattern: new RegExp(`^${objectPath}/sponsors$`), surface: "graph", operation: operations.list, handler: list },
+    { method: "POST", pattern: new RegExp(`^${objectPath}/sponsors/\\$ref$`), surface: "graph", operation: operations.add, handler: add },
+    { method: "DELETE", pattern: new RegExp(`^${objectPath}/sponsors/(?<sponsorId>[^/]+)/\\$ref$`), surface: "graph", operation: operations.remove, handler: remove },
   ];
 }

@@ -1,11 +1,11 @@
 import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
-import { AGENT_USERS, createPermission, directoryPermission, managePermission, readPermission, requireOwner } from "./directory-auth";
+import { requireReach, type ReachTarget } from "./directory-auth";
 import { referenced, resourceNotFound, visible } from "./directory";
-import { graphCreated, graphError, graphNoContent } from "./envelope";
+import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
+import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
 
 /**
  * Agent users (user subtype microsoft.graph.agentUser) on the typed URLs the
@@ -33,20 +33,41 @@ function view(user: User): Record<string, unknown> {
   };
 }
 
-/** Application and delegated permissions of user-get (learn.microsoft.com/graph/api/user-get). */
-const USER_READERS: readonly string[] = ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
+/**
+ * user-get's default property set, of the properties the emulator holds:
+ * without `$select`, `GET /users/{id}` answers only these (no accountEnabled,
+ * createdDateTime or identityParentId).
+ */
+const USER_DEFAULT_PROPERTIES = ["id", "displayName", "userPrincipalName"];
 
-/** `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent user (user-get); e.g. whether a sponsor still exists. */
+/**
+ * `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent
+ * user (user-get), as the user type: an agent user's own properties
+ * (identityParentId) are read on its typed URL.
+ */
 function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
-  if (user.kind === "agentUser") return entity(req, view(user), TYPE, CONTEXT);
-  const person = { id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName, accountEnabled: user.accountEnabled };
-  return entity(req, person, "microsoft.graph.user", "users");
+  const asUser: Record<string, unknown> = {
+    ...(user.kind === "agentUser" ? { "@odata.type": `#${TYPE}` } : {}),
+    id: user.id,
+    displayName: user.displayName,
+    userPrincipalName: user.userPrincipalName,
+    accountEnabled: user.accountEnabled,
+    mailNickname: user.mailNickname,
+    createdDateTime: new Date(user.createdAt).toISOString(),
+  };
+  return entity(req, asUser, "microsoft.graph.user", "users", USER_DEFAULT_PROPERTIES);
 }
 
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
   const user = ctx.store.user(id.toLowerCase());
   return user?.kind === "agentUser" ? user : undefined;
+}
+
+/** An agent user descends from the blueprint of its agent identity. */
+function reachOf(ctx: EmulatorContext, parentId: string | undefined): ReachTarget {
+  const parent = parentId ? ctx.store.agentIdentity(parentId) : undefined;
+  return { blueprintAppId: parent?.agentIdentityBlueprintId };
 }
 
 /** Entra's length limits (lib/entra-rules.ts), refused as Graph refuses a user's property. */
@@ -75,10 +96,12 @@ function accountEnabled(req: EmulatorRequest, value: unknown, fallback: boolean)
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
   const body = jsonBody(req, [...WRITABLE, "identityParentId", "passwordProfile"]);
+  odataType(req, body, TYPE);
   if (body.passwordProfile !== undefined) throw graphError(req, GRAPH_ERRORS.agentUserPassword());
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
   referenced(req, ctx, parent, "The agent identity", parentId);
+  requireReach(req, reachOf(ctx, parentId));
   const sibling = ctx.store.agentUserOf(parentId);
   if (sibling) throw graphError(req, GRAPH_ERRORS.identityHasAgentUser(parentId, sibling.id));
   const user = ctx.store.createUser({
@@ -104,14 +127,18 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  return entity(req, view(visible(req, ctx, agentUser(ctx, req.params.id!), req.params.id!)), TYPE, CONTEXT);
+  const user = visible(req, ctx, agentUser(ctx, req.params.id!), req.params.id!);
+  requireReach(req, reachOf(ctx, user.identityParentId));
+  return entity(req, view(user), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  requireOwner(req, AGENT_USERS, user);
+  requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
   const body = jsonBody(req, WRITABLE);
+  // agentuser-update: the body must name the type, and the answer is the updated object.
+  odataType(req, body, TYPE, true);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   ctx.store.updateUser(user.id, {
     displayName: body.displayName !== undefined ? displayName(req, body) : user.displayName,
@@ -119,23 +146,23 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
     accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
   });
-  return graphNoContent(req.headers);
+  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(ctx.store.user(user.id)!) }, req.headers);
 }
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
-  requireOwner(req, AGENT_USERS, user);
+  requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
   ctx.store.deleteUser(user.id);
   return graphNoContent(req.headers);
 }
 
 export const userRoutes: Route[] = [
-  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", permission: createPermission(AGENT_USERS), handler: create },
-  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: readPermission(AGENT_USERS), handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: update },
-  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", permission: managePermission(AGENT_USERS), handler: remove },
+  { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.list", handler: list },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.create", handler: create },
+  { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.get", handler: get },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.update", handler: update },
+  { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.delete", handler: remove },
   // After the typed collection, whose path this pattern would match too.
-  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", permission: directoryPermission(USER_READERS), handler: getAny },
+  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },
 ];

@@ -11,7 +11,8 @@ export function aadstsError(status: number, error: string, code: number | null, 
     headers: { "cache-control": "no-store, no-cache" },
     body: {
       error,
-      error_description: `${code === null ? "" : `AADSTS${code}: `}${text} Trace ID: ${traceId} Correlation ID: ${correlationId} Timestamp: ${timestamp}`,
+      // Entra puts each of these on its own line.
+      error_description: [`${code === null ? "" : `AADSTS${code}: `}${text}`, `Trace ID: ${traceId}`, `Correlation ID: ${correlationId}`, `Timestamp: ${timestamp}`].join("\r\n"),
       error_codes: code === null ? [] : [code],
       timestamp,
       trace_id: traceId,

@@ -59,10 +59,11 @@ function checkCertificateAssertion(app: Application, jwt: DecodedJwt, tokenEndpo
   }
   const c = jwt.claims;
   if (typeof c.aud !== "string" || !tokenEndpoints.includes(c.aud)) {
-    throw aadstsError(401, "invalid_client", 700021, `Client assertion audience claim does not match Realm issuer: the aud must be the token endpoint URL.`);
+    // Codes as Microsoft's Azure SDK troubleshooting guide gives them (azure-sdk-for-js, sdk/identity/identity/TROUBLESHOOTING.md).
+    throw aadstsError(401, "invalid_client", 700023, `Client assertion audience claim does not match Realm issuer: the aud must be the token endpoint URL.`);
   }
   if (c.iss !== app.appId || c.sub !== app.appId) {
-    throw aadstsError(401, "invalid_client", 700023, "Client assertion iss and sub must both be the client id.");
+    throw aadstsError(401, "invalid_client", 700021, "Client assertion application identifier doesn't match 'client_id' parameter: iss and sub must both be the client id.");
   }
   checkTimes(c, nowMs, "Client assertion");
 }
@@ -84,7 +85,8 @@ function checkFederatedAssertion(app: Application, jwt: DecodedJwt, ctx: Emulato
   const auds = Array.isArray(c.aud) ? c.aud : [c.aud];
   const exchange = (a: unknown) => a === TOKEN_EXCHANGE_AUDIENCE || a === TOKEN_EXCHANGE_APP_ID;
   if (!bySubject.some((f) => f.audiences.some((fa) => auds.some((a) => a === fa || (exchange(a) && exchange(fa)))))) {
-    throw aadstsError(400, "invalid_client", 70021, "No matching federated identity record found for presented assertion audience.");
+    // The code public answers quote for this message.
+    throw aadstsError(400, "invalid_client", 700212, "No matching federated identity record found for presented assertion audience.");
   }
   checkTimes(c, nowMs, "Client assertion");
 }

@@ -134,6 +134,8 @@ export function agentUserClaims(
     xms_par_app_azp: identity.agentIdentityBlueprintId,
     xms_act_fct: FACETS.agentIdentity,
     xms_sub_fct: FACETS.agentUser,
+    // agent-token-claims, "acts autonomously via agent user": 1, a member user.
+    xms_idrel: "1",
   };
 }
 

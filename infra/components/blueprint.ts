@@ -1,6 +1,6 @@
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
-import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
+import { tokenExchangeAudience } from "../../lib/entra-rules";
 import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
@@ -97,7 +97,8 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
           displayName: `${name}-managed-identity`,
           issuer: pulumi.interpolate`${args.settings.authorityUrl}/${args.tenantId}/v2.0`,
           subject,
-          audiences: [TOKEN_EXCHANGE_AUDIENCE],
+          // The audience of the authority's cloud, as Microsoft documents the federated credential's.
+          audiences: [pulumi.output(args.settings.authorityUrl).apply((url) => tokenExchangeAudience(url))],
         },
         { parent: this },
       );

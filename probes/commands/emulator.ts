@@ -6,6 +6,8 @@ import { ExitCode, UsageError } from "../../lib/errors";
 import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
+import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
+import { didYouMean } from "../did-you-mean";
 import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { launcherGone, launcherLinks } from "../launcher";
@@ -21,6 +23,13 @@ Usage: agent-user emulator [options]
                       --tenant FILE still works for one release, with a warning
   --agents N          seed the built-in tenant with N agents under its blueprint, each with its
                       agent user and grant; --outputs then has the fleet's "agents" map (default 1)
+  --provisioner-roles LIST
+                      the built-in provisioner's Microsoft Graph application permissions,
+                      comma-separated (default: the kit's set plus doctor's and preflight's
+                      reads, as the README's provisioner section lists them)
+  --refuse-blueprint-secrets
+                      a tenant policy that refuses passwords and certificates on blueprints:
+                      addPassword answers 400, so only credential managedIdentity works
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
   --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
@@ -62,6 +71,24 @@ function port(name: string, value: string | undefined): number | undefined {
 
 /** At most this many agents: each is three store entries, and a fleet bench uses 1,000. */
 const MAX_AGENTS = 10_000;
+
+/** Every application permission the emulated Graph knows: those of its permission table, and the ones that block Agent ID writes. */
+const KNOWN_ROLES = [...new Set([...OPERATION_IDS.flatMap((id) => GRAPH_OPERATIONS[id].application as readonly string[]), ...AGENT_ID_WRITE_BLOCKERS])];
+
+/** `--provisioner-roles A,B`: permission names the emulated Graph knows, at least one. */
+function provisionerRoles(value: string): string[] {
+  const roles = [...new Set(value.split(",").map((r) => r.trim()).filter((r) => r !== ""))];
+  if (roles.length === 0) throw new UsageError("--provisioner-roles needs at least one application permission, e.g. --provisioner-roles AgentIdentityBlueprint.Read.All");
+  const unknown = roles.find((r) => !KNOWN_ROLES.includes(r));
+  if (unknown !== undefined) {
+    const guess = didYouMean(unknown, KNOWN_ROLES);
+    throw new UsageError(
+      `--provisioner-roles: ${JSON.stringify(unknown)} is not a Microsoft Graph application permission the emulator knows${guess ? `; did you mean ${guess}?` : ""}`,
+      "give permission names as Microsoft writes them, comma-separated, e.g. AgentIdentityBlueprint.Read.All,AgentIdentityBlueprint.Create",
+    );
+  }
+  return roles;
+}
 
 function agentCount(value: string): number {
   const n = Number(value);
@@ -176,6 +203,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       "tenant-file": { type: "string" },
       tenant: { type: "string" },
       agents: { type: "string" },
+      "provisioner-roles": { type: "string" },
+      "refuse-blueprint-secrets": { type: "boolean" },
       faults: { type: "string" },
       outputs: { type: "string" },
       "env-out": { type: "string" },
@@ -193,6 +222,10 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const tenantFile = values["tenant-file"] ?? values.tenant;
     const agents = values.agents === undefined ? undefined : agentCount(values.agents);
     if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
+    const roles = values["provisioner-roles"] === undefined ? undefined : provisionerRoles(values["provisioner-roles"]);
+    if (roles !== undefined && tenantFile) {
+      throw new UsageError("--provisioner-roles sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles", "give one of --provisioner-roles and --tenant-file");
+    }
     const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
     const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
     const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
@@ -209,6 +242,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       replicationLagMs: parsed.lagMs,
       listLagMs: parsed.listLagMs,
       breaks: parsed.breaks,
+      provisionerRoles: roles,
+      refuseBlueprintSecrets: values["refuse-blueprint-secrets"] === true,
     }).catch((err: unknown) => {
       const e = err as NodeJS.ErrnoException & { port?: number };
       if (e.code !== "EADDRINUSE") throw err;

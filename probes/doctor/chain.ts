@@ -9,7 +9,7 @@ import { TokenEndpointError } from "../../lib/token-client";
 import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackUrl } from "../../lib/urls";
-import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey } from "../../lib/entra-rules";
+import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "../../lib/entra-rules";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
 import { failed, ok, type Check } from "../checks";
@@ -85,11 +85,19 @@ interface Found {
   created: Array<{ what: string; at: string }>;
 }
 
+/*
+ * Every read names the properties it reads: a type's default property set
+ * (where its page documents one) may leave them out.
+ */
+const BLUEPRINT_SELECT = "$select=id,appId,displayName,createdDateTime,passwordCredentials,keyCredentials";
+const IDENTITY_SELECT = "$select=id,displayName,accountEnabled,agentIdentityBlueprintId";
+const USER_SELECT = "$select=id,userPrincipalName,accountEnabled,identityParentId,createdDateTime";
+
 async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOptions, found: Found): Promise<void> {
   const { outputs, settings } = t;
   const blueprint = outputs.blueprintObjectId
-    ? await getIfExists<GraphBlueprint>(graph, blueprintPath(outputs.blueprintObjectId), { shape: BLUEPRINT })
-    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true, shape: BLUEPRINT }))[0];
+    ? await getIfExists<GraphBlueprint>(graph, `${blueprintPath(outputs.blueprintObjectId)}?${BLUEPRINT_SELECT}`, { shape: BLUEPRINT })
+    : (await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=appId eq ${odataString(settings.blueprintAppId)}&${BLUEPRINT_SELECT}`, { agentId: true, shape: BLUEPRINT }))[0];
   const shownId = outputs.blueprintObjectId ?? settings.blueprintAppId;
   if (!blueprint) {
     found.checks.push(failed("blueprint", shownId, `no agent identity blueprint ${shownId} in the tenant (deleted, or another tenant)`, REFRESH_UP));
@@ -102,12 +110,12 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
     // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
     const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`, { shape: FEDERATED });
     const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
-    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now));
+    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now, tokenExchangeAudience(settings.authorityUrl)));
   }
 
   const principal = outputs.blueprintPrincipalId
-    ? await getIfExists<GraphPrincipal>(graph, blueprintPrincipalPath(outputs.blueprintPrincipalId), { shape: PRINCIPAL })
-    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}`, { agentId: true, shape: PRINCIPAL }))[0];
+    ? await getIfExists<GraphPrincipal>(graph, `${blueprintPrincipalPath(outputs.blueprintPrincipalId)}?$select=id,appId`, { shape: PRINCIPAL })
+    : (await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(settings.blueprintAppId)}&$select=id,appId`, { agentId: true, shape: PRINCIPAL }))[0];
   if (!principal) {
     found.checks.push(failed("blueprint principal", outputs.blueprintPrincipalId, `no service principal for the blueprint ${settings.blueprintAppId} in this tenant`, REFRESH_UP));
   } else if (!same(principal.appId, settings.blueprintAppId)) {
@@ -119,7 +127,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
 
 async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): Promise<void> {
   const id = t.settings.agentIdentityId;
-  const identity = await getIfExists<GraphPrincipal>(graph, agentIdentityPath(id), { shape: PRINCIPAL });
+  const identity = await getIfExists<GraphPrincipal>(graph, `${agentIdentityPath(id)}?${IDENTITY_SELECT}`, { shape: PRINCIPAL });
   const link = "agent identity";
   if (!identity) return void found.checks.push(failed(link, id, "no such agent identity in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (identity.accountEnabled === false) {
@@ -131,7 +139,7 @@ async function identityLink(graph: GraphClient, t: DoctorTarget, found: Found): 
     return void found.checks.push(failed(link, id, `its blueprint is ${identity.agentIdentityBlueprintId ?? "none"}, not ${t.settings.blueprintAppId}`, REFRESH_UP));
   }
   // A deleted user drops out of the sponsors list: an empty list means every sponsor is gone.
-  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors`, { agentId: true, shape: WITH_ID });
+  const sponsors = await graph.list<{ id: string }>(`${agentIdentityPath(id)}/sponsors?$select=id`, { agentId: true, shape: WITH_ID });
   if (sponsors.length === 0) {
     return void found.checks.push(
       failed(link, id, "it has no sponsor left: every sponsor was deleted", "set agent-user-kit:sponsors to people who are still in the tenant and run `pulumi up`"),
@@ -147,8 +155,8 @@ async function userLink(graph: GraphClient, t: DoctorTarget, found: Found): Prom
   const wantedUpn = outputs.agentUserPrincipalName ?? (isGuid(settings.agentUser) ? undefined : settings.agentUser);
   const userId = outputs.agentUserId ?? (isGuid(settings.agentUser) ? settings.agentUser : undefined);
   const user = userId
-    ? await getIfExists<GraphAgentUser>(graph, agentUserPath(userId), { shape: AGENT_USER })
-    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}`, { agentId: true, shape: AGENT_USER }))[0];
+    ? await getIfExists<GraphAgentUser>(graph, `${agentUserPath(userId)}?${USER_SELECT}`, { shape: AGENT_USER })
+    : (await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(wantedUpn!)}&${USER_SELECT}`, { agentId: true, shape: AGENT_USER }))[0];
   const shown = userId ?? wantedUpn;
   if (!user) return void found.checks.push(failed(link, shown, "no such agent user in the tenant (deleted, or not replicated yet)", REFRESH_UP));
   if (user.createdDateTime) found.created.push({ what: "agent user", at: user.createdDateTime });

@@ -1,5 +1,4 @@
 import type { BlueprintCredential } from "../../lib/blueprint-credential";
-import { TOKEN_EXCHANGE_AUDIENCE } from "../../lib/entra-rules";
 import { failed, ok, warning, type Check } from "../checks";
 
 /** A password or certificate of a blueprint as Graph lists it (passwordCredential, keyCredential). */
@@ -28,6 +27,9 @@ const LINK = "blueprint credential";
 const ROTATE =
   "rotate the secret: set agent-user-kit:secretEndDate to a later date (or empty), run `pulumi up`, then write the outputs again (`pulumi stack output --json --show-secrets`)";
 const RENEW_CERTIFICATE = "upload a new certificate: set agent-user-kit:certificatePem and run `pulumi up`";
+/** Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint. */
+const NONE_ALLOWED =
+  "run `pulumi up`; if it cannot add one, the tenant refuses secrets and certificates on blueprints: use `credential: managedIdentity` (agent-user-kit:credential managedIdentity)";
 
 const day = (iso: unknown) => (typeof iso === "string" ? iso.slice(0, 10) : "an unknown date");
 const ends = (c: GraphCredential) => (typeof c.endDateTime === "string" ? Date.parse(c.endDateTime) : Number.POSITIVE_INFINITY);
@@ -38,7 +40,7 @@ const named = (kind: string, c: GraphCredential) => `${kind} ${c.displayName ? `
  * in use must be there and current; any credential that has expired, or
  * ends within `warnDays`, is a warning (a failure when it is the one in use).
  */
-export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCredential, warnDays: number, now: number): Check {
+export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCredential, warnDays: number, now: number, audience: string): Check {
   const soon = now + warnDays * DAY_MS;
   const summary = `${found.passwords.length} password(s), ${found.certificates.length} certificate(s), ${found.federated.length} federated credential(s)`;
   const problems: Check[] = [];
@@ -47,14 +49,16 @@ export function checkCredentials(found: BlueprintCredentials, inUse: BlueprintCr
     // Graph shows a secret's first characters as its hint: the candidates for the secret the outputs hold.
     const candidates = found.passwords.filter((p) => typeof p.hint !== "string" || inUse.secret.startsWith(p.hint));
     const best = candidates.sort((a, b) => ends(b) - ends(a))[0];
-    if (!best) return failed(LINK, undefined, `${summary}; none of them is the secret the outputs hold`, ROTATE);
+    if (!best) return failed(LINK, undefined, `${summary}; none of them is the secret the outputs hold`, found.passwords.length === 0 ? NONE_ALLOWED : ROTATE);
     if (ends(best) <= now) return failed(LINK, best.keyId, `the secret in use, ${named("password", best)}, expired on ${day(best.endDateTime)}`, ROTATE);
     if (ends(best) <= soon) problems.push(warning(LINK, best.keyId, `the secret in use ends on ${day(best.endDateTime)}, within ${warnDays} days`, ROTATE));
   } else if (inUse.kind === "certificate") {
     const current = found.certificates.filter((c) => ends(c) > now);
-    if (current.length === 0) return failed(LINK, undefined, `${summary}; no current certificate for the certificate the outputs use`, RENEW_CERTIFICATE);
-  } else if (!found.federated.some((f) => Array.isArray(f.audiences) && f.audiences.includes(TOKEN_EXCHANGE_AUDIENCE))) {
-    return failed(LINK, undefined, `${summary}; no federated credential with audience ${TOKEN_EXCHANGE_AUDIENCE} for the managed identity`, "run `pulumi up` (credential managedIdentity) to create it");
+    if (current.length === 0) {
+      return failed(LINK, undefined, `${summary}; no current certificate for the certificate the outputs use`, found.certificates.length === 0 ? NONE_ALLOWED : RENEW_CERTIFICATE);
+    }
+  } else if (!found.federated.some((f) => Array.isArray(f.audiences) && f.audiences.includes(audience))) {
+    return failed(LINK, undefined, `${summary}; no federated credential with audience ${audience} for the managed identity`, "run `pulumi up` (credential managedIdentity) to create it");
   }
 
   for (const [kind, list] of [["password", found.passwords], ["certificate", found.certificates]] as const) {

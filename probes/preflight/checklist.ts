@@ -1,10 +1,18 @@
 import { decodeJwtClaims } from "../../lib/jwt";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
+import {
+  AGENT_ID_WRITE_BLOCKERS,
+  CHECK_OPERATIONS,
+  CHECK_PERMISSIONS,
+  PROVISIONER_PERMISSIONS,
+  PROVISIONING_OPERATIONS,
+  uncovered,
+  type OperationId,
+} from "../../lib/graph-permissions";
 import type { Shape } from "../../lib/graph-shape";
 import type { KitConfig } from "../../infra/config";
-import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
-import { BLUEPRINTS, agentIdentityPath } from "../../infra/providers/paths";
+import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
 import { didYouMean } from "../did-you-mean";
 
@@ -13,9 +21,12 @@ import { didYouMean } from "../did-you-mean";
  * Every Graph call here is a GET, as the provisioner.
  */
 
-const REFUSED = "Directory.AccessAsUser.All";
 const CONSENT =
   "in the Microsoft Entra admin center, App registrations → the provisioner → API permissions → Add a permission → Microsoft Graph → Application permissions, add it, then Grant admin consent";
+
+/** user-get's default property set may leave anything out: every read names what it reads. */
+const USER_SELECT = "$select=id,displayName,userPrincipalName";
+const AGENT_USER_TYPE = "#microsoft.graph.agentUser";
 
 interface PermissionScope {
   value: string;
@@ -40,18 +51,36 @@ async function read<T>(graph: GraphClient, path: string, shape: Shape): Promise<
   }
 }
 
+/** "P (to do X, to do Y)" for each permission of `wanted` that would make an operation `held` cannot make. */
+function lacking(operations: readonly OperationId[], wanted: readonly string[], held: readonly string[]): string[] {
+  const missing = uncovered(operations, held);
+  return wanted
+    .filter((p) => !held.includes(p))
+    .flatMap((p) => {
+      const fails = missing.filter(({ op }) => op.application.includes(p)).map(({ op }) => op.summary);
+      return fails.length > 0 ? [`${p} (to ${fails.join(", to ")})`] : [];
+    });
+}
+
 function permissionsCheck(token: string): Check {
   const claims = decodeJwtClaims(token) ?? {};
   const held = [...(Array.isArray(claims.roles) ? claims.roles.map(String) : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
   const link = "provisioner permissions";
-  if (held.includes(REFUSED)) {
-    return failed(link, String(claims.appid ?? claims.azp ?? ""), `the token carries ${REFUSED}, which the Agent ID APIs refuse`, "use a dedicated provisioner application with application permissions, never an Azure CLI sign-in");
+  const app = String(claims.appid ?? claims.azp ?? "");
+  const blocker = AGENT_ID_WRITE_BLOCKERS.find((p) => held.includes(p));
+  if (blocker) {
+    return failed(
+      link,
+      app,
+      `the token carries ${blocker}, with which Entra ignores the Agent ID permissions of every create, update and delete (403)`,
+      `use a dedicated provisioner application with the README's application permissions and without ${blocker}; never an Azure CLI sign-in`,
+    );
   }
-  const missing = PROVISIONER_PERMISSIONS.filter((p) => !held.includes(p));
-  if (missing.length > 0) return failed(link, String(claims.appid ?? ""), `the token's roles lack ${missing.join(", ")}`, `for each of ${missing.join(", ")}: ${CONSENT}`);
-  const reads = PREFLIGHT_PERMISSIONS.filter((p) => !held.includes(p));
-  if (reads.length > 0) return warning(link, String(claims.appid ?? ""), `all six provisioning permissions; not ${reads.join(", ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
-  return ok(link, String(claims.appid ?? ""), `all six provisioning permissions, and ${PREFLIGHT_PERMISSIONS.join(", ")} for these checks`);
+  const missing = lacking(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS, held);
+  if (missing.length > 0) return failed(link, app, `the token's roles lack ${missing.join("; ")}`, `for each of them: ${CONSENT}`);
+  const reads = lacking(CHECK_OPERATIONS, CHECK_PERMISSIONS, held);
+  if (reads.length > 0) return warning(link, app, `every provisioning permission; not ${reads.join("; ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
+  return ok(link, app, `every provisioning permission, and ${CHECK_PERMISSIONS.join(", ")} for these checks`);
 }
 
 const denied = (link: string, id: string, permission: string) =>
@@ -72,10 +101,10 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
   return Promise.all(
     config.sponsors.map(async (id): Promise<Check> => {
       // learn.microsoft.com/graph/api/user-get
-      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}`, USER);
+      const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}?${USER_SELECT}`, USER);
       if (user === "denied") return denied("sponsor", id, "User.Read.All");
       if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
-      if (user["@odata.type"] === "#microsoft.graph.agentUser") return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
+      if (user["@odata.type"] === AGENT_USER_TYPE) return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
       return ok("sponsor", id, `${user.displayName ?? ""} <${user.userPrincipalName ?? "?"}>`);
     }),
   );
@@ -126,17 +155,20 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
   }
   for (const agent of config.agents) {
     // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
-    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}`, USER);
+    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}?${USER_SELECT}`, USER);
     const link = "agent user upn";
     if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
     else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
     else {
-      const parent = user.identityParentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, agentIdentityPath(user.identityParentId), { agentIdentityBlueprintId: "string?" }) : undefined;
+      // identityParentId is an agentUser property: read on the typed URL, never from the user type's default set.
+      const typed = user["@odata.type"] === AGENT_USER_TYPE ? await read<GraphUser>(graph, `${agentUserPath(user.id)}?$select=id,identityParentId`, { identityParentId: "string?" }) : undefined;
+      const parentId = typeof typed === "object" ? typed.identityParentId : undefined;
+      const parent = parentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, `${agentIdentityPath(parentId)}?$select=id,agentIdentityBlueprintId`, { agentIdentityBlueprintId: "string?" }) : undefined;
       const owned = mine && typeof parent === "object" && parent.agentIdentityBlueprintId === mine.appId;
       checks.push(
         owned
           ? ok(link, agent.userPrincipalName, `held by this stack's agent user ${user.id}`)
-          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === "#microsoft.graph.agentUser" ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
+          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === AGENT_USER_TYPE ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
       );
     }
   }

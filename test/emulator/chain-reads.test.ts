@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
 import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
-import { PREFLIGHT_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../infra/provisioner-credential";
+import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../lib/graph-permissions";
 import type { Emulator } from "../../emulator/server";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
@@ -32,7 +32,7 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
 
   it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", () => {
     expect(d.emulator.provisioner()).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
-    expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...PREFLIGHT_PERMISSIONS]);
+    expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]);
   });
 
   it("GET /v1.0/domains/{id}: a verified domain, and 404 Request_ResourceNotFound for another", async () => {
@@ -44,12 +44,15 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
     expect((missing.body.error as { code: string }).code).toBe("Request_ResourceNotFound");
   });
 
-  it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id", async () => {
+  it("GET /v1.0/users/{id}: a person and an agent user, and 404 for an unknown id; identityParentId only on the agent user's typed URL", async () => {
     const person = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}`);
     expect(person.status).toBe(200);
     expect(person.body).toMatchObject({ id: DEFAULT_IDS.sponsorId, userPrincipalName: `ada@${DEFAULT_IDS.domain}` });
     const agent = await d.call("GET", `/v1.0/users/${DEFAULT_IDS.agentUserId}`);
-    expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", identityParentId: DEFAULT_IDS.agentIdentityId });
+    expect(agent.body).toMatchObject({ "@odata.type": "#microsoft.graph.agentUser", id: DEFAULT_IDS.agentUserId });
+    expect(agent.body.identityParentId).toBeUndefined();
+    const typed = await d.call("GET", `/v1.0/users/microsoft.graph.agentUser/${DEFAULT_IDS.agentUserId}?$select=id,identityParentId`);
+    expect(typed.body).toMatchObject({ identityParentId: DEFAULT_IDS.agentIdentityId });
     expect((await d.call("GET", "/v1.0/users/00000000-0000-4000-8000-000000000000")).status).toBe(404);
   });
 

@@ -62,6 +62,40 @@ describe("agent-user emulator", () => {
     expect(run.stderr).toContain("null-tenant.json: must be a JSON object");
   });
 
+  it("--provisioner-roles gives the built-in provisioner exactly those permissions, which the emulated Graph enforces", async () => {
+    const { child, stdout } = await startCli(["--provisioner-roles", "AgentIdentityBlueprint.Read.All, Domain.Read.All", "--env-out", "roles.env", "--outputs", "roles.json"], dir);
+    try {
+      const env = Object.fromEntries(
+        readFileSync(join(dir, "roles.env"), "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 2, -1)]),
+      );
+      const base = /http: +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout())![1]!;
+      const tokenAnswer = await fetch(`${base}/${env.ARM_TENANT_ID}/oauth2/v2.0/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "client_credentials", client_id: env.ARM_CLIENT_ID!, client_secret: env.ARM_CLIENT_SECRET!, scope: `${base}/.default` }),
+      });
+      const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+      const roles = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).roles;
+      expect(roles).toEqual(["AgentIdentityBlueprint.Read.All", "Domain.Read.All"]);
+      const get = (path: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await get("/v1.0/applications/microsoft.graph.agentIdentityBlueprint")).status).toBe(200);
+      const refused = await get("/v1.0/servicePrincipals/microsoft.graph.agentIdentity");
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("Authorization_RequestDenied");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+  });
+
+  it("refuses a --provisioner-roles name it does not know with exit 2, naming the likely one", () => {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--provisioner-roles", "AgentIdentityBlueprint.Reed.All"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("did you mean AgentIdentityBlueprint.Read.All?");
+  });
+
   it("refuses a bad --faults spec with exit 2 before listening", () => {
     const run = spawnSync(process.execPath, [CLI, "emulator", "--faults", "jitter=5"], { cwd: dir, encoding: "utf8" });
     expect(run.status).toBe(2);

@@ -62,7 +62,7 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     d.emulator.store.createUser({ id: other, kind: "user", ...grace });
     expect((await d.call("POST", `${blueprintPath(id)}/sponsors/$ref`, ref(other))).status).toBe(204);
     expect((await remove(DEFAULT_IDS.sponsorId)).status).toBe(204);
-    expect((await d.call("GET", `${blueprintPath(id)}/sponsors?$select=id`)).body.value).toEqual([{ id: other }]);
+    expect((await d.call("GET", `${blueprintPath(id)}/sponsors?$select=id`)).body.value).toEqual([{ "@odata.type": "#microsoft.graph.user", id: other }]);
   });
 
   it("hides a new object from reads by id for the replication lag, while lists already show it", async () => {
@@ -85,7 +85,7 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     const identity = await d.call("POST", IDENTITIES, {
       body: { displayName: "Orphan", agentIdentityBlueprintId: bare.body.appId, "sponsors@odata.bind": sponsorBind(d) },
     });
-    expect([identity.status, codeOf(identity)]).toEqual([400, "Request_BadRequest"]);
+    expect([identity.status, codeOf(identity)]).toEqual([400, "AgentIdentity_AgentBlueprintPrincipalDoesNotExist"]);
 
     const { appId } = await blueprintWithPrincipal(d);
     const { identityId } = await identityWithUser(d, appId, "first-user");

@@ -10,6 +10,7 @@ const GRAPH_STATUSES: Record<string, number[]> = {
   BadRequest: [400],
   Request_BadRequest: [400, 405],
   Request_UnsupportedQuery: [400],
+  AgentIdentity_AgentBlueprintPrincipalDoesNotExist: [400],
   InvalidAuthenticationToken: [401],
   Authorization_RequestDenied: [403],
   accessDenied: [403],
@@ -23,9 +24,9 @@ const GRAPH_STATUSES: Record<string, number[]> = {
 
 /** Arguments for the entries that take lists; every other entry reads its first argument as a 403's code or as text. */
 const LISTS: Partial<Record<keyof typeof GRAPH_ERRORS, unknown[]>> = {
-  scopesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
-  rolesMissing: ["Authorization_RequestDenied", ["Directory.Read.All"]],
-  notOwner: ["agent identity", ["AgentIdentity.ReadWrite.All"]],
+  scopesMissing: ["Authorization_RequestDenied", "list agent users", ["Directory.Read.All"]],
+  rolesMissing: ["Authorization_RequestDenied", "list agent users", ["Directory.Read.All"]],
+  notReached: ["delete an agent identity", ["AgentIdentity.CreateAsManager"], ["AgentIdentity.DeleteRestore.All"]],
   upnDomainUnverified: [["contoso.example"]],
 };
 

@@ -1,11 +1,13 @@
 /**
- * Every Graph route declares what its caller must hold, and the one check
- * before the handlers enforces it: a token holding none of it is refused with
- * Graph's 403 on every route, before the handler could answer 200, 400 or 404.
- * A route that lost its declaration would answer one of those instead.
+ * Every Graph route names its row of the permission table
+ * (lib/graph-permissions.ts), and the one check before the handlers enforces
+ * it: a token holding none of what the row accepts is refused with Graph's
+ * 403 on every route, before the handler could answer 200, 400 or 404. A
+ * route without a row, or a row without a source, fails here.
  */
 import { ROUTES } from "../../emulator/routes";
 import type { Route } from "../../emulator/router";
+import { GRAPH_OPERATIONS } from "../../lib/graph-permissions";
 import { codeOf, messageOf, startDirectory, type Directory } from "./directory-client";
 
 const graphRoutes = ROUTES.filter((r) => r.surface === "graph");
@@ -22,13 +24,22 @@ function pathOf(route: Route): string {
 const deniedCode = (path: string) => (/^\/(beta\/drives|v1\.0\/shares)\//.test(path) ? "accessDenied" : "Authorization_RequestDenied");
 
 describe("Graph routes", () => {
-  it("each declares its required permission", () => {
+  it("each names a row of the permission table, and that row has a source", () => {
     expect(graphRoutes.length).toBeGreaterThan(40);
-    expect(graphRoutes.filter((r) => r.permission === undefined).map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
+    const bad = graphRoutes.filter((r) => r.operation === undefined || !GRAPH_OPERATIONS[r.operation]?.source.trim());
+    expect(bad.map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
   });
 
-  it("no token or IMDS route asks for a Graph permission", () => {
-    expect(ROUTES.filter((r) => r.surface !== "graph" && r.permission !== undefined).map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
+  it("each row's method and path are the route's", () => {
+    for (const route of graphRoutes) {
+      const row = GRAPH_OPERATIONS[route.operation!];
+      const path = row.path.replace(/\{\w+\}/g, "00000000-0000-0000-0000-00000000dead");
+      expect({ route: route.operation, method: row.method, matches: route.pattern.test(path) }).toEqual({ route: route.operation, method: route.method, matches: true });
+    }
+  });
+
+  it("no token or IMDS route names a Graph operation", () => {
+    expect(ROUTES.filter((r) => r.surface !== "graph" && r.operation !== undefined).map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
   });
 
   it("each path built here reaches the route it was built from", () => {
@@ -55,7 +66,8 @@ describe("the central permission check", () => {
       for (const route of graphRoutes) {
         const path = pathOf(route);
         const answer = await d.call(route.method, path, { token });
-        answers.push({ route: `${route.method} ${path}`, status: answer.status, code: codeOf(answer), denied: messageOf(answer).startsWith("Access denied:") });
+        const denied = messageOf(answer).startsWith("Insufficient privileges to complete the operation");
+        answers.push({ route: `${route.method} ${path}`, status: answer.status, code: codeOf(answer), denied });
       }
       expect(answers.length).toBeGreaterThan(40);
       expect(answers).toEqual(answers.map(({ route }) => ({ route, status: 403, code: deniedCode(route.split(" ")[1]!), denied: true })));

@@ -165,6 +165,14 @@ describe("the program in managedIdentity mode", () => {
     expect(outputs.managedIdentityClientId).toBe(IDS.newIdentityClientId);
   });
 
+  it.each([
+    ["https://login.microsoftonline.us", "api://AzureADTokenExchangeUSGov"],
+    ["https://login.partner.microsoftonline.cn", "api://AzureADTokenExchangeChina"],
+  ])("with the authority %s, gives the federated credential the audience %s", async (authorityUrl, audience) => {
+    const { registrations } = await run({ credential: "managedIdentity", managedIdentityPrincipalId: "e1000000-0000-0000-0000-000000000001", authorityUrl });
+    expect(only(registrations, AZURE.federated).inputs.audiences).toEqual([audience]);
+  });
+
   it("trusts an existing identity without creating one, and exports its client id from a lookup", async () => {
     const existing = "e1000000-0000-0000-0000-000000000001";
     const { registrations, outputs } = await run({ credential: "managedIdentity", managedIdentityPrincipalId: existing });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Module from "node:module";
 import * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
+import { DEFAULT_IDS, PROVISIONER_ROLES, defaultTenant, password } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { agentIdentityProvider } from "../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../infra/providers/agent-user";
@@ -80,15 +80,15 @@ describe("serialized dynamic providers", () => {
   });
 
   /** The blueprint provider as the host runs it, configured the way the host configures it, with nothing cached. */
-  async function hostedBlueprintProvider() {
+  async function hostedBlueprintProvider(client: { id: string; secret: string } = { id: CREDENTIAL_ENV.ARM_CLIENT_ID, secret: CONFIG_SECRET }) {
     await configureProvisioner({ config: { get: () => undefined } });
     forgetProvisionerTokens();
     const loaded = loadLikeProviderHost(serialized.get("blueprint")!);
     // The host passes the stack configuration to configure; the provisioner comes from its azuread: keys.
     const stackConfig: Record<string, string> = {
       "azuread:tenantId": CREDENTIAL_ENV.ARM_TENANT_ID,
-      "azuread:clientId": CREDENTIAL_ENV.ARM_CLIENT_ID,
-      "azuread:clientSecret": CONFIG_SECRET,
+      "azuread:clientId": client.id,
+      "azuread:clientSecret": client.secret,
     };
     await loaded.configure!({ config: { get: (key) => stackConfig[key], require: (key) => stackConfig[key]! } });
     const inputs = {
@@ -133,15 +133,39 @@ describe("serialized dynamic providers", () => {
   });
 
   it("the loaded code reports a Graph refusal with the call, its code and the likely fix", async () => {
-    const { loaded, inputs } = await hostedBlueprintProvider();
-    // The seeded blueprint is not the provisioner's, and Application.ReadWrite.OwnedBy reaches only its own.
-    const notMine = DEFAULT_IDS.blueprintObjectId;
-    await expect(loaded.delete!(notMine, { ...inputs, objectId: notMine, appId: DEFAULT_IDS.blueprintAppId })).rejects.toThrow(
+    // A second provisioner without AgentIdentityBlueprint.DeleteRestore.All: the loaded code keeps its own token cache.
+    const narrow = { id: randomUUID(), secret: `${SENTINEL}-narrow-secret` };
+    emulator.store.createApplication({
+      id: randomUUID(),
+      appId: narrow.id,
+      kind: "application",
+      displayName: "narrow provisioner",
+      sponsors: [],
+      owners: [],
+      passwordCredentials: [password("ci", narrow.secret)],
+      keyCredentials: [],
+      federatedIdentityCredentials: [],
+      createdAt: 0,
+    });
+    emulator.store.createServicePrincipal({
+      id: randomUUID(),
+      appId: narrow.id,
+      kind: "servicePrincipal",
+      displayName: "narrow provisioner",
+      servicePrincipalType: "Application",
+      servicePrincipalNames: [narrow.id],
+      sponsors: [],
+      graphAppRoles: PROVISIONER_ROLES.filter((r) => r !== "AgentIdentityBlueprint.DeleteRestore.All"),
+      createdAt: 0,
+    });
+    const { loaded, inputs } = await hostedBlueprintProvider(narrow);
+    const target = DEFAULT_IDS.blueprintObjectId;
+    await expect(loaded.delete!(target, { ...inputs, objectId: target, appId: DEFAULT_IDS.blueprintAppId })).rejects.toThrow(
       new RegExp(
-        `^agent identity blueprint delete failed: Graph DELETE /v1\\.0/applications/${notMine}/microsoft\\.graph\\.agentIdentityBlueprint: ` +
-          "Authorization_RequestDenied \\(HTTP 403\\): Insufficient privileges.*Likely fix: the caller lacks a Graph permission",
+        `^agent identity blueprint delete failed: Graph DELETE /v1\\.0/applications/${target}/microsoft\\.graph\\.agentIdentityBlueprint: ` +
+          "Authorization_RequestDenied \\(HTTP 403\\): Insufficient privileges.*Likely fix: to delete an agent identity blueprint the provisioner needs the application permission AgentIdentityBlueprint\\.DeleteRestore\\.All",
       ),
     );
-    expect(emulator.store.application(notMine)).toBeDefined();
+    expect(emulator.store.application(target)).toBeDefined();
   });
 });

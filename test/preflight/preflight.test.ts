@@ -120,14 +120,14 @@ describe("agent-user preflight", () => {
       roles(saved.filter((r) => r !== "AgentIdUser.ReadWrite.All" && r !== "Domain.Read.All"));
       const run = await preflight(["--config-from-stack", configFile()]);
       expect(run.code).toBe(8);
-      expect(run.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AgentIdUser\.ReadWrite\.All$/m);
-      expect(run.stdout).toMatch(/provisioner permissions: for each of AgentIdUser\.ReadWrite\.All: .*Grant admin consent/);
+      expect(run.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AgentIdUser\.ReadWrite\.All \(to create an agent user, to update an agent user, to delete an agent user\)$/m);
+      expect(run.stdout).toMatch(/provisioner permissions: for each of them: .*Grant admin consent/);
       expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403\)$/m);
       forgetProvisionerTokens();
       roles(saved.filter((r) => r !== "Domain.Read.All"));
       const readOnly = await preflight(["--config-from-stack", configFile()]);
       expect(readOnly.code).toBe(0);
-      expect(readOnly.stdout).toMatch(/^warning\s+provisioner permissions\s+\S+\s+all six provisioning permissions; not Domain\.Read\.All/m);
+      expect(readOnly.stdout).toMatch(/^warning\s+provisioner permissions\s+\S+\s+every provisioning permission; not Domain\.Read\.All \(to read a domain of the tenant\)/m);
     } finally {
       roles(saved);
     }

@@ -5,7 +5,7 @@
  * to the emulator.
  */
 import { AgentUserTokenProvider, loadCertificate, parseStackOutputs, UsageError, type AgentUserTokenProviderOptions } from "../../lib";
-import { blueprintCertificate, NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs, addAgent, claimsOf } from "../token/helpers";
+import { blueprintCertificate, NO_ENV, onlyJson, recordingDispatcher, runCli, tokenStatuses, useEmulator, writeOutputs, addAgent, claimsOf } from "../token/helpers";
 
 const ctx = useEmulator();
 
@@ -155,6 +155,7 @@ describe("the constructor refuses options it cannot use, naming the option", () 
     ["replicationWindowMs: NaN", { replicationWindowMs: NaN }, /replicationWindowMs must be a number of milliseconds, 0 to 2000000000, got NaN/],
     ["refreshWindowMs: -1", { refreshWindowMs: -1 }, /refreshWindowMs must be a number of milliseconds, 0 to 2000000000, got -1/],
     ["an empty resource", { resource: " " }, /resource must be a non-empty string/],
+    ["a tokenExchangeAudience that is no api:// identifier", { tokenExchangeAudience: "https://example.com" }, /tokenExchangeAudience must be an api:\/\/ identifier/],
   ])("%s", (_what, patch, message) => {
     const before = ctx.emulator.requests.length;
     expect(refusal(() => new AgentUserTokenProvider(options(patch))).message).toMatch(message);
@@ -181,5 +182,29 @@ describe("the constructor refuses options it cannot use, naming the option", () 
     const token = await new AgentUserTokenProvider(options({ credential: { kind: "certificate", certificate }, timeoutMs: 10_000 })).getToken();
     expect(token.claims).toMatchObject({ idtyp: "user", oid: ctx.out.agentUserId });
     expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
+  });
+});
+
+describe("the token-exchange audience", () => {
+  const USGOV = "api://AzureADTokenExchangeUSGov";
+
+  it("follows the authority's cloud by default: the emulator's loopback authority is the public cloud's", async () => {
+    const { dispatcher, sent } = recordingDispatcher();
+    await new AgentUserTokenProvider(options({ dispatcher })).getToken();
+    expect(sent.filter((r) => r.form.scope?.startsWith("api://")).map((r) => r.form.scope)).toEqual(["api://AzureADTokenExchange/.default", "api://AzureADTokenExchange/.default"]);
+  });
+
+  it("tokenExchangeAudience overrides what hop 1 asks for", async () => {
+    const { dispatcher, sent } = recordingDispatcher();
+    await new AgentUserTokenProvider(options({ tokenExchangeAudience: USGOV, dispatcher })).getToken().catch(() => undefined);
+    expect(sent[0]?.form.scope).toBe(`${USGOV}/.default`);
+  });
+
+  it("tokenExchangeAudience overrides the resource a managed identity asks IMDS for", async () => {
+    const { dispatcher, sent } = recordingDispatcher();
+    const credential = { kind: "managedIdentity", clientId: ctx.out.managedIdentityClientId, imdsEndpoint: ctx.emulator.httpUrl };
+    await new AgentUserTokenProvider(options({ credential, tokenExchangeAudience: USGOV, dispatcher })).getToken().catch(() => undefined);
+    const imds = sent.find((r) => r.url.includes("/metadata/identity/oauth2/token"));
+    expect(new URL(imds!.url).searchParams.get("resource")).toBe(USGOV);
   });
 });

@@ -134,6 +134,7 @@ describe("the three hops, as the hop chain sends them", () => {
     });
     expect(facets(claims.xms_act_fct)).toContain("11");
     expect(facets(claims.xms_sub_fct)).toContain("13");
+    expect(facets(claims.xms_idrel)).toContain("1");
     expect(facets(claims.scp)).toEqual(expect.arrayContaining(DEFAULT_SCOPES.split(" ")));
     expect(claims.exp! - claims.iat!).toBeGreaterThan(3600);
   });

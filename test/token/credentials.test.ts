@@ -24,6 +24,20 @@ beforeAll(() => {
   noSecret = () => writeOutputs(ctx.scratch.dir, ctx.out, { blueprintClientSecret: undefined, managedIdentityClientId: undefined });
 });
 
+/** Hop 1 with this client assertion, which the emulator must refuse. */
+async function hop1Refused(assertion: string): Promise<TokenEndpointError> {
+  const err = await requestToken("hop 1 (blueprint token)", endpoint, {
+    grant_type: "client_credentials",
+    client_id: ctx.out.blueprintAppId!,
+    scope: EXCHANGE_SCOPE,
+    fmi_path: ctx.out.agentIdentityId!,
+    client_assertion_type: JWT_BEARER,
+    client_assertion: assertion,
+  }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TokenEndpointError);
+  return err as TokenEndpointError;
+}
+
 describe("certificate credential", () => {
   it("a certificate uploaded to the blueprint mints the agent user token: exit 0", async () => {
     const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
@@ -85,18 +99,39 @@ describe("certificate credential", () => {
       { aud: endpoint, iss: ctx.out.blueprintAppId, sub: ctx.out.blueprintAppId, jti: randomUUID(), nbf: now, iat: now, exp: now + 300 },
       otherKey,
     );
-    const err = await requestToken("hop 1 (blueprint token)", endpoint, {
-      grant_type: "client_credentials",
-      client_id: ctx.out.blueprintAppId!,
-      scope: EXCHANGE_SCOPE,
-      fmi_path: ctx.out.agentIdentityId!,
-      client_assertion_type: JWT_BEARER,
-      client_assertion: forged,
-    }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TokenEndpointError);
-    expect((err as TokenEndpointError).codes).toEqual([700027]);
-    expect((err as TokenEndpointError).exitCode).toBe(3);
-    expect((err as TokenEndpointError).hint).toMatch(/private key does not match the certificate/);
+    const err = await hop1Refused(forged);
+    expect(err.codes).toEqual([700027]);
+    expect(err.exitCode).toBe(3);
+    expect(err.hint).toMatch(/private key does not match the certificate/);
+  });
+});
+
+describe("assertion refusals, with the codes of Microsoft's Azure SDK troubleshooting guide", () => {
+  /** Hop 1 with an assertion signed by the uploaded certificate's key, claims overridden. */
+  async function hop1With(claims: Record<string, unknown>): Promise<TokenEndpointError> {
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
+    const loaded = loadCertificate(cert, "blueprint");
+    const now = Math.floor(Date.now() / 1000);
+    const base = { aud: endpoint, iss: ctx.out.blueprintAppId, sub: ctx.out.blueprintAppId, jti: randomUUID(), nbf: now, iat: now, exp: now + 300 };
+    return hop1Refused(signJwt({ alg: "PS256", "x5t#S256": loaded.thumbprintS256 }, { ...base, ...claims }, loaded.key));
+  }
+
+  it("an assertion whose aud is not the token endpoint: AADSTS700023, hint names the aud", async () => {
+    const err = await hop1With({ aud: "https://login.microsoftonline.com/common/oauth2/v2.0/token" });
+    expect(err.codes).toEqual([700023]);
+    expect(err.hint).toMatch(/aud must be the token endpoint URL/);
+  });
+
+  it("error_description puts Trace ID, Correlation ID and Timestamp on lines of their own, as Entra does", async () => {
+    const res = await fetch(endpoint, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE }) });
+    const lines = ((await res.json()) as { error_description: string }).error_description.split("\r\n");
+    expect(lines.map((l) => l.replace(/:.*$/, ""))).toEqual(["AADSTS7000216", "Trace ID", "Correlation ID", "Timestamp"]);
+  });
+
+  it("an assertion whose iss and sub are not the client id: AADSTS700021, hint names iss and sub", async () => {
+    const err = await hop1With({ iss: randomUUID(), sub: randomUUID() });
+    expect(err.codes).toEqual([700021]);
+    expect(err.hint).toMatch(/iss and sub must both be the blueprint's appId/);
   });
 });
 

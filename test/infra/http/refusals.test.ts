@@ -47,21 +47,32 @@ describe("Graph refusals as provider errors", () => {
     );
   });
 
-  it("403: a missing application permission is named, with the README's list as the fix", async () => {
+  it("403: a missing application permission is named, with the call it allows and the README's list as the fix", async () => {
     const blueprint = await createBlueprint(t);
     revoke(t, "AgentIdentityBlueprintPrincipal.Create");
     await expect(blueprintPrincipalProvider.create!(await principalInputs(t, blueprint))).rejects.toThrow(
       "agent identity blueprint principal create failed: Graph POST /v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal: " +
-        "Authorization_RequestDenied (HTTP 403): Access denied: the token's roles hold none of AgentIdentityBlueprintPrincipal.Create, AgentIdentityBlueprintPrincipal.ReadWrite.All. " +
-        "Likely fix: the caller lacks a Graph permission for this call; grant the application permissions listed in the README",
+        "Authorization_RequestDenied (HTTP 403): Insufficient privileges to complete the operation: to create a blueprint principal the token's roles need one of " +
+        "AgentIdentityBlueprintPrincipal.Create, AgentIdentityBlueprintPrincipal.ReadWrite.All, AgentIdentityBlueprint.CreateAsManager. " +
+        "Likely fix: to create a blueprint principal the provisioner needs the application permission AgentIdentityBlueprintPrincipal.Create (or one of AgentIdentityBlueprintPrincipal.ReadWrite.All), granted with admin consent",
     );
   });
 
-  it("403: a provisioner that neither owns a blueprint nor may manage every blueprint cannot delete it", async () => {
-    const blueprint = await createBlueprint(t);
-    t.emulator.store.updateApplication(blueprint.objectId, { owners: [] });
-    await expect(blueprintProvider.delete!(blueprint.objectId, blueprint)).rejects.toThrow(
-      /^agent identity blueprint delete failed: Graph DELETE .*: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges.*does not own this agent identity blueprint.*Application\.ReadWrite\.OwnedBy reaches only objects the provisioner created/,
+  it("403: AgentIdentityBlueprint.CreateAsManager reaches only the blueprints this application created holding it", async () => {
+    const earlier = await createBlueprint(t);
+    setProvisionerRoles(t, [...roles.filter((r) => r !== "AgentIdentityBlueprint.DeleteRestore.All"), "AgentIdentityBlueprint.CreateAsManager"]);
+    const managed = await createBlueprint(t);
+    await blueprintProvider.delete!(managed.objectId, managed);
+    expect(t.emulator.store.application(managed.objectId)).toBeUndefined();
+    await expect(blueprintProvider.delete!(earlier.objectId, earlier)).rejects.toThrow(
+      /^agent identity blueprint delete failed: Graph DELETE .*: Authorization_RequestDenied \(HTTP 403\): Insufficient privileges.*AgentIdentityBlueprint\.CreateAsManager does not reach this object.*Likely fix: to delete an agent identity blueprint the provisioner needs the application permission AgentIdentityBlueprint\.DeleteRestore\.All/,
+    );
+  });
+
+  it("403: an application holding Directory.ReadWrite.All has its Agent ID create refused, whatever else it holds", async () => {
+    setProvisionerRoles(t, [...roles, "Directory.ReadWrite.All"]);
+    await expect(blueprintProvider.create!(await blueprintInputs(t))).rejects.toThrow(
+      /^agent identity blueprint create failed: .*Authorization_RequestDenied \(HTTP 403\): Insufficient privileges to complete the operation: a caller holding Directory\.ReadWrite\.All has its Agent ID permissions ignored/,
     );
   });
 
@@ -80,7 +91,7 @@ describe("Graph refusals as provider errors", () => {
     const inputs = await identityInputs(t, without, principal);
     await expect(agentIdentityProvider.create!(inputs)).rejects.toThrow(
       new RegExp(
-        `^agent identity create failed: Graph POST /v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity: Request_BadRequest \\(HTTP 400\\): The agent identity blueprint ${without.appId} has no service principal.*` +
+        `^agent identity create failed: Graph POST /v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity: AgentIdentity_AgentBlueprintPrincipalDoesNotExist \\(HTTP 400\\): The agent identity blueprint ${without.appId} has no service principal.*` +
           "Likely fix: check that the blueprint principal exists \\(it is not created automatically\\)",
       ),
     );
