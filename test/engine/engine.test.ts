@@ -18,7 +18,8 @@ jest.setTimeout(900_000);
 
 const PROGRAM = join(__dirname, "consumer-program.js");
 const AGENTS = ["alpha", "beta", "gamma"];
-const DYNAMIC = "pulumi-nodejs:dynamic:Resource";
+/** The type of every dynamic resource: pulumi-nodejs:dynamic/agent-user-kit:Blueprint and so on. */
+const DYNAMIC = "pulumi-nodejs:dynamic/";
 
 interface Step {
   op: string;
@@ -64,7 +65,15 @@ async function plan(project: PulumiProject): Promise<Step[]> {
   return (JSON.parse(run.stdout) as { steps: Step[] }).steps.map(({ op, urn }) => ({ op, urn }));
 }
 
-const opsOn = (steps: Step[], type: string) => steps.filter((s) => s.urn.includes(`${type}::`) || s.urn.includes(`$${type}::`)).map((s) => s.op);
+/** A URN's own type, without its parents' types. */
+const typeOf = (urn: string) => urn.split("::")[2]!.split("$").pop()!;
+const opsOn = (steps: Step[], typePrefix: string) => steps.filter((s) => typeOf(s.urn).startsWith(typePrefix)).map((s) => s.op);
+/** "op name" of each step that changes a resource of the type, sorted; the JSON plan lists no unchanged one. */
+const changesOn = (steps: Step[], typePrefix: string) =>
+  steps
+    .filter((s) => s.op !== "same" && typeOf(s.urn).startsWith(typePrefix))
+    .map((s) => `${s.op} ${s.urn.split("::")[3]}`)
+    .sort();
 
 /** The stack's agents as the outputs name them. */
 async function outputsOf(project: PulumiProject): Promise<Record<string, unknown> & { agents: Record<string, { agentIdentityId: string; agentUserId: string; agentUserPrincipalName: string }> }> {
@@ -117,11 +126,16 @@ describe("a three-agent stack through the real engine", () => {
     expect((await project.run(["refresh", "--yes", "--expect-no-changes"])).code).not.toBe(0);
     await project.ok(["refresh", "--yes"]);
     const steps = await plan(project);
-    expect(opsOn(steps, DYNAMIC).filter((op) => op !== "same").sort()).toEqual(["create", "update"]);
+    // The preview also lists "replace alpha-user": an updated resource's outputs are unknown at preview, and the
+    // dynamic-provider host of @pulumi/pulumi 3.270 drops a diff's `stables`, so the agent user's identityParentId
+    // looks as if it could change. At `up` the identity keeps its id, and the agent user stays (checked below).
+    expect(changesOn(steps, DYNAMIC)).toEqual(expect.arrayContaining(["create beta-user", "update alpha-identity"]));
     await project.ok(["up", "--yes", "--skip-preview"]);
 
     expect(emulator.store.agentIdentity(alpha.agentIdentityId)?.displayName).toBe("alpha identity");
     const after = await outputsOf(project);
+    expect(after.agents.alpha).toEqual(alpha);
+    expect(emulator.store.user(alpha.agentUserId)?.identityParentId).toBe(alpha.agentIdentityId);
     expect(after.agents.beta!.agentUserId).not.toBe(beta.agentUserId);
     expect(emulator.store.user(after.agents.beta!.agentUserId)?.identityParentId).toBe(beta.agentIdentityId);
     await project.ok(["preview", "--expect-no-changes"]);
@@ -160,10 +174,9 @@ describe("agent identities and agent users made inside their old wrapper compone
 
     await project.ok(["config", "set", "consumer:layout", "unwrapped"]);
     const steps = await plan(project);
-    expect(opsOn(steps, DYNAMIC).every((op) => op === "same")).toBe(true);
-    expect(opsOn(steps, DYNAMIC)).toHaveLength(4);
+    expect(changesOn(steps, DYNAMIC)).toEqual([]);
     // Only the wrappers, which hold no Graph object, go.
-    expect(steps.filter((s) => s.op === "delete").map((s) => s.urn.split("::")[2])).toEqual(expect.arrayContaining(["agent-user-kit:index:AgentIdentity", "agent-user-kit:index:AgentUser"]));
+    expect(steps.filter((s) => s.op === "delete").map((s) => typeOf(s.urn))).toEqual(expect.arrayContaining(["agent-user-kit:index:AgentIdentity", "agent-user-kit:index:AgentUser"]));
     await project.ok(["up", "--yes", "--skip-preview"]);
 
     const moved = (await outputsOf(project)).agents.solo!;

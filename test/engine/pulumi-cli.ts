@@ -39,7 +39,8 @@ export interface PulumiProject {
  * PULUMI_HOME under `work`.
  */
 export function consumerProject(work: string, name: string, tarball: string, program: string, emulator: Emulator, caFile: string): PulumiProject {
-  const dir = installConsumer(join(work, name), tarball, [pinned("@pulumi/pulumi")]);
+  // @pulumi/azuread: the Pulumi entry loads it; its plugin is needed only by azuread resources, which this program has none of.
+  const dir = installConsumer(join(work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
   writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
   copyFileSync(program, join(dir, "index.js"));
   const state = join(work, `${name}-state`);
