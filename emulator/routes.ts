@@ -1,3 +1,4 @@
+import { metadataRoutes } from "./arm/metadata-endpoints";
 import { applicationCredentialRoutes } from "./graph/application-credentials";
 import { applicationRoutes } from "./graph/applications";
 import { domainRoutes } from "./graph/domains";
@@ -12,6 +13,7 @@ import type { Route } from "./router";
 
 /** Every API surface the emulator serves: one handler module each. */
 export const ROUTES: readonly Route[] = [
+  ...metadataRoutes,
   ...tokenRoutes,
   ...discoveryRoutes,
   ...imdsRoutes,

@@ -59,7 +59,7 @@ describe("README: provisioning walk-through", () => {
   it("its steps give a valid configuration, and the exported ARM_* values win over the example stack file", () => {
     const config: Record<string, unknown> = { ...stack };
     const env: Record<string, string> = {};
-    for (const line of block("### Running it", "sh").split("\n")) {
+    for (const line of block("### Deploy to a real tenant", "sh").split("\n")) {
       const w = words(line, vars);
       if (w[0] === "export") for (const pair of w.slice(1)) env[pair.split("=")[0]!] = pair.slice(pair.indexOf("=") + 1);
       if (w[0] === "pulumi" && w[1] === "config" && w[2] === "set") {

@@ -33,8 +33,10 @@ Usage: agent-user emulator [options]
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
   --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
-                      provisioner (mode 0600), so that \`set -a; . FILE; set +a\` prepares a shell
-                      for agent-user doctor, agent-user preflight and the Pulumi providers
+                      provisioner, ARM_METADATA_HOSTNAME (the HTTPS listener, as the azuread
+                      provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
+                      certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
+                      shell for agent-user doctor, agent-user preflight and \`pulumi up\`
                       (it was --env-file, which Node reads itself before the emulator starts)
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
@@ -57,9 +59,19 @@ Examples:
 `;
 
 /** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
-function envFileText(p: ProvisionerSecret): string {
+function envFileText(p: ProvisionerSecret, metadataHost: string, caFile: string): string {
   const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
-  return `ARM_TENANT_ID=${quote(p.tenantId)}\nARM_CLIENT_ID=${quote(p.clientId)}\nARM_CLIENT_SECRET=${quote(p.clientSecret)}\n`;
+  const settings: [string, string][] = [
+    ["ARM_TENANT_ID", p.tenantId],
+    ["ARM_CLIENT_ID", p.clientId],
+    ["ARM_CLIENT_SECRET", p.clientSecret],
+    // The azuread provider reads its login and Graph endpoints from this host's cloud metadata, over HTTPS.
+    ["ARM_METADATA_HOSTNAME", metadataHost],
+    // Trust for the HTTPS listener: Go programs (the azuread provider) read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
+    ["SSL_CERT_FILE", caFile],
+    ["NODE_EXTRA_CA_CERTS", caFile],
+  ];
+  return settings.map(([name, value]) => `${name}=${quote(value)}\n`).join("");
 }
 
 function port(name: string, value: string | undefined): number | undefined {
@@ -257,7 +269,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       if (envFile) {
         const provisioner = emulator.provisioner();
         if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
-        writeSecretFile(envFile, envFileText(provisioner), "--env-out");
+        writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, ca.path), "--env-out");
       }
     } catch (err) {
       await emulator.close();

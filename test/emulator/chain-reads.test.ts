@@ -1,6 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { parseFaultSpec, type BrokenLink } from "../../emulator/faults";
 import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
 import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../lib/graph-permissions";
@@ -8,6 +9,9 @@ import type { Emulator } from "../../emulator/server";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
 import { runCli, scratchDir } from "../token/helpers";
+
+const execFileAsync = promisify(execFile);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 import { startDirectory, type Directory } from "./directory-client";
 
 /**
@@ -165,17 +169,38 @@ describe("agent-user emulator --env-out", () => {
   const scratch = scratchDir();
   afterAll(() => scratch.remove());
 
-  it("writes the provisioner's ARM_* settings (0600) that a shell sources with set -a", async () => {
+  it("writes the provisioner's ARM_* settings, the azuread provider's cloud and the certificate's trust (0600) that a shell sources with set -a", async () => {
     const envFile = join(scratch.dir, "arm.env");
     const outputs = join(scratch.dir, "outputs.json");
-    const running = runCli(["emulator", "--env-out", envFile, "--outputs", outputs, "--ca-file", join(scratch.dir, "ca.pem")], {}, scratch.dir);
+    const ca = join(scratch.dir, "ca.pem");
+    const running = runCli(["emulator", "--env-out", envFile, "--outputs", outputs, "--ca-file", ca], {}, scratch.dir);
     try {
       for (let i = 0; i < 200 && !existsSync(outputs); i++) await new Promise((r) => setTimeout(r, 25));
       expect(lstatSync(envFile).mode & 0o777).toBe(0o600);
       const text = readFileSync(envFile, "utf8");
-      expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\n$/);
+      const quotedCa = `'${ca.replace(/'/g, "'\\''")}'`;
+      expect(text).toMatch(
+        new RegExp(
+          `^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\nARM_METADATA_HOSTNAME='127\\.0\\.0\\.1:[0-9]+'\n` +
+            `SSL_CERT_FILE=${escapeRegExp(quotedCa)}\nNODE_EXTRA_CA_CERTS=${escapeRegExp(quotedCa)}\n$`,
+        ),
+      );
       const shell = spawnSync("bash", ["-c", `set -a; . "${envFile}"; set +a; printf '%s %s %s' "$ARM_TENANT_ID" "$ARM_CLIENT_ID" "\${#ARM_CLIENT_SECRET}"`], { encoding: "utf8" });
       expect(shell.stdout).toBe(`${DEFAULT_IDS.tenantId} ${DEFAULT_IDS.provisionerAppId} ${/ARM_CLIENT_SECRET='([^']+)'/.exec(text)![1]!.length}`);
+      // The sourced shell alone trusts the HTTPS listener by its IP address and finds the cloud metadata there.
+      const probe = `fetch("https://" + process.env.ARM_METADATA_HOSTNAME + "/metadata/endpoints?api-version=2022-09-01").then(async (r) => console.log(r.status, JSON.stringify(await r.json())))`;
+      // Asynchronous: the emulator answers from this process.
+      const metadata = await execFileAsync("bash", ["-c", `set -a; . "${envFile}"; set +a; exec "${process.execPath}" -e '${probe}'`], { encoding: "utf8", timeout: 20_000 });
+      expect(metadata.stderr).toBe("");
+      const host = /ARM_METADATA_HOSTNAME='([^']+)'/.exec(text)![1]!;
+      const [status, body] = [metadata.stdout.slice(0, 3), JSON.parse(metadata.stdout.slice(4)) as Record<string, unknown>];
+      expect(status).toBe("200");
+      expect(body).toMatchObject({
+        resourceManager: `https://${host}/`,
+        microsoftGraphResourceId: `https://${host}/`,
+        authentication: { loginEndpoint: `https://${host}`, audiences: [`https://${host}/`], tenant: "common" },
+      });
+      expect(typeof body.name).toBe("string");
     } finally {
       process.emit("SIGTERM");
     }

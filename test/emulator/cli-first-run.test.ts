@@ -145,7 +145,7 @@ it("--env-out FILE writes the provisioner's ARM_* (0600) from the bin, where Nod
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   expect(mode).toBe(0o600);
-  expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\n$/);
+  expect(text).toMatch(/^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\nARM_METADATA_HOSTNAME='127\.0\.0\.1:\d+'\nSSL_CERT_FILE='[^']+'\nNODE_EXTRA_CA_CERTS='[^']+'\n$/);
   expect(run.stdout).toContain("provisioner settings written to arm.env: set -a; . arm.env; set +a");
   expect(run.stdout).toContain("emulator stopped (SIGTERM)");
   // The old flag reaches the CLI only when its file exists (Node checked it first): refused, and the file left alone.
