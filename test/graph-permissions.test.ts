@@ -63,7 +63,9 @@ describe("the provisioner's permission set", () => {
 
 describe("the README's provisioner section", () => {
   const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### The provisioner application"), readme.indexOf("### Running it"));
+  const start = readme.indexOf("### The provisioner application");
+  // The section runs to the next heading of its level or above.
+  const section = readme.slice(start, readme.slice(start + 1).search(/\n##{0,2} /) + start + 1);
   const tables = section.split("| permission |").slice(1).map((t) => [...t.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
 
   it("lists the provisioner's set, then the check reads, exactly", () => {
