@@ -75,6 +75,8 @@ const identityManager = { "AgentIdentity.CreateAsManager": "ownBlueprint" } as c
 const parentedBy = { "AgentIdUser.ReadWrite.IdentityParentedBy": "ownBlueprint" } as const;
 const ownedBy = { "Application.ReadWrite.OwnedBy": "owner" } as const;
 const signedInUser = { "User.Read": "self", "User.ReadWrite": "self" } as const;
+/** user-get's delegated permissions, least privileged first: for `/users/{id}` and `/me` alike. */
+const USER_GET_DELEGATED = ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
 
 /**
  * The table. Each key names one operation; the emulator's routes name the key
@@ -445,7 +447,7 @@ export const GRAPH_OPERATIONS = {
     method: "GET",
     path: "/v1.0/users/{id}",
     application: ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
-    delegated: ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+    delegated: USER_GET_DELEGATED,
     reach: signedInUser,
     source: `docs: ${BETA}/user-get-permissions.md`,
     callers: ["preflight"],
@@ -456,7 +458,7 @@ export const GRAPH_OPERATIONS = {
     path: "/v1.0/me",
     // "Calling the /me endpoint requires a signed-in user and therefore a delegated permission" (user-get).
     application: [],
-    delegated: ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+    delegated: USER_GET_DELEGATED,
     source: `docs: ${V1}/user-get-permissions.md; api-reference/v1.0/api/user-get.md`,
     callers: ["agent"],
   },

@@ -37,7 +37,7 @@ it("the Graph SDK reads a shared file's drive item with an agent user token", as
   expect(graphCalls.map((r) => [r.method, r.status])).toEqual([["GET", 200]]);
 });
 
-it("getToken maps Graph's scopes to the provider's resource and reports Azure SDK timestamps", async () => {
+it("getToken maps each spelling of Graph's scopes to Graph and reports Azure SDK timestamps", async () => {
   const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
   const credential = new AgentUserCredential(provider);
   const token = await credential.getToken("https://graph.microsoft.com/.default");
