@@ -93,6 +93,19 @@ export class UsageError extends AgentUserError {
   }
 }
 
+/**
+ * A credential is not configured (or not for what was asked), as
+ * @azure/identity's error of the same name: its `name` is what
+ * ChainedTokenCredential checks before it tries the next credential.
+ */
+export class CredentialUnavailableError extends AgentUserError {
+  readonly exitCode = ExitCode.usage;
+  constructor(message: string, hint?: string, step = "AgentUserCredential") {
+    super(step, message, { code: "CredentialUnavailableError", hint });
+    this.name = "CredentialUnavailableError";
+  }
+}
+
 /** The caller aborted (its AbortSignal fired) before the answer came. */
 export class AbortError extends AgentUserError {
   readonly exitCode = ExitCode.unreachable;

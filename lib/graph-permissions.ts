@@ -21,7 +21,9 @@ export type PermissionReach =
   /** Blueprints and blueprint principals this same application created while holding AgentIdentityBlueprint.CreateAsManager (matrix, footnotes * and **). */
   | "createdAsManager"
   /** Objects that descend from the calling blueprint: AgentIdentity.CreateAsManager and AgentIdUser.ReadWrite.IdentityParentedBy are held by blueprints. */
-  | "ownBlueprint";
+  | "ownBlueprint"
+  /** The signed-in user alone: User.Read and User.ReadWrite read "the signed-in user only" (user-get). */
+  | "self";
 
 export interface GraphOperation {
   /** What a person calls it, e.g. "list agent identity blueprints". */
@@ -49,7 +51,7 @@ export interface GraphOperation {
 }
 
 /** Who makes the call. */
-export type Caller = "provider" | "azuread" | "doctor" | "preflight" | "comments";
+export type Caller = "provider" | "azuread" | "doctor" | "preflight" | "comments" | "agent";
 
 /** A row of the table, with who makes it and when. */
 export interface KitOperation extends GraphOperation {
@@ -72,6 +74,9 @@ const blueprintManager = { "AgentIdentityBlueprint.CreateAsManager": "createdAsM
 const identityManager = { "AgentIdentity.CreateAsManager": "ownBlueprint" } as const;
 const parentedBy = { "AgentIdUser.ReadWrite.IdentityParentedBy": "ownBlueprint" } as const;
 const ownedBy = { "Application.ReadWrite.OwnedBy": "owner" } as const;
+const signedInUser = { "User.Read": "self", "User.ReadWrite": "self" } as const;
+/** user-get's delegated permissions, least privileged first: for `/users/{id}` and `/me` alike. */
+const USER_GET_DELEGATED = ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"];
 
 /**
  * The table. Each key names one operation; the emulator's routes name the key
@@ -442,9 +447,20 @@ export const GRAPH_OPERATIONS = {
     method: "GET",
     path: "/v1.0/users/{id}",
     application: ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
-    delegated: ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+    delegated: USER_GET_DELEGATED,
+    reach: signedInUser,
     source: `docs: ${BETA}/user-get-permissions.md`,
     callers: ["preflight"],
+  },
+  "me.get": {
+    summary: "read the signed-in user's own profile",
+    method: "GET",
+    path: "/v1.0/me",
+    // "Calling the /me endpoint requires a signed-in user and therefore a delegated permission" (user-get).
+    application: [],
+    delegated: USER_GET_DELEGATED,
+    source: `docs: ${V1}/user-get-permissions.md; api-reference/v1.0/api/user-get.md`,
+    callers: ["agent"],
   },
 
   // --- Service principals, grants and domains.

@@ -9,6 +9,7 @@ import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, 
 import { TokenCache, type AbortSignalLike } from "./token-cache";
 import { requestToken, tokenEndpoint, TokenEndpointError, type TokenClientOptions, type TokenResult } from "./token-client";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
+import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
 
 /**
  * The three token requests that give an agent its own delegated token, with
@@ -54,6 +55,14 @@ export interface AgentUserTokenRequest {
   resourceUrl: string;
   /** Bypass every cache, e.g. so newly granted scopes show up. */
   fresh?: boolean;
+  /**
+   * The claims request of a resource's claims challenge (JSON), sent on hop 3
+   * as Entra's `claims` parameter: the final token is minted anew (T1 and T2
+   * may come from the cache) and replaces the cached one.
+   */
+  claims?: string;
+  /** Declare the `cp1` client capability (Continuous Access Evaluation); such tokens are cached apart from the others. */
+  cae?: boolean;
   /**
    * Mint a new final token although the cached one is still good (a
    * proactive refresh): T1 and T2 still come from the cache, and concurrent
@@ -103,8 +112,8 @@ function keyOf(hop: Hop, ...values: string[]): string {
 }
 
 /** The final token's cache key: the agent user compared as Entra does, without case. */
-function finalKeyOf({ agentIdentityId, agentUser, resourceUrl }: AgentUserTokenRequest): string {
-  return keyOf(3, agentIdentityId, agentUser.toLowerCase(), resourceUrl);
+function finalKeyOf({ agentIdentityId, agentUser, resourceUrl, cae }: AgentUserTokenRequest): string {
+  return cae ? keyOf(3, agentIdentityId, agentUser.toLowerCase(), resourceUrl, CAE_CAPABILITY) : keyOf(3, agentIdentityId, agentUser.toLowerCase(), resourceUrl);
 }
 
 /** Runs the hop chain with per-identity caches and one in-flight request per cache key. */
@@ -141,8 +150,10 @@ export class HopChain {
    */
   async mintAgentUserToken(request: AgentUserTokenRequest, signal?: AbortSignalLike): Promise<AgentUserToken> {
     const hops: HopRecord[] = [];
-    const { agentIdentityId, agentUser, resourceUrl, fresh = false } = request;
-    const final = await this.shared(finalKeyOf(request), fresh, hops, 3, (cancel) => this.mintFinal(agentIdentityId, agentUser, resourceUrl, fresh, hops, cancel), signal);
+    const { fresh = false } = request;
+    // A claims request is the caller's own: it joins no other request, and none joins it.
+    const unshared = fresh || request.claims !== undefined;
+    const final = await this.shared(finalKeyOf(request), unshared, hops, 3, (cancel) => this.mintFinal(request, fresh, hops, cancel), signal);
     hops.sort((a, b) => a.hop - b.hop);
     return { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
   }
@@ -157,7 +168,7 @@ export class HopChain {
    * much as the rest of a hit here).
    */
   cachedAgentUserToken(request: AgentUserTokenRequest, now: number = this.monotonicNow()): AgentUserToken | undefined {
-    if (request.fresh || request.renew) return undefined;
+    if (request.fresh || request.renew || request.claims !== undefined) return undefined;
     const hops: HopRecord[] = [];
     const final = this.hit(finalKeyOf(request), false, hops, 3, now);
     return final && { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
@@ -169,12 +180,14 @@ export class HopChain {
   }
 
   /** T1 and T2, from the cache or the identity provider, then hop 3. */
-  private async mintFinal(agentIdentityId: string, agentUser: string, resourceUrl: string, fresh: boolean, hops: HopRecord[], signal?: AbortSignal): Promise<CachedToken> {
+  private async mintFinal(request: AgentUserTokenRequest, fresh: boolean, hops: HopRecord[], signal?: AbortSignal): Promise<CachedToken> {
+    const { agentIdentityId, agentUser, resourceUrl } = request;
     const k1 = keyOf(1, agentIdentityId);
     const t1 = this.hit(k1, fresh, hops, 1) ?? (await this.shared(k1, fresh, hops, 1, (cancel) => this.hop1(agentIdentityId, cancel), signal));
     const k2 = keyOf(2, agentIdentityId);
     const t2 = this.hit(k2, fresh, hops, 2) ?? (await this.shared(k2, fresh, hops, 2, (cancel) => this.hop2(agentIdentityId, t1.token, cancel), signal));
-    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, t1.token, t2.token, signal);
+    const claims = claimsParameter(request.claims, request.cae === true, HOP_STEPS[3]);
+    const final = await this.hop3(agentIdentityId, agentUser, resourceUrl, claims, t1.token, t2.token, signal);
     return { ...final, claims: this.checked(final.token, { agentIdentityId, agentUser, resourceUrl }, t1.token) };
   }
 
@@ -249,7 +262,7 @@ export class HopChain {
     return this.request(2, { grant_type: "client_credentials", client_id: agentIdentityId, scope: `${this.exchangeAudience}/.default`, ...federatedAssertion(t1)(agentIdentityId, this.endpoint) }, signal);
   }
 
-  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, t1: string, t2: string, signal: AbortSignal | undefined): Promise<CachedToken> {
+  private hop3(agentIdentityId: string, agentUser: string, resourceUrl: string, claims: string | undefined, t1: string, t2: string, signal: AbortSignal | undefined): Promise<CachedToken> {
     return this.request(3, {
       grant_type: "user_fic",
       client_id: agentIdentityId,
@@ -258,6 +271,7 @@ export class HopChain {
       user_federated_identity_credential: t2,
       // A UPN in user_id fails with AADSTS50000: UPNs go in username.
       ...(isGuid(agentUser) ? { user_id: agentUser } : { username: agentUser }),
+      ...(claims === undefined ? {} : { claims }),
     }, signal);
   }
 }

@@ -19,7 +19,7 @@ export type { HopRecord, Hop } from "./hop-chain";
 export type { BlueprintCredential } from "./blueprint-credential";
 export { loadCertificate } from "./client-assertion";
 export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
-export { AgentUserError, AbortError, UsageError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
+export { AgentUserError, AbortError, UsageError, CredentialUnavailableError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
 export type { TokenErrorBody } from "./token-client";

@@ -31,6 +31,35 @@ export interface ProbeSettings {
   sources: Record<string, string>;
 }
 
+/**
+ * How errors name the places an input is read from: the CLI speaks in its
+ * flags, the library (AgentUserTokenProvider.fromEnvironment and
+ * fromStackOutputs) in the variables or outputs keys it reads.
+ */
+export interface InputNames {
+  /** Whether the caller has flags to name (`--tenant`). */
+  flags: boolean;
+  /** Whether the AGENT_USER_* variables are read. */
+  env: boolean;
+  /** The stack outputs as errors name them ("--outputs", "the stack outputs"); absent where none are read. */
+  outputs?: string;
+  /** What a first run that misses inputs is pointed at; the CLI's own hint when absent. */
+  missingHint?: string;
+}
+
+export const CLI_NAMES: InputNames = { flags: true, env: true, outputs: "--outputs" };
+
+/** Each way of giving the blueprint credential, as `names` names them. */
+function credentialChoices(names: InputNames): string {
+  const choices = [
+    names.env && "AGENT_USER_BLUEPRINT_SECRET",
+    names.flags ? "--blueprint-cert and --blueprint-key" : names.env && "AGENT_USER_BLUEPRINT_CERT and AGENT_USER_BLUEPRINT_KEY",
+    names.flags ? "--managed-identity-client-id" : names.env && "AGENT_USER_MANAGED_IDENTITY_CLIENT_ID",
+    names.outputs && `"blueprintClientSecret" or "managedIdentityClientId" in ${names.outputs}`,
+  ].filter((choice): choice is string => typeof choice === "string");
+  return choices.length > 1 ? `${choices.slice(0, -1).join(", ")}, or ${choices.at(-1)}` : choices.join("");
+}
+
 /** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
 export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
   const json = readJsonFile(`--outputs ${path}`, resolve(cwd, path), {
@@ -66,7 +95,7 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
 }
 
 /** The blueprint credential, and where it came from (never its value). */
-function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string): { credential: BlueprintCredential; source: string } {
+function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, names: InputNames): { credential: BlueprintCredential; source: string } {
   const certPath = flags["blueprint-cert"] ?? env.AGENT_USER_BLUEPRINT_CERT;
   const certSource = flags["blueprint-cert"] !== undefined ? "--blueprint-cert" : "AGENT_USER_BLUEPRINT_CERT";
   const keyPath = flags["blueprint-key"] ?? env.AGENT_USER_BLUEPRINT_KEY;
@@ -81,7 +110,13 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   const explicit = [certPath || keyPath ? "certificate" : undefined, secret ? "secret" : undefined, miClientId || miTokenFile ? "managed identity" : undefined].filter(Boolean);
   if (explicit.length > 1) throw new UsageError(`more than one blueprint credential given (${explicit.join(", ")}); give exactly one`);
   if (certPath || keyPath) {
-    if (!certPath || !keyPath) throw new UsageError("a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)");
+    if (!certPath || !keyPath) {
+      throw new UsageError(
+        names.flags
+          ? "a certificate credential needs both --blueprint-cert and --blueprint-key (AGENT_USER_BLUEPRINT_CERT, AGENT_USER_BLUEPRINT_KEY)"
+          : "a certificate credential needs both AGENT_USER_BLUEPRINT_CERT and AGENT_USER_BLUEPRINT_KEY",
+      );
+    }
     const certificatePem = readCredentialFile(certSource, certPath, cwd, "the certificate");
     const certificate = loadCertificate({ certificatePem, privateKeyPem: readCredentialFile(keySource, keyPath, cwd, "the private key") }, "blueprint");
     return { credential: { kind: "certificate", certificate }, source: `certificate from ${certSource}/${keySource}` };
@@ -96,9 +131,12 @@ function pickCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs:
   if (outputs.managedIdentityClientId) {
     return { credential: { kind: "managedIdentity", clientId: outputs.managedIdentityClientId, imdsEndpoint: imds && checkImdsEndpoint(imds) }, source: 'managed identity from --outputs ("managedIdentityClientId")' };
   }
-  throw new UsageError(
-    "no blueprint credential: set AGENT_USER_BLUEPRINT_SECRET, or --blueprint-cert and --blueprint-key, or --managed-identity-client-id, or give --outputs with blueprintClientSecret",
-  );
+  if (names.flags) {
+    throw new UsageError(
+      "no blueprint credential: set AGENT_USER_BLUEPRINT_SECRET, or --blueprint-cert and --blueprint-key, or --managed-identity-client-id, or give --outputs with blueprintClientSecret",
+    );
+  }
+  throw new UsageError(`no blueprint credential: give ${credentialChoices(names)}`);
 }
 
 /** An agent identity id is a GUID. */
@@ -179,14 +217,15 @@ export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentU
  * outputs (already parsed and narrowed to one agent), used by the CLI and by
  * AgentUserTokenProvider.fromEnvironment / fromStackOutputs alike.
  */
-export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: true): ProbeSettings;
-export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings;
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: true, names?: InputNames): ProbeSettings;
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean, names?: InputNames): ConnectionSettings;
 export function resolveConnection(
   givenFlags: ConnectionFlags,
   givenEnv: NodeJS.ProcessEnv,
   givenOutputs: Partial<StackOutputs>,
   cwd: string,
   agentRequired: boolean,
+  names: InputNames = CLI_NAMES,
 ): ConnectionSettings {
   // Own properties only: an authority, a secret file or a tenant that some other code put on Object.prototype
   // (process.env reads through it too) is none of the caller's.
@@ -215,7 +254,8 @@ export function resolveConnection(
   const missing: string[] = [];
   const need = (flag: ResolvedFlag, value: string | undefined): string => {
     const { env: envName, outputs: keys } = CONNECTION_INPUTS[flag];
-    if (!value) missing.push(`missing --${flag} (or ${envName}, or "${keys[0]}" in --outputs)`);
+    const places = [names.flags && `--${flag}`, names.env && envName, names.outputs && `"${keys[0]}" in ${names.outputs}`].filter((place): place is string => typeof place === "string");
+    if (!value) missing.push(`missing ${places[0]}${places.length > 1 ? ` (or ${places.slice(1).join(", or ")})` : ""}`);
     return value ?? "";
   };
 
@@ -226,8 +266,8 @@ export function resolveConnection(
   const agentIdentityId = agentRequired ? need("agent-identity", identityValue) : identityValue;
   const agentUser = agentRequired ? need("agent-user", userValue) : userValue;
   if (missing.length > 0) {
-    if (!hasCredential(flags, env, outputs)) missing.push("missing a blueprint credential (AGENT_USER_BLUEPRINT_SECRET, --blueprint-cert and --blueprint-key, or --managed-identity-client-id)");
-    throw new UsageError(missing.join("; "), flags.outputs === undefined ? OUTPUTS_HINT : undefined);
+    if (!hasCredential(flags, env, outputs)) missing.push(`missing a blueprint credential (${credentialChoices(names.flags ? { ...names, outputs: undefined } : names)})`);
+    throw new UsageError(missing.join("; "), names.missingHint ?? (flags.outputs === undefined ? OUTPUTS_HINT : undefined));
   }
   if (!isGuid(blueprintAppId)) throw new UsageError(`the blueprint app id must be a GUID, got ${quoteValue(blueprintAppId)}`);
   if (agentIdentityId !== undefined) checkAgentIdentityId(agentIdentityId);
@@ -236,10 +276,13 @@ export function resolveConnection(
     throw new UsageError(`the tenant must be a GUID or a domain, got ${quoteValue(tenantId)}`);
   }
   const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
-  if (!resource.trim()) throw new UsageError("the resource (--resource, AGENT_USER_RESOURCE_URL) is empty; it names the API the token is for, e.g. https://graph.microsoft.com");
+  if (!resource.trim()) {
+    const places = [names.flags && "--resource", names.env && "AGENT_USER_RESOURCE_URL", !names.flags && names.outputs && `"resourceUrl" in ${names.outputs}`].filter(Boolean).join(", ");
+    throw new UsageError(`the resource (${places}) is empty; it names the API the token is for, e.g. https://graph.microsoft.com`);
+  }
   const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).origin;
   const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).origin;
-  const { credential, source } = pickCredential(flags, env, outputs, cwd);
+  const { credential, source } = pickCredential(flags, env, outputs, cwd, names);
   sources.credential = source;
   return {
     tenantId,

@@ -109,15 +109,23 @@ export function agentNames(outputs: Partial<StackOutputs>): string[] {
   return Object.keys(outputs.agents ?? {});
 }
 
+/** How errors name the option that picks an agent of a fleet: the CLI's flag, or the library's `agent` override. */
+export interface AgentOptionNames {
+  pick: string;
+  name: string;
+}
+
+export const AGENT_FLAG: AgentOptionNames = { pick: "--agent NAME", name: "--agent" };
+
 /**
  * The outputs seen from one agent: its `agents` entry over the top-level keys.
  * With several agents and no name, or an unknown name, a usage error lists the names.
  */
-export function selectAgent(outputs: Partial<StackOutputs>, name: string | undefined, source: string): Partial<StackOutputs> {
+export function selectAgent(outputs: Partial<StackOutputs>, name: string | undefined, source: string, option: AgentOptionNames = AGENT_FLAG): Partial<StackOutputs> {
   const names = agentNames(outputs);
   const { agents, ...base } = outputs;
   if (name === undefined) {
-    if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with --agent NAME`, `agents: ${listedNames(names)}`);
+    if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with ${option.pick}`, `agents: ${listedNames(names)}`);
     return names.length === 1 ? ownProperties({ ...base, ...agents![names[0]!] }) : base;
   }
   // An own key only: `constructor`, `toString` or `__proto__` must not find Object.prototype's members.
@@ -125,7 +133,7 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
   if (!agent) {
     throw new UsageError(
       `${source} has no agent named ${quoteValue(name)}`,
-      names.length > 0 ? `agents: ${listedNames(names)}` : "this stack has no agents map; leave --agent out",
+      names.length > 0 ? `agents: ${listedNames(names)}` : `this stack has no agents map; leave ${option.name} out`,
     );
   }
   // A fleet agent's grant fields are its own: never let the first agent's show through.

@@ -1,12 +1,13 @@
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
 import { AbortError, AgentUserError, UsageError } from "./errors";
-import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopRecord } from "./hop-chain";
+import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopChainConfig, type HopRecord } from "./hop-chain";
+import { claimsParameter } from "./claims-request";
 import { EXPIRY_MARGIN_MS, type AbortSignalLike } from "./token-cache";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
-import { resolveConnection, type ConnectionSettings } from "./settings";
+import { resolveConnection, type ConnectionSettings, type InputNames } from "./settings";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, jsonKind, ownProperties } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
@@ -67,6 +68,19 @@ export interface AgentUserTokenRequestOptions {
   agentUser?: string;
   /** Bypass every cache, e.g. so newly granted scopes show up. */
   fresh?: boolean;
+  /**
+   * The tenant to mint in: its GUID or a verified domain; the provider's
+   * tenantId by default. Each tenant has its own cache.
+   */
+  tenantId?: string;
+  /**
+   * A claims request (JSON) from a resource's claims challenge, sent on hop 3
+   * as Entra's `claims` parameter; the token is minted anew, not served from
+   * the cache, and replaces the cached one.
+   */
+  claims?: string;
+  /** Declare the `cp1` client capability (Continuous Access Evaluation), as MSAL does; these tokens are cached apart. */
+  enableCae?: boolean;
 }
 
 export type { AbortSignalLike };
@@ -96,6 +110,14 @@ export interface AgentUserAccessToken {
 
 export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
 
+/** What fromEnvironment's and fromStackOutputs' errors name: the variables or the outputs keys they read, never the CLI's flags. */
+const ENVIRONMENT_NAMES: InputNames = {
+  flags: false,
+  env: true,
+  missingHint: "set these AGENT_USER_* variables, or build it from `pulumi stack output --json --show-secrets` with fromStackOutputs()",
+};
+const STACK_OUTPUT_NAMES: InputNames = { flags: false, env: false, outputs: "the stack outputs", missingHint: "pass the parsed JSON of `pulumi stack output --json --show-secrets`" };
+
 /** Per cached final token: when to refresh it, and the refresh under way. */
 interface RefreshState {
   refreshAt: number;
@@ -111,7 +133,12 @@ const STEP = "agent user token";
  * one request, and refreshed in the background before they expire.
  */
 export class AgentUserTokenProvider {
+  /** The tenant the provider mints in unless a request names another: its GUID or domain, as given. */
+  readonly tenantId: string;
+  /** The provider's tenant's chain, and the chains of other tenants asked for, by lowercased tenant. */
   private readonly chain: HopChain;
+  private readonly chains = new Map<string, HopChain>();
+  private readonly chainConfig: HopChainConfig;
   private readonly defaults: { agentIdentityId?: string; agentUser?: string; resource: string };
   private readonly refreshWindowMs: number;
   /** The clock tokens age on: refresh moments are on it, as the chain's deadlines are. */
@@ -139,7 +166,7 @@ export class AgentUserTokenProvider {
       agentUser: options.agentUser,
       resource: options.resource ?? PUBLIC_CLOUD.resourceUrl,
     };
-    this.chain = new HopChain({
+    this.chainConfig = {
       authorityUrl,
       tenantId: options.tenantId,
       blueprintAppId: options.blueprintAppId,
@@ -150,7 +177,22 @@ export class AgentUserTokenProvider {
       replicationWindowMs: options.replicationWindowMs ?? 0,
       hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
       tokenExchangeAudience: options.tokenExchangeAudience,
-    });
+    };
+    this.tenantId = options.tenantId;
+    this.chain = new HopChain(this.chainConfig);
+    this.chains.set(options.tenantId.toLowerCase(), this.chain);
+  }
+
+  /** The chain that mints in `tenantId`; the provider's own when absent. */
+  private chainFor(tenantId: string | undefined): HopChain {
+    if (tenantId === undefined) return this.chain;
+    const key = tenantId.toLowerCase();
+    let chain = this.chains.get(key);
+    if (!chain) {
+      chain = new HopChain({ ...this.chainConfig, tenantId });
+      this.chains.set(key, chain);
+    }
+    return chain;
   }
 
   /**
@@ -161,13 +203,13 @@ export class AgentUserTokenProvider {
   static fromStackOutputs(outputs: unknown, overrides: Partial<AgentUserTokenProviderOptions> & { agent?: string } = {}): AgentUserTokenProvider {
     const { agent, ...rest } = ownProperties(overrides);
     const source = "stack outputs";
-    const selected = selectAgent(parseStackOutputs(outputs, source), agent, source);
-    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, {}, selected, process.cwd(), false)), ...rest });
+    const selected = selectAgent(parseStackOutputs(outputs, source), agent, source, { pick: "the agent override ({ agent: NAME })", name: "the agent override" });
+    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, {}, selected, process.cwd(), false, STACK_OUTPUT_NAMES)), ...rest });
   }
 
   /** A provider from the AGENT_USER_* environment variables the `agent-user` command reads. */
   static fromEnvironment(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AgentUserTokenProviderOptions> = {}): AgentUserTokenProvider {
-    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, env, {}, process.cwd(), false)), ...overrides });
+    return new AgentUserTokenProvider({ ...optionsOf(resolveConnection({}, env, {}, process.cwd(), false, ENVIRONMENT_NAMES)), ...overrides });
   }
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
@@ -181,21 +223,24 @@ export class AgentUserTokenProvider {
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
     const signal = options !== undefined && options !== null && Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
-    const chainRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
+    const chainRequest: AgentUserTokenRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
+    if (request.claims !== undefined) chainRequest.claims = request.claims;
+    if (request.enableCae === true) chainRequest.cae = true;
+    const chain = this.chainFor(request.tenantId);
     // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
     // and one read of the clock.
     const now = this.monotonicNow();
-    const cached = this.chain.cachedAgentUserToken(chainRequest, now);
-    if (cached) return Promise.resolve(this.serve(cached, chainRequest, now));
-    return abortable(this.chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(minted, chainRequest, this.monotonicNow()));
+    const cached = chain.cachedAgentUserToken(chainRequest, now);
+    if (cached) return Promise.resolve(this.serve(chain, cached, chainRequest, now));
+    return abortable(chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.serve(chain, minted, chainRequest, this.monotonicNow()));
   }
 
   /** The token as served, with a background refresh started once its refresh moment (monotonic, as `now`) has come. */
-  private serve(minted: AgentUserToken, chainRequest: AgentUserTokenRequest, now: number): AgentUserAccessToken {
+  private serve(chain: HopChain, minted: AgentUserToken, chainRequest: AgentUserTokenRequest, now: number): AgentUserAccessToken {
     const state = this.refreshState(minted, now);
     if (!chainRequest.fresh && !state.running && now >= state.refreshAt) {
-      // Serve the valid token now; the renewal fills the cache for the next caller.
-      state.running = this.chain.mintAgentUserToken({ ...chainRequest, renew: true }).then(
+      // Serve the valid token now; the renewal (without the challenge's claims, which were for that one token) fills the cache for the next caller.
+      state.running = chain.mintAgentUserToken({ ...chainRequest, claims: undefined, renew: true }).then(
         (renewed) => void this.refreshState(renewed, this.monotonicNow()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
@@ -212,7 +257,7 @@ export class AgentUserTokenProvider {
 
   /** Forgets every cached token. */
   clear(): void {
-    this.chain.clear();
+    for (const chain of this.chains.values()) chain.clear();
     this.refreshes = new WeakMap();
   }
 
@@ -246,7 +291,15 @@ function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, wher
 function ownRequest(request: AgentUserTokenRequestOptions): AgentUserTokenRequestOptions {
   if (!isObject(request as unknown)) return request;
   const own = <K extends keyof AgentUserTokenRequestOptions>(key: K): AgentUserTokenRequestOptions[K] => (Object.hasOwn(request, key) ? request[key] : undefined);
-  return { agentIdentityId: own("agentIdentityId"), agentUser: own("agentUser"), resource: own("resource"), fresh: own("fresh") };
+  return {
+    agentIdentityId: own("agentIdentityId"),
+    agentUser: own("agentUser"),
+    resource: own("resource"),
+    fresh: own("fresh"),
+    tenantId: own("tenantId"),
+    claims: own("claims"),
+    enableCae: own("enableCae"),
+  };
 }
 
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
@@ -256,7 +309,23 @@ function requestProblem(request: AgentUserTokenRequestOptions): string | undefin
     .filter((name) => request[name] !== undefined)
     .map((name) => agentOptionProblem(name, request[name], " of getToken()"))
     .filter((problem): problem is string => problem !== undefined);
-  if (request.fresh !== undefined && typeof request.fresh !== "boolean") problems.push(`fresh of getToken() must be true or false, got ${shownValue(request.fresh)}`);
+  for (const flag of ["fresh", "enableCae"] as const) {
+    if (request[flag] !== undefined && typeof request[flag] !== "boolean") problems.push(`${flag} of getToken() must be true or false, got ${shownValue(request[flag])}`);
+  }
+  const { tenantId, claims } = request as Partial<Record<keyof AgentUserTokenRequestOptions, unknown>>;
+  if (tenantId !== undefined && !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId))) {
+    problems.push(`tenantId of getToken() must be the tenant's GUID or a domain, got ${shownValue(tenantId)}`);
+  }
+  if (claims !== undefined) {
+    if (typeof claims !== "string") problems.push(`claims of getToken() must be a JSON string, got ${shownValue(claims)}`);
+    else {
+      try {
+        claimsParameter(claims, false, STEP);
+      } catch (err) {
+        problems.push(err instanceof AgentUserError ? err.detail : String(err));
+      }
+    }
+  }
   return problems.length > 0 ? problems.join("; ") : undefined;
 }
 

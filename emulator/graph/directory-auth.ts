@@ -19,6 +19,8 @@ export interface ReachTarget {
   managerAppId?: string;
   /** The appId of the blueprint the object descends from. */
   blueprintAppId?: string;
+  /** The user the object is, for a permission that reaches the signed-in user alone. */
+  userId?: string;
 }
 
 /** The calling application's appId: azp in v2 tokens, appid in v1 ones. */
@@ -44,6 +46,8 @@ function reaches(req: EmulatorRequest, reach: PermissionReach, target: ReachTarg
       return !!appId && target.managerAppId === appId;
     case "ownBlueprint":
       return !!appId && target.blueprintAppId?.toLowerCase() === appId;
+    case "self":
+      return callerOf(req).idtyp === "user" && typeof oid === "string" && target.userId?.toLowerCase() === oid.toLowerCase();
   }
 }
 

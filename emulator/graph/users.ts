@@ -2,6 +2,7 @@ import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
 import { requireReach, type ReachTarget } from "./directory-auth";
+import { callerOf } from "./auth";
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -34,29 +35,50 @@ function view(user: User): Record<string, unknown> {
 }
 
 /**
- * user-get's default property set, of the properties the emulator holds:
- * without `$select`, `GET /users/{id}` answers only these (no accountEnabled,
- * createdDateTime or identityParentId).
+ * user-get's default property set, in its order: without `$select`,
+ * `GET /users/{id}` and `GET /me` answer only these (no accountEnabled,
+ * createdDateTime or identityParentId). The emulator's users hold no phone,
+ * name parts, job, mailbox, office or language: those are null, and
+ * businessPhones empty, as Graph answers for a user without them.
  */
-const USER_DEFAULT_PROPERTIES = ["id", "displayName", "userPrincipalName"];
+const USER_DEFAULT_PROPERTIES = ["businessPhones", "displayName", "givenName", "id", "jobTitle", "mail", "mobilePhone", "officeLocation", "preferredLanguage", "surname", "userPrincipalName"];
 
-/**
- * `GET /v1.0/users/{id | userPrincipalName}`: any user, a person or an agent
- * user (user-get), as the user type: an agent user's own properties
- * (identityParentId) are read on its typed URL.
- */
-function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
-  const asUser: Record<string, unknown> = {
+/** A user, a person or an agent user, as the user type: an agent user's own properties (identityParentId) are read on its typed URL. */
+function asUser(req: EmulatorRequest, user: User): EmulatorResponse {
+  const view: Record<string, unknown> = {
     ...(user.kind === "agentUser" ? { "@odata.type": `#${TYPE}` } : {}),
     id: user.id,
+    businessPhones: [],
     displayName: user.displayName,
+    givenName: null,
+    jobTitle: null,
+    mail: null,
+    mobilePhone: null,
+    officeLocation: null,
+    preferredLanguage: null,
+    surname: null,
     userPrincipalName: user.userPrincipalName,
     accountEnabled: user.accountEnabled,
     mailNickname: user.mailNickname,
     createdDateTime: new Date(user.createdAt).toISOString(),
   };
-  return entity(req, asUser, "microsoft.graph.user", "users", USER_DEFAULT_PROPERTIES);
+  return entity(req, view, "microsoft.graph.user", "users", USER_DEFAULT_PROPERTIES);
+}
+
+/**
+ * `GET /v1.0/users/{id | userPrincipalName}` (user-get). A caller holding
+ * only User.Read or User.ReadWrite reaches the signed-in user alone.
+ */
+function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const user = visible(req, ctx, ctx.store.userByIdOrUpn(req.params.id!), req.params.id!);
+  requireReach(req, { userId: user.id });
+  return asUser(req, user);
+}
+
+/** `GET /v1.0/me`: the signed-in user of a delegated token (user-get, "Signed-in user request"). */
+function getMe(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const { oid } = callerOf(req);
+  return asUser(req, visible(req, ctx, typeof oid === "string" ? ctx.store.userByIdOrUpn(oid) : undefined, String(oid)));
 }
 
 function agentUser(ctx: EmulatorContext, id: string): User | undefined {
@@ -163,6 +185,7 @@ export const userRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.get", handler: get },
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.update", handler: update },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.delete", handler: remove },
+  { method: "GET", pattern: /^\/v1\.0\/me$/, surface: "graph", operation: "me.get", handler: getMe },
   // After the typed collection, whose path this pattern would match too.
   { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },
 ];

@@ -8,6 +8,7 @@ import { aadstsError, emulatorRule, tenantNotFound } from "./aadsts-error";
 import { checkApplicationAssertion, checkBlueprintToken, checkIdentityToken, checkSecret } from "./assertions";
 import { agentUserClaims, agentUserIdTokenClaims, appClaims, blueprintExchangeClaims, clientInfo, identityExchangeClaims, LIFETIME_S, times } from "./claims";
 import { parseScope, type RequestedScope } from "./scope";
+import { requestedCapabilities } from "./claims-request";
 
 /**
  * `POST /{tenant}/oauth2/v2.0/token`: client credentials (hop 1, hop 2, the
@@ -162,6 +163,7 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   if (userId?.includes("@")) {
     throw aadstsError(400, "server_error", 50000, "There was an error issuing a token or an issue with our sign-in service.");
   }
+  const capabilities = requestedCapabilities(form.get("claims"));
   checkBlueprintToken(identity, assertion, ctx);
   checkIdentityToken(identity, t2, ctx);
   const resource = resolveResource(ctx, requested);
@@ -186,6 +188,7 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   }
   const now = store.now();
   const claims = agentUserClaims(req.origin, store.tenantId, identity, user, resource, scopes, times(now, LIFETIME_S.user));
+  if (capabilities.length > 0) claims.xms_cc = capabilities;
   const { oidc } = requested;
   return issue(ctx, claims, LIFETIME_S.user, {
     scope: scopes.join(" "),

@@ -31,13 +31,19 @@ Usage: agent-user emulator [options]
                       a tenant policy that refuses passwords and certificates on blueprints:
                       addPassword answers 400, so only credential managedIdentity works
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
-  --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret)
+  --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret);
+                      an earlier run's file is removed at start, and the new one written whole
+                      once the emulator listens
+  --https             the --outputs file names the https URLs (authorityUrl, graphUrl) and the
+                      certificate (caFile), so that SDK code given NODE_EXTRA_CA_CERTS=CAFILE
+                      runs over TLS unchanged (default: the http URLs)
   --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
                       provisioner, ARM_METADATA_HOSTNAME (the HTTPS listener, as the azuread
                       provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
                       certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
                       shell for agent-user doctor, agent-user preflight and \`pulumi up\`
-                      (it was --env-file, which Node reads itself before the emulator starts)
+                      (it was --env-file, which Node reads itself before the emulator starts);
+                      removed at start, as --outputs is
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
@@ -166,6 +172,15 @@ function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd:
   return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
 }
 
+/** Removes what an earlier run left at `path`; a path that cannot be removed is a usage error naming its flag. */
+function removeStale(path: string, flag: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch (err) {
+    throw new UsageError(`${flag} ${path} cannot be replaced: ${(err as NodeJS.ErrnoException).code ?? "unremovable"}`, `${flag} names a file (not a directory) in a directory you can write`);
+  }
+}
+
 /**
  * Resolves when the process is asked to stop, or when what launched it goes
  * away: `npx agent-user emulator &` killed in CI, even with SIGKILL, must not
@@ -221,6 +236,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       outputs: { type: "string" },
       "env-out": { type: "string" },
       "ca-file": { type: "string" },
+      https: { type: "boolean" },
     });
     if (values.help) {
       io.stdout(HELP);
@@ -240,11 +256,15 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     }
     const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
     const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
+    if (values.https === true && !outputsFile) throw new UsageError("--https chooses the URLs the --outputs file names; give --outputs FILE too");
     const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
     const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
     const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
+    // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
+    if (outputsFile) removeStale(outputsFile, "--outputs");
+    if (envFile) removeStale(envFile, "--env-out");
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     const emulator = await startEmulator({
       ...listen,
@@ -277,10 +297,12 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     }
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
     const stopped = untilStopped();
-    const outputs = emulator.outputs();
+    const outputs = emulator.outputs(values.https === true ? "https" : "http");
     try {
       // The outputs hold the blueprint secret, and are the ready signal of a background start: written last, whole.
-      if (outputsFile) writeSecretFile(outputsFile, `${JSON.stringify(outputs, null, 2)}\n`, "--outputs");
+      // caFile is the emulator's own key: the kit's readers of stack outputs ignore it.
+      const written = values.https === true ? { ...outputs, caFile: ca.path } : outputs;
+      if (outputsFile) writeSecretFile(outputsFile, `${JSON.stringify(written, null, 2)}\n`, "--outputs");
     } catch (err) {
       await emulator.close();
       throw err;

@@ -234,6 +234,16 @@ describe("the token endpoint reads scope as Entra does", () => {
     expect(claimsOf(body.access_token as string)).toMatchObject({ aud: PUBLIC_CLOUD.resourceUrl, idtyp: "app" });
   });
 
+  it("hop 3 with a claims request: cp1 in access_token.xms_cc gives the token xms_cc [\"cp1\"]; a challenge's nbf alone adds nothing; no JSON object is refused", async () => {
+    const cae = await hop3(graphDefault, { claims: JSON.stringify({ access_token: { nbf: { essential: true, value: "1" }, xms_cc: { values: ["cp1"] } } }) });
+    expect(cae.status).toBe(200);
+    expect(claimsOf(cae.body.access_token as string).xms_cc).toEqual(["cp1"]);
+    const challenge = await hop3(graphDefault, { claims: JSON.stringify({ access_token: { nbf: { essential: true, value: "1" } } }) });
+    expect(challenge.status).toBe(200);
+    expect(claimsOf(challenge.body.access_token as string)).not.toHaveProperty("xms_cc");
+    expect(await hop3(graphDefault, { claims: "[1]" })).toMatchObject({ status: 400, body: { error: "invalid_grant", error_description: expect.stringContaining("claims parameter must be a JSON object") } });
+  });
+
   it("two resources in one request: AADSTS28000, on either grant", async () => {
     const two = `${graphDefault} ${TOKEN_EXCHANGE_APP_ID}/.default`;
     expect(await post(blueprint(two))).toMatchObject({ status: 400, body: { error: "invalid_request", error_codes: [28000] } });

@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { defaultTenant } from "../../emulator/seed";
 
@@ -53,6 +55,51 @@ describe("agent-user emulator", () => {
     }
     expect(await exited(child)).toBe(0);
     expect(stdout()).toContain("emulator stopped (SIGTERM)");
+  });
+
+  it("removes an earlier run's --outputs and --env-out files at start, before it listens", async () => {
+    const stale = mkdtempSync(join(dir, "stale-"));
+    writeFileSync(join(stale, "outputs.json"), '{"tenantId":"stale"}');
+    writeFileSync(join(stale, "arm.env"), "ARM_TENANT_ID='stale'\n");
+    // A port in use stops it after start-up began and before it listens: nothing of the earlier run may be left to wait on.
+    const blocker = createServer();
+    await new Promise<void>((ready) => blocker.listen(0, "127.0.0.1", ready));
+    try {
+      const port = String((blocker.address() as AddressInfo).port);
+      const run = spawnSync(process.execPath, [CLI, "emulator", "--port", port, "--outputs", "outputs.json", "--env-out", "arm.env"], { cwd: stale, encoding: "utf8" });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`port ${port} is in use`);
+      expect([existsSync(join(stale, "outputs.json")), existsSync(join(stale, "arm.env"))]).toEqual([false, false]);
+    } finally {
+      await new Promise((done) => blocker.close(done));
+    }
+  });
+
+  it("--https: the outputs name the https URLs and the certificate, and a client given NODE_EXTRA_CA_CERTS runs over TLS", async () => {
+    const tls = mkdtempSync(join(dir, "https-"));
+    const { child } = await startCli(["--outputs", "outputs.json", "--https"], tls);
+    try {
+      const outputs = JSON.parse(readFileSync(join(tls, "outputs.json"), "utf8"));
+      expect(outputs.authorityUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(outputs.graphUrl).toBe(outputs.authorityUrl);
+      expect(outputs.caFile).toBe(join(tls, "emulator-ca.pem"));
+      const token = spawnSync(process.execPath, [CLI, "token", "--outputs", "outputs.json", "--json"], {
+        cwd: tls,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: outputs.caFile },
+      });
+      expect(token.status).toBe(0);
+      expect(JSON.parse(token.stdout).claims.tid).toBe(outputs.tenantId);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+  });
+
+  it("refuses --https without --outputs with exit 2", () => {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--https"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--https chooses the URLs the --outputs file names; give --outputs FILE too");
   });
 
   it("refuses a --tenant file that is JSON but not an object with exit 2, not an internal error", () => {

@@ -10,7 +10,7 @@ import { TokenCredentialAuthenticationProvider } from "@microsoft/microsoft-grap
 import { AgentUserCredential, AgentUserTokenProvider, UsageError } from "../../lib";
 import { SHARE_URLS } from "../../emulator/seed";
 import { shareIdFor } from "../../probes/comments/share-id";
-import { useEmulator } from "../token/helpers";
+import { claimsOf, useEmulator } from "../token/helpers";
 
 const ctx = useEmulator();
 
@@ -37,7 +37,7 @@ it("the Graph SDK reads a shared file's drive item with an agent user token", as
   expect(graphCalls.map((r) => [r.method, r.status])).toEqual([["GET", 200]]);
 });
 
-it("getToken maps Graph's scopes to the provider's resource and reports Azure SDK timestamps", async () => {
+it("getToken maps each spelling of Graph's scopes to Graph and reports Azure SDK timestamps", async () => {
   const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
   const credential = new AgentUserCredential(provider);
   const token = await credential.getToken("https://graph.microsoft.com/.default");
@@ -48,4 +48,43 @@ it("getToken maps Graph's scopes to the provider's resource and reports Azure SD
   expect((await credential.getToken(["User.Read"]))!.token).toBe(token.token);
   expect((await credential.getToken("00000003-0000-0000-c000-000000000000/.default"))!.token).toBe(token.token);
   await expect(credential.getToken(["https://graph.microsoft.com/.default", "api://other/.default"])).rejects.toThrow(UsageError);
+});
+
+describe("the signed-in agent user's own profile", () => {
+  const USER_DEFAULT_SET = ["businessPhones", "displayName", "givenName", "id", "jobTitle", "mail", "mobilePhone", "officeLocation", "preferredLanguage", "surname", "userPrincipalName"];
+
+  it("the Graph SDK reads /me over https: user-get's default property set, as Graph serves it", async () => {
+    const out = ctx.emulator.outputs();
+    const me = (await graphClient(AgentUserCredential.fromStackOutputs(out)).api("/me").get()) as Record<string, unknown>;
+    const user = ctx.emulator.store.userByIdOrUpn(out.agentUserId!)!;
+    expect(Object.keys(me).filter((k) => !k.startsWith("@odata")).sort()).toEqual([...USER_DEFAULT_SET].sort());
+    expect(me).toMatchObject({ id: out.agentUserId, displayName: user.displayName, userPrincipalName: user.userPrincipalName, businessPhones: [], mail: null });
+    expect(me["@odata.context"]).toBe(`${ctx.emulator.httpsUrl}/v1.0/$metadata#users/$entity`);
+  });
+
+  it("with User.Read: /users/{own id} answers as /me; another user is 403; an application token cannot call /me", async () => {
+    const out = ctx.emulator.outputs();
+    const token = (await AgentUserCredential.fromStackOutputs(out).getToken("https://graph.microsoft.com/.default")).token;
+    expect(String(claimsOf(token).scp).split(" ")).toContain("User.Read");
+    expect(String(claimsOf(token).scp).split(" ")).not.toContain("User.ReadBasic.All");
+    const get = async (path: string, bearer = token) => {
+      const res = await fetch(`${ctx.emulator.httpUrl}/v1.0${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const me = await get("/me");
+    expect(me.status).toBe(200);
+    expect(await get(`/users/${out.agentUserId}`)).toEqual(me);
+    const other = ctx.emulator.store.users().find((u) => u.id !== out.agentUserId)!;
+    const refused = await get(`/users/${other.id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: { code: "Authorization_RequestDenied" } });
+    const p = ctx.emulator.provisioner()!;
+    const appToken = (await (
+      await fetch(`${out.authorityUrl}/${out.tenantId}/oauth2/v2.0/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "client_credentials", client_id: p.clientId, client_secret: p.clientSecret, scope: "https://graph.microsoft.com/.default" }),
+      })
+    ).json()) as { access_token: string };
+    expect((await get("/me", appToken.access_token)).status).toBe(403);
+  });
 });
