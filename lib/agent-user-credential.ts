@@ -1,4 +1,4 @@
-import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
+import type { AccessToken, GetTokenOptions, TokenCredential } from "./azure-token-credential";
 import { UsageError } from "./errors";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "./entra-rules";
 import type { AgentUserTokenProvider } from "./token-provider";
