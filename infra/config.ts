@@ -14,6 +14,7 @@ import {
 } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
+import { didYouMean } from "../lib/did-you-mean";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./providers/inputs";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 
@@ -302,7 +303,7 @@ function agentList(raw: RawConfig, userDomain: string | undefined, scopes: strin
       if (!list || list.length === 0) at("scopes", "must be a non-empty list of scope names");
       else {
         const refused = list.filter((v) => !SCOPE.test(v) || !allowed.includes(v));
-        if (refused.length > 0) at("scopes", `holds ${refused.join(", ")}, not in the allow-list (${allowed.join(", ")})`);
+        if (refused.length > 0) at("scopes", `holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")})`);
         agentScopes = [...new Set(list)];
       }
     }
@@ -359,6 +360,16 @@ function guidList(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | undefi
   return unique;
 }
 
+/** Refused scope names, each with the allowed one it most likely misspells: `User.Reed (did you mean User.Read?)`. */
+function namedWithGuesses(refused: readonly string[], allowed: readonly string[]): string {
+  return refused
+    .map((scope) => {
+      const guess = didYouMean(scope, allowed);
+      return guess ? `${scope} (did you mean ${guess}?)` : scope;
+    })
+    .join(", ");
+}
+
 function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail): string[] {
   const values = list(raw, "scopes", fail) ?? [...DEFAULT_SCOPES];
   if (values.length === 0) {
@@ -369,7 +380,7 @@ function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail): stri
   if (malformed.length > 0) fail("scopes", `holds malformed scope names: ${malformed.map((m) => quoteValue(m)).join(", ")}`);
   const refused = values.filter((value) => SCOPE.test(value) && !allowed.includes(value));
   if (refused.length > 0) {
-    fail("scopes", `holds ${refused.join(", ")}, not in the allow-list (${allowed.join(", ")}); add them to ${CONFIG_NAMESPACE}:allowedScopes only if the agent user must have them`);
+    fail("scopes", `holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")}); add them to ${CONFIG_NAMESPACE}:allowedScopes only if the agent user must have them`);
   }
   return [...new Set(values)];
 }

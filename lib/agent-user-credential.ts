@@ -1,4 +1,4 @@
-import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
+import type { AccessToken, GetTokenOptions, TokenCredential } from "./azure-token-credential";
 import { CredentialUnavailableError, UsageError } from "./errors";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, ownProperties } from "./json-value";

@@ -128,6 +128,8 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
     if (names.length > 1) throw new UsageError(`${source} describes ${names.length} agents; pick one with ${option.pick}`, `agents: ${listedNames(names)}`);
     return names.length === 1 ? ownProperties({ ...base, ...agents![names[0]!] }) : base;
   }
+  // Without an agents map the outputs are a one-agent fleet, and the name `token --all` shows for it selects it.
+  if (agents === undefined && name === oneAgentName(base)) return base;
   // An own key only: `constructor`, `toString` or `__proto__` must not find Object.prototype's members.
   const agent = agents !== undefined && Object.hasOwn(agents, name) ? agents[name] : undefined;
   if (!agent) {
@@ -164,7 +166,12 @@ export function fleetAgents(outputs: Partial<StackOutputs>, source: string): Fle
   if (!agentIdentityId || !agentUser) {
     throw new UsageError(`${source} names no agent: it has no "agents" map, and no top-level "agentIdentityId" with "agentUserId" or "agentUserPrincipalName"`, PULUMI_HINT);
   }
-  return [{ name: agentUserPrincipalName?.split("@")[0] || agentUser, agentIdentityId, agentUser }];
+  return [{ name: oneAgentName(outputs)!, agentIdentityId, agentUser }];
+}
+
+/** The name of the one agent of outputs without an `agents` map: its UPN's local part, else its object id. */
+function oneAgentName({ agentUserPrincipalName, agentUserId }: Partial<StackOutputs>): string | undefined {
+  return agentUserPrincipalName?.split("@")[0] || agentUserId || agentUserPrincipalName;
 }
 
 /** How many agent names a hint lists before "and N more": a fleet of thousands is no hint. */

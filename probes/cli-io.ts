@@ -1,7 +1,7 @@
 import { isatty } from "node:tty";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "../lib/errors";
-import { didYouMean } from "./did-you-mean";
+import { didYouMean } from "../lib/did-you-mean";
 
 /** What a command may touch, so tests can run commands in-process over real HTTP. */
 export interface CliIo {

@@ -2,7 +2,7 @@ import { ExitCode } from "../lib/errors";
 import { printableLines } from "../lib/printable";
 import { loadRequest } from "../lib/undici-request";
 import { processIo, type CliIo, type Command } from "./cli-io";
-import { didYouMean } from "./did-you-mean";
+import { didYouMean } from "../lib/did-you-mean";
 
 const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
 

@@ -7,7 +7,7 @@ import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
-import { didYouMean } from "../did-you-mean";
+import { didYouMean } from "../../lib/did-you-mean";
 import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { launcherGone, launcherLinks } from "../launcher";

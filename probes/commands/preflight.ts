@@ -1,6 +1,8 @@
 import { jsonLine } from "../../lib/printable";
 import { ExitCode } from "../../lib/errors";
-import { DEFAULT_TIMEOUT_S } from "../../lib/connection-options";
+import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S } from "../../lib/connection-options";
+import { UsageError } from "../../lib/errors";
+import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { seconds } from "../../lib/settings";
 import { broken, formatChecks } from "../checks";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
@@ -31,7 +33,10 @@ It only reads: it never sends a Graph write.
   --<key> VALUE             any agent-user-kit: key as a flag, over the file's value; lists
                             as JSON or comma-separated, e.g. --user-domain contoso.onmicrosoft.com
                             --blueprint-name "Research agent blueprint" --sponsors ID1,ID2
-                            --scopes Chat.ReadWrite,User.Read --graph-url URL --authority-url URL
+                            --scopes Chat.ReadWrite,User.Read
+  --graph URL               ${CONNECTION_INPUTS.graph.env}, else the file's graphUrl (default ${PUBLIC_CLOUD.graphUrl})
+  --authority URL           ${CONNECTION_INPUTS.authority.env}, else the file's authorityUrl
+                            (default ${PUBLIC_CLOUD.authorityUrl})
   --stack NAME              the stack's name: a blueprint tagged by this stack counts as its own
                             (without it, any agent-user-kit stack's tag does)
   --timeout SECONDS         per-request timeout (default ${DEFAULT_TIMEOUT_S})
@@ -51,6 +56,29 @@ Examples:
     --agent-identity-name "Research agent" --agent-user-name research-agent --sponsors "$SPONSOR_ID"
 `;
 
+/** preflight's endpoint flags, each with its variable and the configuration key it sets (the old flag is that key's name). */
+const ENDPOINTS = [
+  ["graph", "graph-url"],
+  ["authority", "authority-url"],
+] as const;
+
+/**
+ * --graph and --authority, else AGENT_USER_GRAPH_URL and AGENT_USER_AUTHORITY_URL,
+ * as every other command reads them, over the file's graphUrl and authorityUrl.
+ * The old --graph-url and --authority-url still work this release, with a line on stderr.
+ */
+function endpoints(values: Record<string, unknown>, io: CliIo): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [flag, old] of ENDPOINTS) {
+    const given = values[flag] as string | undefined;
+    const legacy = values[old] as string | undefined;
+    if (given !== undefined && legacy !== undefined) throw new UsageError(`--${flag} and --${old} are the same setting`, `give --${flag} only`, "usage");
+    if (legacy !== undefined) io.stderr(`agent-user preflight: --${old} is deprecated and goes in the next release; use --${flag}\n`);
+    out[old] = given ?? legacy ?? (io.env[CONNECTION_INPUTS[flag].env] || undefined);
+  }
+  return out;
+}
+
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   let json = argv.includes("--json");
   try {
@@ -59,6 +87,8 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       ...VERBOSE_OPTION,
       ...CONFIG_FILE_OPTION,
       stack: { type: "string" },
+      graph: { type: "string" },
+      authority: { type: "string" },
       timeout: { type: "string" },
       json: { type: "boolean" },
     });
@@ -69,7 +99,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     json = values.json === true;
     const file = values["config-from-stack"] as string | undefined;
     const stackFile = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env);
-    const config = stackConfig(stackFile, values as Record<string, string | undefined>);
+    const config = stackConfig(stackFile, { ...(values as Record<string, string | undefined>), ...endpoints(values, io) });
     const timeoutMs = seconds("--timeout", values.timeout as string | undefined, DEFAULT_TIMEOUT_S, false);
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
     const hooks = progressHooks(io, { verbose: values.verbose === true, json });

@@ -14,7 +14,7 @@ import type { KitConfig } from "../../infra/config";
 import { getIfExists, odataString } from "../../infra/providers/graph-ops";
 import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../infra/providers/paths";
 import { failed, ok, warning, type Check } from "../checks";
-import { didYouMean } from "../did-you-mean";
+import { didYouMean } from "../../lib/did-you-mean";
 
 /**
  * `agent-user preflight`: what `pulumi up` would otherwise find out halfway.

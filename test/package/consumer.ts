@@ -15,7 +15,7 @@ function npm(args: string[], cwd: string): string {
 
 /**
  * Packs the repository's dist/, as `npm test` has just built it, into `dir`; returns the tarball's path.
- * --ignore-scripts: `prepare` would rebuild dist/ while other test workers run the CLI from it.
+ * --ignore-scripts: `prepack` would rebuild dist/ while other test workers run the CLI from it.
  */
 export function packTarball(dir: string): string {
   const name = npm(["pack", "--ignore-scripts", "--pack-destination", dir], REPO).trim().split("\n").pop()!;

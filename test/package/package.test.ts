@@ -106,7 +106,7 @@ console.log(token.claims.idtyp, typeof AgentUserError);
     expect(links.filter((l) => l.status !== "ok")).toEqual([]);
     const { domain, sponsorId } = DEFAULT_IDS;
     const flags = ["--user-domain", domain, "--blueprint-name", "Support blueprint", "--agent-identity-name", "Support agent", "--agent-user-name", "support-agent", "--sponsors", sponsorId];
-    const preflight = await runNode(dir, "node_modules/.bin/agent-user", ["preflight", ...flags, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl], provisioner);
+    const preflight = await runNode(dir, "node_modules/.bin/agent-user", ["preflight", ...flags, "--graph", emulator.httpUrl, "--authority", emulator.httpUrl], provisioner);
     expect(preflight.stderr).toBe("");
     expect(preflight.code).toBe(0);
     expect(preflight.stdout).toMatch(new RegExp(`^ok\\s+agent user upn\\s+support-agent@${domain.replace(/\./g, "\\.")}\\s`, "m"));

@@ -162,10 +162,42 @@ describe("agent-user preflight", () => {
   it("takes the keys as flags alone, without a file", async () => {
     const run = await preflight([
       "--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Flag blueprint", "--agent-identity-name", "Flag agent", "--agent-user-name", "flag-agent",
-      "--sponsors", DEFAULT_IDS.sponsorId, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl,
+      "--sponsors", DEFAULT_IDS.sponsorId, "--graph", emulator.httpUrl, "--authority", emulator.httpUrl,
     ]);
+    expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(line(run.stdout, "ok", "agent user upn", `flag-agent@${DEFAULT_IDS.domain}`)).toBe(true);
+  });
+
+  const flagsAlone = ["--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Env blueprint", "--agent-identity-name", "Env agent", "--agent-user-name", "env-agent", "--sponsors", DEFAULT_IDS.sponsorId];
+
+  it("reads AGENT_USER_GRAPH_URL and AGENT_USER_AUTHORITY_URL as the other commands do, over the file's graphUrl and authorityUrl", async () => {
+    const elsewhere = writeStackConfig(scratch.dir, { graphUrl: "https://graph.invalid", authorityUrl: "https://login.invalid", userDomain: DEFAULT_IDS.domain });
+    const before = emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", elsewhere, ...flagsAlone.slice(2)], { ...env, AGENT_USER_GRAPH_URL: emulator.httpUrl, AGENT_USER_AUTHORITY_URL: emulator.httpUrl });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(emulator.requests.slice(before).map((r) => r.surface)).toEqual(expect.arrayContaining(["token", "graph"]));
+  });
+
+  it("the old --graph-url and --authority-url still work, each with a deprecation line on stderr; with the new flag too it is exit 2", async () => {
+    const run = await preflight([...flagsAlone, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      "agent-user preflight: --graph-url is deprecated and goes in the next release; use --graph\n" +
+        "agent-user preflight: --authority-url is deprecated and goes in the next release; use --authority\n",
+    );
+    const both = await preflight([...flagsAlone, "--graph", emulator.httpUrl, "--graph-url", emulator.httpUrl, "--authority", emulator.httpUrl]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--graph and --graph-url are the same setting/);
+  });
+
+  it("a misspelt scope outside the allow-list is exit 2 with the allowed scope it likely meant, with nothing sent to Graph", async () => {
+    const before = emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", configFile({ scopes: ["Chat.ReadWritte", "User.Read"] })], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/agent-user-kit:scopes holds Chat\.ReadWritte \(did you mean Chat\.ReadWrite\?\), not in the allow-list/);
+    expect(emulator.requests.length).toBe(before);
   });
 
   it("a malformed --config-from-stack file is exit 2 at its line and column, never quoting it (it may hold the provisioner secret)", async () => {

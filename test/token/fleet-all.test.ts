@@ -96,6 +96,14 @@ describe("token --all: every agent ok", () => {
       const run = await runCli(["token", "--outputs", file, "--all", "--json"], NO_ENV);
       expect(run.code).toBe(0);
       expect(onlyJson(run)).toMatchObject({ ok: true, agents: [{ name: "research-agent", ok: true, claims: { oid: out.agentUserId } }] });
+      // The name --all shows is one --agent takes, for the same agent user; another name is still refused.
+      const one = await runCli(["token", "--outputs", file, "--agent", "research-agent", "--json"], NO_ENV);
+      expect(one.stderr).toBe("");
+      expect(one.code).toBe(0);
+      expect(onlyJson(one)).toMatchObject({ ok: true, claims: { oid: out.agentUserId } });
+      const other = await runCli(["token", "--outputs", file, "--agent", "research"], NO_ENV);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/has no agent named "research"/);
     } finally {
       await single.close();
     }
