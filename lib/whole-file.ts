@@ -55,13 +55,18 @@ export function writeFileWhole(path: string, content: string, options: { mode: n
   }
 }
 
+/** Refuses a secret file's place when it is a symbolic link, which could point the secret anywhere; `what` names the file. */
+export function refuseSymbolicLink(path: string, what: string): void {
+  if (existingEntry(path)?.isSymbolicLink()) throw new UsageError(`${what} ${path} is a symbolic link; a file holding a secret is never written through one`, "name a regular file");
+}
+
 /**
  * Writes a file that holds a secret: mode 0600 whatever an older file's mode
  * was, all or nothing (writeFileWhole), and never through a symbolic link
  * (which could point the secret anywhere). `what` names the file in errors.
  */
 export function writeSecretFile(path: string, content: string, what: string): void {
-  if (existingEntry(path)?.isSymbolicLink()) throw new UsageError(`${what} ${path} is a symbolic link; a file holding a secret is never written through one`, "name a regular file");
+  refuseSymbolicLink(path, what);
   const hint = (code: string) => (code === "ENOENT" ? "its directory must exist" : "check the directory's permissions");
   writeFileWhole(path, content, { mode: 0o600, label: { name: `${what} ${path}`, hint } });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
+import { refuseSymbolicLink, writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
@@ -172,8 +172,13 @@ function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd:
   return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
 }
 
-/** Removes what an earlier run left at `path`; a path that cannot be removed is a usage error naming its flag. */
+/**
+ * Removes what an earlier run left at `path`; a path that cannot be removed is
+ * a usage error naming its flag. A symbolic link there is refused, not
+ * removed: the secret file is never written in its place either.
+ */
 function removeStale(path: string, flag: string): void {
+  refuseSymbolicLink(path, flag);
   try {
     rmSync(path, { force: true });
   } catch (err) {
