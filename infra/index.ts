@@ -4,6 +4,11 @@
  * their own graph. The stack program of this repository (infra/stack.ts) is one
  * user of it.
  */
+import { requirePeers } from "./peers";
+
+// Before the components load them, so that a missing peer is named rather than a bare MODULE_NOT_FOUND.
+requirePeers();
+
 export { AgentUserKit, AGENT_USER_KIT_TYPE } from "./components/agent-user-kit";
 export type { AgentUserKitArgs, AgentOutputs, StackOutputs } from "./components/agent-user-kit";
 export { AgentIdentityBlueprint, BLUEPRINT_TYPE } from "./components/blueprint";
