@@ -51,7 +51,7 @@ describe("where the provisioner's settings come from", () => {
     expect(() => resolveProvisionerCredential({})).toThrow(
       /set azuread:tenantId or ARM_TENANT_ID, and azuread:clientId or ARM_CLIENT_ID.*Azure CLI sign-in is never used/,
     );
-    expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH/);
+    expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, or ARM_USE_OIDC=true with ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN/);
   });
 
   it("refuses an inline PKCS#12 bundle with the conversion command", () => {
@@ -119,16 +119,26 @@ describe("the provisioner's certificate file", () => {
 });
 
 describe("provisionerToken", () => {
+  let oidcIssued = 0;
   let directory: Awaited<ReturnType<typeof startFakeDirectory>>;
   const savedEnv = { ...process.env };
 
   beforeAll(async () => {
-    directory = await startFakeDirectory({ accessToken: "provisioner-access-token" });
+    directory = await startFakeDirectory({
+      accessToken: "provisioner-access-token",
+      // The OIDC request endpoint, as GitHub Actions serves it: a fresh ID token per request, for the bearer it gave the job.
+      route: (req) => {
+        if (!req.path.startsWith("/oidc")) return { status: 404 };
+        if (req.headers.authorization !== "Bearer job-request-token") return { status: 401, body: { message: "Bad credentials: job-request-token?" } };
+        oidcIssued += 1;
+        return { status: 200, body: { count: 1, value: `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig` } };
+      },
+    });
   });
   beforeEach(() => {
     forgetProvisionerTokens();
     directory.seen.length = 0;
-    for (const key of Object.keys(process.env)) if (key.startsWith("ARM_")) delete process.env[key];
+    for (const key of Object.keys(process.env)) if (key.startsWith("ARM_") || key.startsWith("ACTIONS_ID_TOKEN_")) delete process.env[key];
     Object.assign(process.env, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT });
   });
   afterAll(async () => {
@@ -193,5 +203,56 @@ describe("provisionerToken", () => {
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "second.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
     expect(tokenRequests().map((r) => r.get("client_assertion"))).toEqual(["first.oidc.token", "second.oidc.token"]);
+  });
+
+  describe("with ARM_USE_OIDC and an OIDC request URL, as GitHub Actions gives a job", () => {
+    const oidcRequests = () => directory.seen.filter((r) => r.path.startsWith("/oidc"));
+
+    it("requests an ID token for api://AzureADTokenExchange with the request token, and a fresh one for each Graph token", async () => {
+      Object.assign(process.env, {
+        ARM_USE_OIDC: "true",
+        ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/oidc?api-version=2.0`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token",
+      });
+      let now = 0;
+      await provisionerToken(directory.url, directory.url, () => now);
+      now = 3_600_000; // the Graph token has expired, and with it long ago the ID token that bought it
+      await provisionerToken(directory.url, directory.url, () => now);
+      const first = new URL(oidcRequests()[0]!.path, directory.url);
+      expect([first.searchParams.get("api-version"), first.searchParams.get("audience")]).toEqual(["2.0", "api://AzureADTokenExchange"]);
+      expect(tokenRequests().map((r) => [r.get("client_assertion_type"), r.get("client_assertion")])).toEqual([
+        ["urn:ietf:params:oauth:client-assertion-type:jwt-bearer", `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued - 1}.sig`],
+        ["urn:ietf:params:oauth:client-assertion-type:jwt-bearer", `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig`],
+      ]);
+    });
+
+    it("reads ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN before GitHub's names", async () => {
+      Object.assign(process.env, {
+        ARM_USE_OIDC: "true",
+        ARM_OIDC_REQUEST_URL: `${directory.url}/oidc`,
+        ARM_OIDC_REQUEST_TOKEN: "job-request-token",
+        ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/elsewhere`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "other",
+      });
+      await provisionerToken(directory.url, directory.url);
+      expect(oidcRequests()).toHaveLength(1);
+      expect(tokenRequests()[0]!.get("client_assertion")).toBe(`eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig`);
+    });
+
+    it("refuses the request URL without ARM_USE_OIDC=true, naming it, and sends nothing", async () => {
+      Object.assign(process.env, { ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/oidc`, ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token" });
+      await expect(provisionerToken(directory.url, directory.url)).rejects.toThrow(
+        /ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN are set, but not ARM_USE_OIDC=true/,
+      );
+      expect(directory.seen).toEqual([]);
+    });
+
+    it("names a refused request token without showing it, even when the endpoint echoes it", async () => {
+      Object.assign(process.env, { ARM_USE_OIDC: "true", ARM_OIDC_REQUEST_URL: `${directory.url}/oidc`, ARM_OIDC_REQUEST_TOKEN: "wrong-request-token" });
+      const failure = await provisionerToken(directory.url, directory.url).catch((err: Error) => err);
+      expect(String(failure)).toMatch(/OIDC token request \(ARM_OIDC_REQUEST_URL\) answered HTTP 401.*id-token: write/);
+      expect(String(failure)).not.toContain("request-token");
+      expect(tokenRequests()).toEqual([]);
+    });
   });
 });
