@@ -6,7 +6,8 @@ import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint } from "./blueprint";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
-import { AgentIdentity, AgentUser } from "./unwrapped";
+import { AgentIdentity, AgentUser } from "../providers/resources";
+import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "./unwrapped";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
 
@@ -78,6 +79,13 @@ export interface StackOutputs extends AgentOutputs {
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
+/** One agent's resources, in the order they are made. */
+export interface AgentResources {
+  identity: AgentIdentity;
+  user: AgentUser;
+  grant: AgentUserGrant;
+}
+
 /**
  * One blueprint (with its principal and credential) and, for each agent, an
  * agent identity, its agent user and their grant. Each step takes the
@@ -87,6 +95,12 @@ export interface StackOutputs extends AgentOutputs {
  */
 export class AgentUserKit extends pulumi.ComponentResource {
   readonly outputs: StackOutputs;
+  /** The blueprint component: application, principal and credential. */
+  readonly blueprint: AgentIdentityBlueprint;
+  /** The blueprint principal (also `blueprint.principal`). */
+  readonly principal: AgentIdentityBlueprint["principal"];
+  /** Each agent's identity, agent user and grant, by agent name. */
+  readonly agents: Readonly<Record<string, AgentResources>>;
 
   constructor(name: string, args: AgentUserKitArgs, opts?: pulumi.ComponentResourceOptions) {
     const config = validateKitArgs(name, args);
@@ -110,25 +124,27 @@ export class AgentUserKit extends pulumi.ComponentResource {
     );
     const agents = config.agents.map((agent, index) => {
       const prefix = index === 0 && args.singleAgentNames ? name : `${name}-${agent.name}`;
-      // Named and aliased as when a component wrapped each of them, so that stacks made before keep them (see ./unwrapped).
       const identity = new AgentIdentity(
         `${prefix}-identity`,
-        { settings, displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
-        { parent: this },
+        { ...settings, displayName: agent.identityName, blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
+        { parent: this, aliases: doubledName(`${prefix}-identity`, AGENT_IDENTITY_TYPE, this) },
       );
       const user = new AgentUser(
         `${prefix}-user`,
-        { settings, displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId },
-        { parent: this },
+        { ...settings, displayName: agent.userName, mailNickname: agent.userName, userPrincipalName: agent.userPrincipalName, identityParentId: identity.identityId },
+        { parent: this, aliases: doubledName(`${prefix}-user`, AGENT_USER_TYPE, this) },
       );
       const grant = new AgentUserGrant(
         `${prefix}-grant`,
         { resourceAppId: config.resourceAppId, agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: agent.scopes },
         { parent: this },
       );
-      return { agent, grant, outputs: agentOutputs(identity, user, grant) };
+      return { agent, identity, user, grant, outputs: agentOutputs(identity, user, grant) };
     });
     const first = agents[0]!;
+    this.blueprint = blueprint;
+    this.principal = blueprint.principal;
+    this.agents = Object.fromEntries(agents.map(({ agent, identity, user, grant }) => [agent.name, { identity, user, grant }]));
 
     this.outputs = {
       tenantId,
@@ -156,6 +172,18 @@ function agentOutputs(identity: AgentIdentity, user: AgentUser, grant: AgentUser
     grantId: grant.grantId,
     grantScopes: grant.scopes,
   };
+}
+
+/**
+ * Where an agent's identity or user stood before its name lost the doubled
+ * suffix (`{name}-identity-identity`): beside it under the kit, and before
+ * that inside the component of type `wrapperType` that wrapped it. The
+ * aliases move the Graph object to the new URN instead of replacing it.
+ */
+function doubledName(name: string, wrapperType: string, kit: pulumi.Resource): pulumi.Alias[] {
+  const suffix = name.slice(name.lastIndexOf("-"));
+  const old = `${name}${suffix}`;
+  return [{ name: old }, { name: old, parent: pulumi.createUrn(name, wrapperType, kit) }];
 }
 
 const isPlainList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
