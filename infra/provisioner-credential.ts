@@ -1,6 +1,7 @@
-import { readRegularFile, unreadableReason, USER_FILE_LIMITS } from "../lib/user-files";
+import { readRegularFileBytes, unreadableReason, USER_FILE_LIMITS } from "../lib/user-files";
 import { loadCertificate } from "../lib/client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../lib/client-auth";
+import { Pkcs12Error, readPkcs12 } from "./pkcs12";
 import { isPlaceholderGuid, tokenExchangeAudience } from "../lib/entra-rules";
 import { send } from "../lib/http";
 import { UsageError } from "../lib/errors";
@@ -121,8 +122,8 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
   }
   if (settings.clientCertificate) {
     throw credentialError(
-      `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit cannot read`,
-      "convert it to one PEM file with the certificate and its key (`openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes`) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it",
+      `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit does not read`,
+      "write the bundle to a file (0600) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it, with ARM_CLIENT_CERTIFICATE_PASSWORD",
     );
   }
   if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value };
@@ -206,8 +207,12 @@ export async function requestOidcToken(credential: Extract<ProvisionerCredential
 }
 
 function readText(file: Sourced): string {
+  return readBytes(file).toString("utf8");
+}
+
+function readBytes(file: Sourced): Buffer {
   try {
-    return readRegularFile(file.value, USER_FILE_LIMITS.credential);
+    return readRegularFileBytes(file.value, USER_FILE_LIMITS.credential);
   } catch (err) {
     // The path is not shown: a key or a token pasted where its path belongs would be printed.
     throw credentialError(`cannot read the file ${file.source} names: ${unreadableReason(err)}`, `${file.source} takes the path of a file, not its contents`);
@@ -217,23 +222,43 @@ function readText(file: Sourced): string {
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 const KEY_BLOCK = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/;
 
-/** One PEM file holding the certificate and its private key, the format ARM_CLIENT_CERTIFICATE_PATH takes here. */
+/**
+ * The certificate and key ARM_CLIENT_CERTIFICATE_PATH names: a PKCS#12 bundle
+ * with ARM_CLIENT_CERTIFICATE_PASSWORD, as the azuread provider documents, or
+ * one PEM file holding both (its key encrypted with that password or not).
+ */
 export function readPemBundle(credential: Extract<ProvisionerCredential, { kind: "certificate" }>) {
   const file = credential.certificatePath;
-  const pkcs12 =
-    "this kit reads PEM, not PKCS#12: convert it with `openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes` (add -legacy for old bundles) and point the setting at the .pem";
-  if (/\.(pfx|p12)$/i.test(file.value)) throw credentialError(`${file.source} names a .pfx/.p12 file (${file.value})`, pkcs12);
-  const text = readText(file);
-  const certPem = CERT_BLOCK.exec(text)?.[0];
-  const keyPem = KEY_BLOCK.exec(text)?.[0];
-  if (!certPem && !keyPem && !text.includes("-----BEGIN")) throw credentialError(`${file.source} (${file.value}) is not a PEM file`, pkcs12);
+  const bytes = readBytes(file);
+  const text = bytes.toString("utf8");
+  let certPem = CERT_BLOCK.exec(text)?.[0];
+  let keyPem = KEY_BLOCK.exec(text)?.[0];
+  let passphrase = credential.password;
+  // A PKCS#12 bundle is one DER SEQUENCE; a PEM file is text.
+  if (!text.includes("-----BEGIN") && bytes[0] === 0x30) {
+    try {
+      ({ certificatePem: certPem, privateKeyPem: keyPem } = readPkcs12(bytes, credential.password ?? ""));
+      passphrase = undefined;
+    } catch (err) {
+      if (!(err instanceof Pkcs12Error)) throw err;
+      throw credentialError(
+        `${file.source} (${file.value}) is a PKCS#12 bundle this kit cannot read: ${err.message}`,
+        err.message.includes("password")
+          ? "set ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword) to the bundle's password"
+          : "re-export it with a current OpenSSL (`openssl pkcs12 -export`, AES by default), or convert it to PEM (`openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes`, with -legacy for RC2 bundles)",
+      );
+    }
+  }
+  if (!certPem && !keyPem && !text.includes("-----BEGIN")) {
+    throw credentialError(`${file.source} (${file.value}) is neither a PKCS#12 bundle nor a PEM file`, `${file.source} takes a .pfx/.p12 bundle or a PEM file with the certificate and its key`);
+  }
   if (!certPem || !keyPem) {
     throw credentialError(
       `${file.source} (${file.value}) must hold both the certificate and its private key in PEM; it lacks the ${certPem ? "private key" : "certificate"}`,
     );
   }
   try {
-    return loadCertificate({ certificatePem: certPem, privateKeyPem: keyPem, passphrase: credential.password }, "provisioner");
+    return loadCertificate({ certificatePem: certPem, privateKeyPem: keyPem, passphrase }, "provisioner");
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     const fix = err.message.includes("cannot be read")

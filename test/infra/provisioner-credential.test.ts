@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash, createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,9 +55,9 @@ describe("where the provisioner's settings come from", () => {
     expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, or ARM_USE_OIDC=true with ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN/);
   });
 
-  it("refuses an inline PKCS#12 bundle with the conversion command", () => {
+  it("refuses an inline PKCS#12 bundle, saying to write it to the file ARM_CLIENT_CERTIFICATE_PATH names", () => {
     expect(() => resolveProvisionerCredential({ ...base, clientCertificate: sourced("MIIK...", "ARM_CLIENT_CERTIFICATE") })).toThrow(
-      /ARM_CLIENT_CERTIFICATE holds an inline PKCS#12 bundle.*openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes/,
+      /ARM_CLIENT_CERTIFICATE holds an inline PKCS#12 bundle.*point ARM_CLIENT_CERTIFICATE_PATH .* at it, with ARM_CLIENT_CERTIFICATE_PASSWORD/,
     );
   });
 });
@@ -90,8 +91,8 @@ describe("the provisioner's certificate file", () => {
   });
 
   it.each([
-    ["a .pfx path", () => write("provisioner.pfx", Buffer.from([0x30, 0x82])), /names a \.pfx\/\.p12 file.*openssl pkcs12 -in provisioner\.pfx -out provisioner\.pem -nodes/],
-    ["a DER file", () => write("provisioner.cer", Buffer.from([0x30, 0x82, 0x01])), /is not a PEM file.*openssl pkcs12/],
+    ["a truncated .pfx", () => write("provisioner.pfx", Buffer.from([0x30, 0x82])), /is a PKCS#12 bundle this kit cannot read: truncated DER.*openssl pkcs12 -export/],
+    ["a text file", () => write("provisioner.txt", "hello"), /is neither a PKCS#12 bundle nor a PEM file/],
     ["a certificate without its key", () => write("cert-only.pem", cert.certificatePem), /lacks the private key/],
     [
       "a key of another certificate",
@@ -101,6 +102,36 @@ describe("the provisioner's certificate file", () => {
     ["a missing file", () => join(dir, "absent.pem"), /cannot read the file ARM_CLIENT_CERTIFICATE_PATH names: ENOENT\. Fix: ARM_CLIENT_CERTIFICATE_PATH takes the path of a file, not its contents/],
   ])("refuses %s, saying what to do", (_what, path, message) => {
     expect(() => readPemBundle(credential(path()))).toThrow(message);
+  });
+
+  describe("a PKCS#12 bundle with ARM_CLIENT_CERTIFICATE_PASSWORD, as `openssl pkcs12 -export` writes it", () => {
+    const pem = write("for-pfx.pem", `${cert.certificatePem}\n${cert.privateKeyPem}`);
+    const thumbprint = createHash("sha256").update(cert.certificate.raw).digest("base64url");
+    const exported = (name: string, ...flags: string[]) => {
+      const out = join(dir, name);
+      execFileSync("openssl", ["pkcs12", "-export", "-in", pem, "-out", out, "-passout", "pass:bundle-pw", ...flags], { stdio: "pipe" });
+      return out;
+    };
+
+    it.each([
+      ["OpenSSL 3's default (PBES2, PBKDF2-SHA256, AES-256-CBC)", []],
+      ["PBES2 with DES-EDE3-CBC", ["-certpbe", "DES-EDE3-CBC", "-keypbe", "DES-EDE3-CBC"]],
+      ["PKCS#12 3DES with a SHA-1 MAC (older tools, Windows)", ["-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1"]],
+      ["an unencrypted certificate bag", ["-certpbe", "NONE"]],
+    ])("reads %s", (_what, flags) => {
+      expect(readPemBundle(credential(exported("p.pfx", ...flags), "bundle-pw")).thumbprintS256).toBe(thumbprint);
+    });
+
+    it("names a wrong or missing password, and the variable that holds it", () => {
+      const path = exported("pw.p12");
+      expect(() => readPemBundle(credential(path, "wrong"))).toThrow(/integrity check failed: the password is wrong\. Fix: set ARM_CLIENT_CERTIFICATE_PASSWORD/);
+      expect(() => readPemBundle(credential(path))).toThrow(/the password is wrong\. Fix: set ARM_CLIENT_CERTIFICATE_PASSWORD/);
+    });
+
+    it("refuses RC2 (`openssl pkcs12 -legacy`), saying how to re-export or convert it", () => {
+      const path = exported("legacy.pfx", "-legacy");
+      expect(() => readPemBundle(credential(path, "bundle-pw"))).toThrow(/RC2, which `openssl pkcs12 -legacy` uses, is not.*openssl pkcs12 -export/);
+    });
   });
 
   it("a key pasted where its path belongs is not shown in the refusal", () => {
