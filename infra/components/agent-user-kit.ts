@@ -45,17 +45,23 @@ export interface AgentUserKitArgs {
   allowedScopes?: pulumi.Input<pulumi.Input<string>[]>;
   /** appId of the resource API the scopes belong to; Microsoft Graph's by default. */
   resourceAppId?: pulumi.Input<string>;
-  /** How the blueprint proves itself in hop 1: "secret" (default), "managedIdentity" or "certificate". */
-  credential?: CredentialMode;
-  /** secret mode: RFC 3339 expiry of the client secret; Entra chooses when absent. */
+  /**
+   * How the blueprint proves itself in hop 1, in the shape AgentIdentityBlueprint
+   * takes: `{ mode: "secret", endDate? }` (the default), `{ mode: "managedIdentity",
+   * existingPrincipalId }`, `{ mode: "managedIdentity", newIdentity: { resourceGroupName,
+   * location } }` or `{ mode: "certificate", certificatePem }` (its expiry is the
+   * certificate's own). A mode name alone with the fields below is the earlier form, kept.
+   */
+  credential?: BlueprintCredentialArgs | CredentialMode;
+  /** @deprecated use `credential: { mode: "secret", endDate }`. */
   secretEndDate?: pulumi.Input<string>;
-  /** managedIdentity mode: principal (object) id of an existing managed identity to trust. */
+  /** @deprecated use `credential: { mode: "managedIdentity", existingPrincipalId }`. */
   managedIdentityPrincipalId?: pulumi.Input<string>;
-  /** managedIdentity mode without managedIdentityPrincipalId: resource group of the identity to create. */
+  /** @deprecated use `credential: { mode: "managedIdentity", newIdentity: { resourceGroupName, location } }`. */
   resourceGroupName?: pulumi.Input<string>;
-  /** managedIdentity mode without managedIdentityPrincipalId: Azure region of the identity to create. */
+  /** @deprecated use `credential: { mode: "managedIdentity", newIdentity: { resourceGroupName, location } }`. */
   location?: pulumi.Input<string>;
-  /** certificate mode: the public certificate (PEM, no private key) to upload. */
+  /** @deprecated use `credential: { mode: "certificate", certificatePem }`. */
   certificatePem?: pulumi.Input<string>;
   /** Microsoft Graph base URL; https://graph.microsoft.com by default (the emulator's for local work). */
   graphUrl?: pulumi.Input<string>;
@@ -121,7 +127,8 @@ export class AgentUserKit extends pulumi.ComponentResource {
   /** Each agent's identity, agent user and grant, by agent name. */
   readonly agents: Readonly<Record<string, AgentResources>>;
 
-  constructor(name: string, args: AgentUserKitArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, given: AgentUserKitArgs, opts?: pulumi.ComponentResourceOptions) {
+    const args = withFlatCredential(name, given);
     // Plain values are checked now, so a mistake fails preview; the same checks run on every value once the Outputs resolve.
     checkKnownArgs(name, args);
     super(AGENT_USER_KIT_TYPE, name, {}, opts);
@@ -209,16 +216,41 @@ function doubledName(name: string, wrapperType: string, kit: pulumi.Resource): p
   return [{ name: old }, { name: old, parent: pulumi.createUrn(name, wrapperType, kit) }];
 }
 
+type FlatArgs = Omit<AgentUserKitArgs, "credential"> & { credential?: CredentialMode };
+
+const FLAT_CREDENTIAL_KEYS = ["secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"] as const;
+
+/**
+ * The credential as the validator reads it (the stack configuration's flat
+ * keys): one rule set checks both forms. Both forms at once is refused, since
+ * one would silently win.
+ */
+function withFlatCredential(name: string, args: AgentUserKitArgs): FlatArgs {
+  const credential = args.credential;
+  if (credential === undefined || typeof credential === "string") return args as FlatArgs;
+  const source = kitSource(name);
+  const both = FLAT_CREDENTIAL_KEYS.filter((key) => args[key] !== undefined);
+  if (both.length > 0) throw new ConfigError(both.map((key) => ({ key, message: "is the earlier form of credential: give it inside credential, not beside it" })), source);
+  const flat: FlatArgs = { ...args, credential: credential.mode };
+  if (credential.mode === "secret") flat.secretEndDate = credential.endDate;
+  else if (credential.mode === "certificate") {
+    if (credential.endDate !== undefined) throw new ConfigError([{ key: "credential", message: "endDate is the certificate's own expiry here: leave it out" }], source);
+    flat.certificatePem = credential.certificatePem;
+  } else if ("existingPrincipalId" in credential) flat.managedIdentityPrincipalId = credential.existingPrincipalId;
+  else Object.assign(flat, { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location });
+  return flat;
+}
+
 /** The arguments with every Input resolved, as the apply-time check reads them. */
-type AgentUserKitArgsInput = pulumi.Unwrap<AgentUserKitArgs>;
-type Resolved = pulumi.UnwrappedObject<AgentUserKitArgs>;
+type AgentUserKitArgsInput = pulumi.Unwrap<FlatArgs>;
+type Resolved = pulumi.UnwrappedObject<FlatArgs>;
 
 /**
  * The blueprint credential: its mode, and which managed identity variant, are
  * plain (they decide which resources exist); its values come from the checked
  * arguments.
  */
-function credentialArgs(args: AgentUserKitArgs, pick: <T>(read: (config: KitConfig) => T) => pulumi.Output<T>): BlueprintCredentialArgs {
+function credentialArgs(args: FlatArgs, pick: <T>(read: (config: KitConfig) => T) => pulumi.Output<T>): BlueprintCredentialArgs {
   const field = <T>(read: (credential: Record<string, unknown>) => T) => pick((c) => read(c.credential as unknown as Record<string, unknown>));
   switch (args.credential ?? "secret") {
     case "secret":
@@ -258,7 +290,7 @@ function holdsOutput(value: unknown): boolean {
  * Output are left out, and so are the problems of every key whose check
  * reads one of them. The rest fails here, before any resource is registered.
  */
-function checkKnownArgs(name: string, args: AgentUserKitArgs): void {
+function checkKnownArgs(name: string, args: FlatArgs): void {
   const known: Record<string, unknown> = {};
   const unknown = new Set<ConfigKey>();
   for (const [key, value] of Object.entries(args)) {
@@ -291,7 +323,7 @@ function kitSource(name: string): ConfigSource {
  */
 function validateKitArgs(name: string, args: Resolved): KitConfig {
   const raw: RawConfig = {};
-  const keys: Array<keyof AgentUserKitArgs & keyof RawConfig> = [
+  const keys: Array<keyof FlatArgs & keyof RawConfig> = [
     "blueprintName",
     "sponsors",
     "userDomain",

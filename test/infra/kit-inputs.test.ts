@@ -95,3 +95,33 @@ export const kit = new AgentUserKit("agents", {
     ).toThrow(/^configuration: AgentUserKit "mixed": sponsors must hold user object ids \(GUIDs\), not "nope"; a UPN is not accepted$/);
   });
 });
+
+describe("AgentUserKit's credential", () => {
+  it("takes the shape AgentIdentityBlueprint takes, and checks it by the same rules", async () => {
+    const { registrations } = await installMocks();
+    const kit = new AgentUserKit("mi", {
+      blueprintName: "B",
+      sponsors: [SPONSOR],
+      userDomain: "contoso.onmicrosoft.com",
+      agents: [{ name: "a", userName: "agent-a" }],
+      credential: { mode: "managedIdentity", existingPrincipalId: pulumi.output(SPONSOR) },
+    });
+    await valueOf(kit.outputs.agents);
+    expect(registrations.find((r) => r.type.endsWith("ApplicationFederatedIdentityCredential"))?.inputs).toMatchObject({ subject: SPONSOR });
+    expect(kit.outputs.blueprintClientSecret).toBeUndefined();
+    expect(
+      () => new AgentUserKit("bad", { blueprintName: "B", sponsors: [SPONSOR], userDomain: "contoso.onmicrosoft.com", agents: [{ name: "a", userName: "agent-a" }], credential: { mode: "secret", endDate: "2001-01-01T00:00:00Z" } }),
+    ).toThrow(/AgentUserKit "bad": secretEndDate /);
+    expect(
+      () =>
+        new AgentUserKit("both", {
+          blueprintName: "B",
+          sponsors: [SPONSOR],
+          userDomain: "contoso.onmicrosoft.com",
+          agents: [{ name: "a", userName: "agent-a" }],
+          credential: { mode: "secret" },
+          managedIdentityPrincipalId: SPONSOR,
+        }),
+    ).toThrow(/AgentUserKit "both": managedIdentityPrincipalId is the earlier form of credential/);
+  });
+});
