@@ -1,7 +1,9 @@
-import { readRegularFile, unreadableReason, USER_FILE_LIMITS } from "../lib/user-files";
+import { readRegularFileBytes, unreadableReason, USER_FILE_LIMITS } from "../lib/user-files";
 import { loadCertificate } from "../lib/client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../lib/client-auth";
-import { isPlaceholderGuid } from "../lib/entra-rules";
+import { Pkcs12Error, readPkcs12 } from "./pkcs12";
+import { isPlaceholderGuid, tokenExchangeAudience } from "../lib/entra-rules";
+import { send } from "../lib/http";
 import { UsageError } from "../lib/errors";
 import { ONE_ATTEMPT } from "../lib/retry";
 import { TokenCache } from "../lib/token-cache";
@@ -16,7 +18,11 @@ import { requestToken, tokenEndpoint, TokenEndpointError } from "../lib/token-cl
  * serialized, and nothing is written to state.
  */
 
-/** Each setting: its `azuread:` configuration key and its environment variable. */
+/**
+ * Each setting: its `azuread:` configuration key, then its environment
+ * variables in the order the azuread provider reads them (GitHub Actions'
+ * own names for the OIDC request after the ARM_* ones).
+ */
 export const PROVISIONER_SOURCES = {
   tenantId: ["azuread:tenantId", "ARM_TENANT_ID"],
   clientId: ["azuread:clientId", "ARM_CLIENT_ID"],
@@ -26,7 +32,10 @@ export const PROVISIONER_SOURCES = {
   clientSecret: ["azuread:clientSecret", "ARM_CLIENT_SECRET"],
   oidcToken: ["azuread:oidcToken", "ARM_OIDC_TOKEN"],
   oidcTokenFilePath: ["azuread:oidcTokenFilePath", "ARM_OIDC_TOKEN_FILE_PATH"],
-} as const;
+  useOidc: ["azuread:useOidc", "ARM_USE_OIDC"],
+  oidcRequestUrl: ["azuread:oidcRequestUrl", "ARM_OIDC_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_URL"],
+  oidcRequestToken: ["azuread:oidcRequestToken", "ARM_OIDC_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"],
+} as const satisfies Record<string, readonly [string, ...string[]]>;
 export type ProvisionerSetting = keyof typeof PROVISIONER_SOURCES;
 
 /** A found setting and where it came from, so errors can name the source without showing the value. */
@@ -46,6 +55,7 @@ export type ProvisionerCredential = { tenantId: string; clientId: string } & (
   | { kind: "secret"; secret: string }
   | { kind: "oidcToken"; token: string }
   | { kind: "oidcTokenFile"; path: Sourced }
+  | { kind: "oidcRequest"; url: Sourced; requestToken: string }
 );
 
 export const PROVISIONER_CREDENTIAL_ERROR = "ProvisionerCredentialError";
@@ -65,10 +75,11 @@ function credentialError(message: string, fix?: string): Error {
 /** Configuration wins over the environment, as in the azuread provider. */
 export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv): ProvisionerSettings {
   const settings: ProvisionerSettings = {};
-  for (const [name, [configKey, envName]] of Object.entries(PROVISIONER_SOURCES) as Array<[ProvisionerSetting, readonly [string, string]]>) {
+  for (const [name, [configKey, ...envNames]] of Object.entries(PROVISIONER_SOURCES) as Array<[ProvisionerSetting, readonly [string, ...string[]]]>) {
     const fromConfig = config?.get(configKey);
+    const envName = envNames.find((n) => env[n]);
     if (fromConfig) settings[name] = { value: fromConfig, source: configKey };
-    else if (env[envName]) settings[name] = { value: env[envName]!, source: envName };
+    else if (envName) settings[name] = { value: env[envName]!, source: envName };
   }
   return settings;
 }
@@ -76,13 +87,21 @@ export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.Pro
 const NO_CLI =
   "an Azure CLI sign-in is never used: its tokens carry Directory.AccessAsUser.All, which the Agent ID APIs refuse with 403";
 
-/** Picks one credential, in the azuread provider's order: certificate, secret, OIDC token, OIDC token file. */
+const CREDENTIAL_CHOICES =
+  "ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, or ARM_USE_OIDC=true with ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN (GitHub Actions' ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN with `permissions: id-token: write`)";
+
+/**
+ * Picks one credential, in the azuread provider's order: certificate, secret,
+ * OIDC token, OIDC token file, OIDC token request. The request form needs
+ * useOidc, as in the provider: a GitHub Actions job that may mint ID tokens
+ * does not thereby authenticate the provisioner with one.
+ */
 export function resolveProvisionerCredential(settings: ProvisionerSettings): ProvisionerCredential {
   const missing = (["tenantId", "clientId"] as const).filter((name) => !settings[name]);
   if (missing.length > 0) {
     throw credentialError(
       `the provisioner application is not configured: set ${missing.map((m) => PROVISIONER_SOURCES[m].join(" or ")).join(", and ")}`,
-      `give the provisioner's tenant and client id, plus one credential (ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH); ${NO_CLI}`,
+      `give the provisioner's tenant and client id, plus one credential (${CREDENTIAL_CHOICES}); ${NO_CLI}`,
     );
   }
   for (const name of ["tenantId", "clientId"] as const) {
@@ -103,21 +122,38 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
   }
   if (settings.clientCertificate) {
     throw credentialError(
-      `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit cannot read`,
-      "convert it to one PEM file with the certificate and its key (`openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes`) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it",
+      `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit does not read`,
+      "write the bundle to a file (0600) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it, with ARM_CLIENT_CERTIFICATE_PASSWORD",
     );
   }
   if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value };
   if (settings.oidcToken) return { ...base, kind: "oidcToken", token: settings.oidcToken.value };
   if (settings.oidcTokenFilePath) return { ...base, kind: "oidcTokenFile", path: settings.oidcTokenFilePath };
+  const { oidcRequestUrl, oidcRequestToken, useOidc } = settings;
+  if (oidcRequestUrl && oidcRequestToken && useOidc?.value.toLowerCase() === "true") {
+    return { ...base, kind: "oidcRequest", url: oidcRequestUrl, requestToken: oidcRequestToken.value };
+  }
+  if (oidcRequestUrl || oidcRequestToken) {
+    const have = [oidcRequestUrl, oidcRequestToken].filter((s) => s).map((s) => s!.source);
+    const lacking = useOidc?.value.toLowerCase() === "true" ? (oidcRequestUrl ? "ARM_OIDC_REQUEST_TOKEN" : "ARM_OIDC_REQUEST_URL") : "ARM_USE_OIDC=true";
+    throw credentialError(
+      `the provisioner application ${base.clientId} has no credential: ${have.join(" and ")} ${have.length === 1 ? "is" : "are"} set, but not ${lacking}`,
+      `set ${lacking} (or its azuread: configuration key) to authenticate with an OIDC token fetched from the request URL`,
+    );
+  }
   throw credentialError(
     `the provisioner application ${base.clientId} has no credential`,
-    `set one of ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH (or the azuread: configuration key of the same name); ${NO_CLI}`,
+    `set one of ${CREDENTIAL_CHOICES} (or the azuread: configuration key of the same name); ${NO_CLI}`,
   );
 }
 
-/** How the provisioner authenticates a token request; a certificate or OIDC token file is read each time, since platforms rotate them. */
-function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
+/**
+ * How the provisioner authenticates a token request. A certificate or OIDC
+ * token file is read each time, since platforms rotate them, and an OIDC
+ * token is requested afresh each time: it lives minutes, the Graph token it
+ * buys an hour, so each new Graph token is bought with an unexpired one.
+ */
+async function provisionerClientAuth(credential: ProvisionerCredential, authorityUrl: string): Promise<ClientAuth> {
   switch (credential.kind) {
     case "secret":
       return clientSecretPost(credential.secret);
@@ -127,12 +163,56 @@ function provisionerClientAuth(credential: ProvisionerCredential): ClientAuth {
       return federatedAssertion(credential.token);
     case "oidcTokenFile":
       return federatedAssertion(readText(credential.path).trim());
+    case "oidcRequest":
+      return federatedAssertion(await requestOidcToken(credential, tokenExchangeAudience(authorityUrl)));
   }
 }
 
-function readText(file: Sourced): string {
+const OIDC_REQUEST_LIMITS = { timeoutMs: 15_000, maxBodyBytes: 64 << 10 };
+
+/**
+ * The ID token of the OIDC request endpoint (GitHub Actions' protocol, which
+ * the azuread provider speaks): GET the URL with `audience` added, the request
+ * token as bearer, and read `value` from the JSON answer. Neither token
+ * appears in an error, even when the endpoint echoes one back.
+ */
+export async function requestOidcToken(credential: Extract<ProvisionerCredential, { kind: "oidcRequest" }>, audience: string): Promise<string> {
+  const step = `OIDC token request (${credential.url.source})`;
+  let url: URL;
   try {
-    return readRegularFile(file.value, USER_FILE_LIMITS.credential);
+    url = new URL(credential.url.value);
+  } catch {
+    throw credentialError(`${credential.url.source} is not a URL`, `set ${credential.url.source} to the OIDC token request URL the CI platform gives`);
+  }
+  url.searchParams.set("audience", audience);
+  const res = await send(step, { method: "GET", url: url.href, headers: { authorization: `Bearer ${credential.requestToken}`, accept: "application/json" } }, OIDC_REQUEST_LIMITS);
+  if (res.status !== 200) {
+    throw credentialError(
+      `${step} answered HTTP ${res.status}`,
+      res.status === 401 || res.status === 403
+        ? "the request token (ARM_OIDC_REQUEST_TOKEN or ACTIONS_ID_TOKEN_REQUEST_TOKEN) was refused: it is valid only in the job that received it, which needs `permissions: id-token: write`"
+        : "check the request URL (ARM_OIDC_REQUEST_URL or ACTIONS_ID_TOKEN_REQUEST_URL) and the CI platform's status",
+    );
+  }
+  let value: unknown;
+  try {
+    value = (JSON.parse(res.body) as { value?: unknown } | null)?.value;
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== "string" || value.split(".").length !== 3) {
+    throw credentialError(`${step} answered without an ID token (a JSON object whose "value" is a JWT)`, "check the request URL (ARM_OIDC_REQUEST_URL or ACTIONS_ID_TOKEN_REQUEST_URL)");
+  }
+  return value;
+}
+
+function readText(file: Sourced): string {
+  return readBytes(file).toString("utf8");
+}
+
+function readBytes(file: Sourced): Buffer {
+  try {
+    return readRegularFileBytes(file.value, USER_FILE_LIMITS.credential);
   } catch (err) {
     // The path is not shown: a key or a token pasted where its path belongs would be printed.
     throw credentialError(`cannot read the file ${file.source} names: ${unreadableReason(err)}`, `${file.source} takes the path of a file, not its contents`);
@@ -142,23 +222,43 @@ function readText(file: Sourced): string {
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 const KEY_BLOCK = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/;
 
-/** One PEM file holding the certificate and its private key, the format ARM_CLIENT_CERTIFICATE_PATH takes here. */
+/**
+ * The certificate and key ARM_CLIENT_CERTIFICATE_PATH names: a PKCS#12 bundle
+ * with ARM_CLIENT_CERTIFICATE_PASSWORD, as the azuread provider documents, or
+ * one PEM file holding both (its key encrypted with that password or not).
+ */
 export function readPemBundle(credential: Extract<ProvisionerCredential, { kind: "certificate" }>) {
   const file = credential.certificatePath;
-  const pkcs12 =
-    "this kit reads PEM, not PKCS#12: convert it with `openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes` (add -legacy for old bundles) and point the setting at the .pem";
-  if (/\.(pfx|p12)$/i.test(file.value)) throw credentialError(`${file.source} names a .pfx/.p12 file (${file.value})`, pkcs12);
-  const text = readText(file);
-  const certPem = CERT_BLOCK.exec(text)?.[0];
-  const keyPem = KEY_BLOCK.exec(text)?.[0];
-  if (!certPem && !keyPem && !text.includes("-----BEGIN")) throw credentialError(`${file.source} (${file.value}) is not a PEM file`, pkcs12);
+  const bytes = readBytes(file);
+  const text = bytes.toString("utf8");
+  let certPem = CERT_BLOCK.exec(text)?.[0];
+  let keyPem = KEY_BLOCK.exec(text)?.[0];
+  let passphrase = credential.password;
+  // A PKCS#12 bundle is one DER SEQUENCE; a PEM file is text.
+  if (!text.includes("-----BEGIN") && bytes[0] === 0x30) {
+    try {
+      ({ certificatePem: certPem, privateKeyPem: keyPem } = readPkcs12(bytes, credential.password ?? ""));
+      passphrase = undefined;
+    } catch (err) {
+      if (!(err instanceof Pkcs12Error)) throw err;
+      throw credentialError(
+        `${file.source} (${file.value}) is a PKCS#12 bundle this kit cannot read: ${err.message}`,
+        err.message.includes("password")
+          ? "set ARM_CLIENT_CERTIFICATE_PASSWORD (or azuread:clientCertificatePassword) to the bundle's password"
+          : "re-export it with a current OpenSSL (`openssl pkcs12 -export`, AES by default), or convert it to PEM (`openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes`, with -legacy for RC2 bundles)",
+      );
+    }
+  }
+  if (!certPem && !keyPem && !text.includes("-----BEGIN")) {
+    throw credentialError(`${file.source} (${file.value}) is neither a PKCS#12 bundle nor a PEM file`, `${file.source} takes a .pfx/.p12 bundle or a PEM file with the certificate and its key`);
+  }
   if (!certPem || !keyPem) {
     throw credentialError(
       `${file.source} (${file.value}) must hold both the certificate and its private key in PEM; it lacks the ${certPem ? "private key" : "certificate"}`,
     );
   }
   try {
-    return loadCertificate({ certificatePem: certPem, privateKeyPem: keyPem, passphrase: credential.password }, "provisioner");
+    return loadCertificate({ certificatePem: certPem, privateKeyPem: keyPem, passphrase }, "provisioner");
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     const fix = err.message.includes("cannot be read")
@@ -221,7 +321,8 @@ export async function provisionerToken(
   if (cached) return cached.token;
   // Parallel creates share one request.
   const { token } = await state.tokens.mint(cacheKey, false, async () => {
-    const params = { grant_type: "client_credentials", client_id: credential.clientId, scope, ...provisionerClientAuth(credential)(credential.clientId, endpoint) };
+    const auth = await provisionerClientAuth(credential, authorityUrl);
+    const params = { grant_type: "client_credentials", client_id: credential.clientId, scope, ...auth(credential.clientId, endpoint) };
     const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, params, { retry: ONE_ATTEMPT }).catch((err: unknown) => {
       // The AADSTS hints for a wrong or expired secret speak of the blueprint's; this one is the provisioner's.
       if (err instanceof TokenEndpointError && err.codes.some((code) => code === 7000215 || code === 7000222)) {

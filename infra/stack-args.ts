@@ -11,11 +11,8 @@ export function kitArgs(config: KitConfig): AgentUserKitArgs {
     agents: config.agents.map(({ name, identityName, userName, scopes }) => ({ name, identityName, userName, scopes })),
     allowedScopes: config.allowedScopes,
     resourceAppId: config.resourceAppId,
-    credential: credential.mode,
-    ...(credential.mode === "secret" ? { secretEndDate: credential.endDate } : {}),
-    ...(credential.mode === "managedIdentity" && "existingPrincipalId" in credential ? { managedIdentityPrincipalId: credential.existingPrincipalId } : {}),
-    ...(credential.mode === "managedIdentity" && "newIdentity" in credential ? credential.newIdentity : {}),
-    ...(credential.mode === "certificate" ? { certificatePem: credential.certificatePem } : {}),
+    // The certificate's expiry is its own: the kit reads it from the certificate again.
+    credential: credential.mode === "certificate" ? { mode: "certificate", certificatePem: credential.certificatePem } : credential,
     graphUrl: config.graphUrl,
     authorityUrl: config.authorityUrl,
     consistencyWindowSeconds: config.consistencyWindowMs / 1000,

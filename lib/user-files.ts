@@ -47,6 +47,11 @@ const tooLarge = (maxBytes: number) => new UnreadableFileError("EFBIG", `it is l
  * is thrown as Node gives it.
  */
 export function readRegularFile(path: string, maxBytes: number): string {
+  return readRegularFileBytes(path, maxBytes).toString("utf8");
+}
+
+/** readRegularFile's bytes, for a binary file (a PKCS#12 bundle). */
+export function readRegularFileBytes(path: string, maxBytes: number): Buffer {
   // Looked at before it is opened: opening a device or a FIFO can itself wait or act.
   const before = statSync(path);
   refuseUnlessRegular(before);
@@ -61,7 +66,7 @@ export function readRegularFile(path: string, maxBytes: number): string {
     let length = 0;
     for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0; ) length += n;
     if (length > maxBytes) throw tooLarge(maxBytes);
-    return buffer.toString("utf8", 0, length);
+    return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
   }

@@ -70,11 +70,11 @@ export function readStackConfigFile(path: string, cwd: string, env: NodeJS.Proce
     else kit[key] = value;
   }
   const provisioner: Record<string, string> = {};
-  for (const [key, envName] of Object.values(PROVISIONER_SOURCES)) {
+  for (const [key, ...envNames] of Object.values(PROVISIONER_SOURCES)) {
     if (json[key] === undefined) continue;
     const value = valueOf(json[key], key, path);
     if (value !== undefined) provisioner[key] = value;
-    else if (!env[envName]) throw secretLeftOut(path, key, `set ${envName}`);
+    else if (!envNames.some((name) => env[name])) throw secretLeftOut(path, key, `set ${envNames[0]}`);
   }
   return { path, kit, kitLeftOut, provisioner: { get: (key) => provisioner[key] } };
 }

@@ -124,6 +124,9 @@ describe("README: smoke step and example CI workflow", () => {
     // State that outlives the runner: Pulumi Cloud's token, or a cloud-url the action logs in to.
     expect(env.PULUMI_ACCESS_TOKEN !== undefined || pulumiStep.with?.["cloud-url"] !== undefined).toBe(true);
     expect(steps.some((s) => s.run?.includes("pulumi stack output") && s.run.includes("--show-secrets > outputs.json"))).toBe(true);
+    // The provisioner fetches its own refreshed ID token (ARM_USE_OIDC), so no step pins a static one that expires mid-run.
+    expect(env.ARM_USE_OIDC).toBe("true");
+    expect(steps.filter((s) => s.run?.includes("ARM_OIDC_TOKEN"))).toEqual([]);
 
     writeFileSync(join(ctx.scratch.dir, "outputs.json"), JSON.stringify(ctx.emulator.outputs()), { mode: 0o600 });
     writeFileSync(join(ctx.scratch.dir, "ToolingManifest.json"), readFileSync(join(ROOT, "probes/samples/ToolingManifest.json")));

@@ -42,11 +42,15 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
   readonly clientSecret?: pulumi.Output<string>;
   /** Client id of the managed identity whose token is hop 1's assertion; only in `managedIdentity` mode. */
   readonly managedIdentityClientId?: pulumi.Output<string>;
+  /** The blueprint application (a Graph object). */
+  readonly application: Blueprint;
+  /** The blueprint principal, which Entra does not create on its own. */
+  readonly principal: BlueprintPrincipal;
 
   constructor(name: string, args: AgentIdentityBlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
     super(BLUEPRINT_TYPE, name, {}, opts);
     const blueprint = new Blueprint(
-      `${name}-blueprint`,
+      name,
       {
         ...args.settings,
         displayName: args.displayName,
@@ -54,13 +58,16 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
         // Unique per project, stack and component: a retried create finds its own blueprint by it.
         adoptionTag: `agent-user-kit:${pulumi.getProject()}/${pulumi.getStack()}/${name}`,
       },
-      { parent: this },
+      // Named `{name}-blueprint` until the doubled suffix went: the alias keeps existing stacks' blueprint.
+      { parent: this, aliases: [{ name: `${name}-blueprint` }] },
     );
     const principal = new BlueprintPrincipal(
       `${name}-principal`,
       { ...args.settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
       { parent: this },
     );
+    this.application = blueprint;
+    this.principal = principal;
     this.appId = blueprint.appId;
     this.objectId = blueprint.objectId;
     this.principalId = principal.principalId;

@@ -26,21 +26,25 @@ export class AgentUserGrant extends pulumi.ComponentResource {
   readonly resourceServicePrincipalId: pulumi.Output<string>;
   /** The resource's identifier URI (e.g. https://graph.microsoft.com), for `{resource}/.default`. */
   readonly resourceIdentifierUri: pulumi.Output<string>;
+  /** The azuread grant itself. */
+  readonly grant: azuread.ServicePrincipalDelegatedPermissionGrant;
 
   constructor(name: string, args: AgentUserGrantArgs, opts?: pulumi.ComponentResourceOptions) {
     super(GRANT_TYPE, name, {}, opts);
     // A lookup, never a managed resource: destroy must not touch the resource API's own principal.
     const resource = azuread.getServicePrincipalOutput({ clientId: args.resourceAppId }, { parent: this });
     const grant = new azuread.ServicePrincipalDelegatedPermissionGrant(
-      `${name}-grant`,
+      name,
       {
         servicePrincipalObjectId: args.agentIdentityId,
         resourceServicePrincipalObjectId: resource.objectId,
         userObjectId: args.agentUserId,
         claimValues: args.scopes,
       },
-      { parent: this },
+      // Named `{name}-grant` until the doubled suffix went: the alias keeps existing stacks' grant.
+      { parent: this, aliases: [{ name: `${name}-grant` }] },
     );
+    this.grant = grant;
     this.grantId = grant.id;
     this.scopes = grant.claimValues.apply((values) => values.join(" "));
     this.resourceServicePrincipalId = resource.objectId;

@@ -18,7 +18,7 @@ Usage: agent-user doctor [--outputs FILE] [--agent NAME | --all] [--config-from-
 
 It reads, as the provisioner (the azuread: keys of --config-from-stack over ARM_TENANT_ID,
 ARM_CLIENT_ID and one of ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN,
-ARM_OIDC_TOKEN_FILE_PATH, as for \`pulumi up\`),
+ARM_OIDC_TOKEN_FILE_PATH, ARM_USE_OIDC with ARM_OIDC_REQUEST_URL/_TOKEN, as for \`pulumi up\`),
 each link in order: blueprint, blueprint credential, blueprint principal, agent identity,
 agent user, grant; then it runs the three hops and lays a failure on the link that
 explains it. It only reads: it never sends a Graph write.

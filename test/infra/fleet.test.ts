@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentUserKit } from "../../infra/components/agent-user-kit";
-import { AZURE, DYNAMIC, installMocks, runStackProgram, valueOf, type Program, type Registration } from "./program-harness";
+import { AZURE, DYNAMIC, IDS, installMocks, runStackProgram, valueOf, type Program, type Registration } from "./program-harness";
 
 const BASE: Record<string, string> = {
   "agent-user-kit:userDomain": "contoso.onmicrosoft.com",
@@ -52,12 +52,16 @@ describe("existing one-agent stacks keep their URNs", () => {
     const { registrations, program } = await runStack({ ...SHORTHAND, ...modes[mode] });
     const recorded = before[mode]!;
     expect(recorded).toEqual(expect.arrayContaining([wrapped.identity.urn, wrapped.identity.parent, wrapped.user.urn, wrapped.user.parent]));
-    // The identity and the user stand in their wrappers' place, each aliased from its URN inside its wrapper.
-    const moved = registrations.filter((r) => !recorded.includes(r.urn)).map((r) => [r.type, r.aliases]);
-    expect(moved).toEqual([
-      [DYNAMIC.identity, [wrapped.identity]],
-      [DYNAMIC.user, [wrapped.user]],
-    ]);
+    // The resources whose names lost a doubled suffix (`-blueprint-blueprint`, `-identity-identity`, ...) are aliased from
+    // their recorded URN; the identity and the user also from where they stood once their wrappers went, beside them under the kit.
+    const moved = Object.fromEntries(registrations.filter((r) => !recorded.includes(r.urn)).map((r) => [r.name, r.aliases.map((a) => a.urn)]));
+    const kit = "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUserKit";
+    expect(moved).toEqual({
+      "agent-user-kit-blueprint": [recorded.find((urn) => urn.endsWith("::agent-user-kit-blueprint-blueprint"))],
+      "agent-user-kit-identity": [`${kit}$${DYNAMIC.identity}::agent-user-kit-identity-identity`, wrapped.identity.urn],
+      "agent-user-kit-user": [`${kit}$${DYNAMIC.user}::agent-user-kit-user-user`, wrapped.user.urn],
+      "agent-user-kit-grant": [recorded.find((urn) => urn.endsWith("::agent-user-kit-grant-grant"))],
+    });
     // Every other resource keeps its URN; only the wrappers go (they held no Graph object of their own).
     const kept = registrations.flatMap((r) => [r.urn, ...r.aliases.map((alias) => alias.urn)]);
     expect(recorded.filter((urn) => !kept.includes(urn))).toEqual([wrapped.identity.parent, wrapped.user.parent]);
@@ -77,36 +81,37 @@ describe("a stack with three agents", () => {
     expect([count(DYNAMIC.blueprint), count(DYNAMIC.principal), count(AZURE.password)]).toEqual([1, 1, 1]);
     expect([count(DYNAMIC.identity), count(DYNAMIC.user), count(AZURE.grant)]).toEqual([3, 3, 3]);
     const identities = registrations.filter((r) => r.type === DYNAMIC.identity).map((r) => r.name);
-    expect(identities.sort()).toEqual(["agent-user-kit-research-identity-identity", "agent-user-kit-triage-identity-identity", "agent-user-kit-writer-identity-identity"]);
+    expect(identities.sort()).toEqual(["agent-user-kit-research-identity", "agent-user-kit-triage-identity", "agent-user-kit-writer-identity"]);
     const users = Object.fromEntries(registrations.filter((r) => r.type === DYNAMIC.user).map((r) => [r.name, r.inputs.userPrincipalName]));
     expect(users).toEqual({
-      "agent-user-kit-research-user-user": "research-agent@contoso.onmicrosoft.com",
-      "agent-user-kit-writer-user-user": "writer-agent@contoso.onmicrosoft.com",
-      "agent-user-kit-triage-user-user": "triage-agent@contoso.onmicrosoft.com",
+      "agent-user-kit-research-user": "research-agent@contoso.onmicrosoft.com",
+      "agent-user-kit-writer-user": "writer-agent@contoso.onmicrosoft.com",
+      "agent-user-kit-triage-user": "triage-agent@contoso.onmicrosoft.com",
     });
     const identityNames = registrations.filter((r) => r.type === DYNAMIC.identity).map((r) => r.inputs.displayName);
     expect(identityNames.sort()).toEqual(["Writer agent", "research", "triage"]);
     // Registration order follows the ids' resolution; compare by name.
     const grants = Object.fromEntries(registrations.filter((r) => r.type === AZURE.grant).map((r) => [r.name, r.inputs.claimValues]));
     expect(grants).toEqual({
-      "agent-user-kit-research-grant-grant": ["User.Read"],
-      "agent-user-kit-writer-grant-grant": ["User.Read", "Files.Read.All"],
-      "agent-user-kit-triage-grant-grant": ["User.Read"],
+      "agent-user-kit-research-grant": ["User.Read"],
+      "agent-user-kit-writer-grant": ["User.Read", "Files.Read.All"],
+      "agent-user-kit-triage-grant": ["User.Read"],
     });
   });
 
-  it("aliases each agent's identity and agent user from its URN inside the component that wrapped it, so fleets made before keep them", () => {
+  it("aliases each agent's identity and agent user from its doubled name under the kit and inside the component that wrapped it, so fleets made before keep them", () => {
     const aliases = Object.fromEntries(registrations.filter((r) => r.type === DYNAMIC.identity || r.type === DYNAMIC.user).map((r) => [r.name, r.aliases]));
     const kit = "urn:pulumi:test::agent-user-kit::agent-user-kit:index:AgentUserKit";
-    // The resource `name` inside the wrapper `wrapper` of type `type`, a child of the kit.
+    // The resource `name` beside the kit's other children, and inside the wrapper `wrapper` of type `type`, a child of the kit.
     const inside = (type: string, wrapper: string, dynamic: string, name: string) => [
+      { urn: `${kit}$${dynamic}::${name}`, parent: `${kit}::agent-user-kit` },
       { urn: `urn:pulumi:test::agent-user-kit::agent-user-kit:index:${type}$${dynamic}::${name}`, parent: `${kit}$agent-user-kit:index:${type}::${wrapper}` },
     ];
     expect(aliases).toEqual(
       Object.fromEntries(
         ["research", "writer", "triage"].flatMap((agent) => [
-          [`agent-user-kit-${agent}-identity-identity`, inside("AgentIdentity", `agent-user-kit-${agent}-identity`, DYNAMIC.identity, `agent-user-kit-${agent}-identity-identity`)],
-          [`agent-user-kit-${agent}-user-user`, inside("AgentUser", `agent-user-kit-${agent}-user`, DYNAMIC.user, `agent-user-kit-${agent}-user-user`)],
+          [`agent-user-kit-${agent}-identity`, inside("AgentIdentity", `agent-user-kit-${agent}-identity`, DYNAMIC.identity, `agent-user-kit-${agent}-identity-identity`)],
+          [`agent-user-kit-${agent}-user`, inside("AgentUser", `agent-user-kit-${agent}-user`, DYNAMIC.user, `agent-user-kit-${agent}-user-user`)],
         ]),
       ),
     );
@@ -185,5 +190,26 @@ describe("AgentUserKit from any Pulumi program", () => {
     expect(() => new AgentUserKit("bad", { blueprintName: "b", sponsors: ["nope"], userDomain: "contoso.onmicrosoft.com", agents: [] })).toThrow(
       /AgentUserKit "bad": sponsors must hold user object ids .*; AgentUserKit "bad": agents must be a non-empty list/,
     );
+  });
+
+  it("exposes its children as typed properties: the blueprint, its principal, and each agent's identity, user and grant, named once", async () => {
+    await installMocks();
+    const kit = new AgentUserKit("team", {
+      blueprintName: "Team blueprint",
+      sponsors: ["5e000000-0000-0000-0000-000000000001"],
+      userDomain: "contoso.onmicrosoft.com",
+      agents: [{ name: "a", userName: "agent-a" }, { name: "b", userName: "agent-b" }],
+    });
+    expect(Object.keys(kit.agents)).toEqual(["a", "b"]);
+    const { identity, user, grant } = kit.agents.b!;
+    expect(await valueOf(pulumi.all([kit.blueprint.appId, kit.principal.principalId, identity.identityId, user.userPrincipalName, grant.grantId]))).toEqual([
+      IDS.blueprintAppId,
+      IDS.blueprintPrincipalId,
+      IDS.agentIdentityId,
+      "agent-b@contoso.onmicrosoft.com",
+      "grant-id",
+    ]);
+    const names = await valueOf(pulumi.all([kit.blueprint.application.urn, kit.principal.urn, identity.urn, user.urn, grant.grant.urn]));
+    expect(names.map((urn) => urn.split("::").pop())).toEqual(["team-blueprint", "team-blueprint-principal", "team-b-identity", "team-b-user", "team-b-grant"]);
   });
 });

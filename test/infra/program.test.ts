@@ -53,12 +53,12 @@ describe("the program in secret mode", () => {
 
   it("makes every Graph object with its own dynamic resource, parented by its component (the kit's own for identity and user) and named after it", () => {
     const parentOf = (type: string) => only(result.registrations, type).urn;
-    expect(only(result.registrations, DYNAMIC.blueprint)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-blueprint" });
+    expect(only(result.registrations, DYNAMIC.blueprint)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint" });
     expect(only(result.registrations, DYNAMIC.principal)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-principal" });
     expect(only(result.registrations, AZURE.password)).toMatchObject({ parent: parentOf(BLUEPRINT_TYPE), name: "kit-blueprint-secret" });
-    expect(only(result.registrations, DYNAMIC.identity)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-identity-identity" });
-    expect(only(result.registrations, DYNAMIC.user)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-user-user" });
-    expect(only(result.registrations, AZURE.grant)).toMatchObject({ parent: parentOf(GRANT_TYPE), name: "kit-grant-grant" });
+    expect(only(result.registrations, DYNAMIC.identity)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-identity" });
+    expect(only(result.registrations, DYNAMIC.user)).toMatchObject({ parent: parentOf(AGENT_USER_KIT_TYPE), name: "kit-user" });
+    expect(only(result.registrations, AZURE.grant)).toMatchObject({ parent: parentOf(GRANT_TYPE), name: "kit-grant" });
     for (const r of result.registrations) expect(r.name.startsWith("kit")).toBe(true);
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash, createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,12 +52,12 @@ describe("where the provisioner's settings come from", () => {
     expect(() => resolveProvisionerCredential({})).toThrow(
       /set azuread:tenantId or ARM_TENANT_ID, and azuread:clientId or ARM_CLIENT_ID.*Azure CLI sign-in is never used/,
     );
-    expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN or ARM_OIDC_TOKEN_FILE_PATH/);
+    expect(() => resolveProvisionerCredential(base)).toThrow(/has no credential.*ARM_CLIENT_CERTIFICATE_PATH, ARM_CLIENT_SECRET, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH, or ARM_USE_OIDC=true with ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN/);
   });
 
-  it("refuses an inline PKCS#12 bundle with the conversion command", () => {
+  it("refuses an inline PKCS#12 bundle, saying to write it to the file ARM_CLIENT_CERTIFICATE_PATH names", () => {
     expect(() => resolveProvisionerCredential({ ...base, clientCertificate: sourced("MIIK...", "ARM_CLIENT_CERTIFICATE") })).toThrow(
-      /ARM_CLIENT_CERTIFICATE holds an inline PKCS#12 bundle.*openssl pkcs12 -in provisioner.pfx -out provisioner.pem -nodes/,
+      /ARM_CLIENT_CERTIFICATE holds an inline PKCS#12 bundle.*point ARM_CLIENT_CERTIFICATE_PATH .* at it, with ARM_CLIENT_CERTIFICATE_PASSWORD/,
     );
   });
 });
@@ -90,8 +91,8 @@ describe("the provisioner's certificate file", () => {
   });
 
   it.each([
-    ["a .pfx path", () => write("provisioner.pfx", Buffer.from([0x30, 0x82])), /names a \.pfx\/\.p12 file.*openssl pkcs12 -in provisioner\.pfx -out provisioner\.pem -nodes/],
-    ["a DER file", () => write("provisioner.cer", Buffer.from([0x30, 0x82, 0x01])), /is not a PEM file.*openssl pkcs12/],
+    ["a truncated .pfx", () => write("provisioner.pfx", Buffer.from([0x30, 0x82])), /is a PKCS#12 bundle this kit cannot read: truncated DER.*openssl pkcs12 -export/],
+    ["a text file", () => write("provisioner.txt", "hello"), /is neither a PKCS#12 bundle nor a PEM file/],
     ["a certificate without its key", () => write("cert-only.pem", cert.certificatePem), /lacks the private key/],
     [
       "a key of another certificate",
@@ -101,6 +102,36 @@ describe("the provisioner's certificate file", () => {
     ["a missing file", () => join(dir, "absent.pem"), /cannot read the file ARM_CLIENT_CERTIFICATE_PATH names: ENOENT\. Fix: ARM_CLIENT_CERTIFICATE_PATH takes the path of a file, not its contents/],
   ])("refuses %s, saying what to do", (_what, path, message) => {
     expect(() => readPemBundle(credential(path()))).toThrow(message);
+  });
+
+  describe("a PKCS#12 bundle with ARM_CLIENT_CERTIFICATE_PASSWORD, as `openssl pkcs12 -export` writes it", () => {
+    const pem = write("for-pfx.pem", `${cert.certificatePem}\n${cert.privateKeyPem}`);
+    const thumbprint = createHash("sha256").update(cert.certificate.raw).digest("base64url");
+    const exported = (name: string, ...flags: string[]) => {
+      const out = join(dir, name);
+      execFileSync("openssl", ["pkcs12", "-export", "-in", pem, "-out", out, "-passout", "pass:bundle-pw", ...flags], { stdio: "pipe" });
+      return out;
+    };
+
+    it.each([
+      ["OpenSSL 3's default (PBES2, PBKDF2-SHA256, AES-256-CBC)", []],
+      ["PBES2 with DES-EDE3-CBC", ["-certpbe", "DES-EDE3-CBC", "-keypbe", "DES-EDE3-CBC"]],
+      ["PKCS#12 3DES with a SHA-1 MAC (older tools, Windows)", ["-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1"]],
+      ["an unencrypted certificate bag", ["-certpbe", "NONE"]],
+    ])("reads %s", (_what, flags) => {
+      expect(readPemBundle(credential(exported("p.pfx", ...flags), "bundle-pw")).thumbprintS256).toBe(thumbprint);
+    });
+
+    it("names a wrong or missing password, and the variable that holds it", () => {
+      const path = exported("pw.p12");
+      expect(() => readPemBundle(credential(path, "wrong"))).toThrow(/integrity check failed: the password is wrong\. Fix: set ARM_CLIENT_CERTIFICATE_PASSWORD/);
+      expect(() => readPemBundle(credential(path))).toThrow(/the password is wrong\. Fix: set ARM_CLIENT_CERTIFICATE_PASSWORD/);
+    });
+
+    it("refuses RC2 (`openssl pkcs12 -legacy`), saying how to re-export or convert it", () => {
+      const path = exported("legacy.pfx", "-legacy");
+      expect(() => readPemBundle(credential(path, "bundle-pw"))).toThrow(/RC2, which `openssl pkcs12 -legacy` uses, is not.*openssl pkcs12 -export/);
+    });
   });
 
   it("a key pasted where its path belongs is not shown in the refusal", () => {
@@ -119,16 +150,26 @@ describe("the provisioner's certificate file", () => {
 });
 
 describe("provisionerToken", () => {
+  let oidcIssued = 0;
   let directory: Awaited<ReturnType<typeof startFakeDirectory>>;
   const savedEnv = { ...process.env };
 
   beforeAll(async () => {
-    directory = await startFakeDirectory({ accessToken: "provisioner-access-token" });
+    directory = await startFakeDirectory({
+      accessToken: "provisioner-access-token",
+      // The OIDC request endpoint, as GitHub Actions serves it: a fresh ID token per request, for the bearer it gave the job.
+      route: (req) => {
+        if (!req.path.startsWith("/oidc")) return { status: 404 };
+        if (req.headers.authorization !== "Bearer job-request-token") return { status: 401, body: { message: "Bad credentials: job-request-token?" } };
+        oidcIssued += 1;
+        return { status: 200, body: { count: 1, value: `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig` } };
+      },
+    });
   });
   beforeEach(() => {
     forgetProvisionerTokens();
     directory.seen.length = 0;
-    for (const key of Object.keys(process.env)) if (key.startsWith("ARM_")) delete process.env[key];
+    for (const key of Object.keys(process.env)) if (key.startsWith("ARM_") || key.startsWith("ACTIONS_ID_TOKEN_")) delete process.env[key];
     Object.assign(process.env, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT });
   });
   afterAll(async () => {
@@ -193,5 +234,56 @@ describe("provisionerToken", () => {
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "second.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
     expect(tokenRequests().map((r) => r.get("client_assertion"))).toEqual(["first.oidc.token", "second.oidc.token"]);
+  });
+
+  describe("with ARM_USE_OIDC and an OIDC request URL, as GitHub Actions gives a job", () => {
+    const oidcRequests = () => directory.seen.filter((r) => r.path.startsWith("/oidc"));
+
+    it("requests an ID token for api://AzureADTokenExchange with the request token, and a fresh one for each Graph token", async () => {
+      Object.assign(process.env, {
+        ARM_USE_OIDC: "true",
+        ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/oidc?api-version=2.0`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token",
+      });
+      let now = 0;
+      await provisionerToken(directory.url, directory.url, () => now);
+      now = 3_600_000; // the Graph token has expired, and with it long ago the ID token that bought it
+      await provisionerToken(directory.url, directory.url, () => now);
+      const first = new URL(oidcRequests()[0]!.path, directory.url);
+      expect([first.searchParams.get("api-version"), first.searchParams.get("audience")]).toEqual(["2.0", "api://AzureADTokenExchange"]);
+      expect(tokenRequests().map((r) => [r.get("client_assertion_type"), r.get("client_assertion")])).toEqual([
+        ["urn:ietf:params:oauth:client-assertion-type:jwt-bearer", `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued - 1}.sig`],
+        ["urn:ietf:params:oauth:client-assertion-type:jwt-bearer", `eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig`],
+      ]);
+    });
+
+    it("reads ARM_OIDC_REQUEST_URL and ARM_OIDC_REQUEST_TOKEN before GitHub's names", async () => {
+      Object.assign(process.env, {
+        ARM_USE_OIDC: "true",
+        ARM_OIDC_REQUEST_URL: `${directory.url}/oidc`,
+        ARM_OIDC_REQUEST_TOKEN: "job-request-token",
+        ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/elsewhere`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "other",
+      });
+      await provisionerToken(directory.url, directory.url);
+      expect(oidcRequests()).toHaveLength(1);
+      expect(tokenRequests()[0]!.get("client_assertion")).toBe(`eyJ0eXAiOiJKV1QifQ.oidc-${oidcIssued}.sig`);
+    });
+
+    it("refuses the request URL without ARM_USE_OIDC=true, naming it, and sends nothing", async () => {
+      Object.assign(process.env, { ACTIONS_ID_TOKEN_REQUEST_URL: `${directory.url}/oidc`, ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token" });
+      await expect(provisionerToken(directory.url, directory.url)).rejects.toThrow(
+        /ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN are set, but not ARM_USE_OIDC=true/,
+      );
+      expect(directory.seen).toEqual([]);
+    });
+
+    it("names a refused request token without showing it, even when the endpoint echoes it", async () => {
+      Object.assign(process.env, { ARM_USE_OIDC: "true", ARM_OIDC_REQUEST_URL: `${directory.url}/oidc`, ARM_OIDC_REQUEST_TOKEN: "wrong-request-token" });
+      const failure = await provisionerToken(directory.url, directory.url).catch((err: Error) => err);
+      expect(String(failure)).toMatch(/OIDC token request \(ARM_OIDC_REQUEST_URL\) answered HTTP 401.*id-token: write/);
+      expect(String(failure)).not.toContain("request-token");
+      expect(tokenRequests()).toEqual([]);
+    });
   });
 });
