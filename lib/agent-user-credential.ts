@@ -93,7 +93,9 @@ export class AgentUserCredential implements TokenCredential {
 
   /** The tenant a request names, when it is another than the provider's and allowed; refused as @azure/identity refuses it. */
   private allowedTenant(provider: AgentUserTokenProvider, tenantId: string | undefined): string | undefined {
-    if (tenantId === undefined || tenantId.toLowerCase() === provider.tenantId.toLowerCase()) return undefined;
+    if (tenantId === undefined) return undefined;
+    if (typeof tenantId !== "string") throw new UsageError(`tenantId of getToken() must be a tenant's GUID or domain, got ${shownValue(tenantId)}`);
+    if (tenantId.toLowerCase() === provider.tenantId.toLowerCase()) return undefined;
     const allowed = this.options.additionallyAllowedTenants ?? [];
     if (allowed.includes("*") || allowed.some((t) => t.toLowerCase() === tenantId.toLowerCase())) return tenantId;
     throw new CredentialUnavailableError(

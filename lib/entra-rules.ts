@@ -3,7 +3,7 @@ import { secureUrlProblem } from "./urls";
 
 /**
  * Entra's rules for the ids and names this kit writes and reads, and the ids
- * and URLs Entra fixes for every tenant (reference section 1). The stack
+ * and URLs Entra fixes for every tenant. The stack
  * config, the components, the dynamic providers, the CLI and the emulator all
  * check with these, so they never disagree. No Pulumi import: the providers
  * carry this module through Pulumi's closure serializer, and the CLI and the

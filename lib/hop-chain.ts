@@ -13,7 +13,7 @@ import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
 
 /**
  * The three token requests that give an agent its own delegated token, with
- * no human sign-in (reference section 2):
+ * no human sign-in:
  *   hop 1: blueprint → T1 (token-exchange audience, fmi_path = agent identity)
  *   hop 2: agent identity, T1 as assertion → T2
  *   hop 3: agent identity, T1 as assertion, T2 as user FIC, user_fic grant → agent user token

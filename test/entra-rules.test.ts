@@ -47,7 +47,7 @@ describe("ids", () => {
 });
 
 describe("well-known ids and URLs", () => {
-  it("are the ones Entra fixes in every tenant (reference section 1)", () => {
+  it("are the ones Entra fixes in every tenant", () => {
     expect(MICROSOFT_GRAPH_APP_ID).toBe("00000003-0000-0000-c000-000000000000");
     expect(TOKEN_EXCHANGE_AUDIENCE).toBe("api://AzureADTokenExchange");
     expect(TOKEN_EXCHANGE_APP_ID).toBe("fb60f99c-7a34-4190-8149-302f77469936");

@@ -43,7 +43,7 @@ function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date
   return parsed.toISOString();
 }
 
-/** secretText is answered here once and never again (reference section 3). */
+/** secretText is answered here once and never again. */
 function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
   if (ctx.store.blueprintSecretsRefused) throw graphError(req, GRAPH_ERRORS.blueprintSecretsRefused());

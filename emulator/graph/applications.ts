@@ -10,7 +10,7 @@ import { sponsorRoutes } from "./sponsors";
 /**
  * Agent identity blueprints (application subtype
  * microsoft.graph.agentIdentityBlueprint) on their typed URLs: create, list
- * with $filter, get, update, delete, and sponsors (reference section 3).
+ * with $filter, get, update, delete, and sponsors.
  */
 
 const TYPE = "microsoft.graph.agentIdentityBlueprint";

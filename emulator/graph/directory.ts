@@ -16,7 +16,7 @@ export function displayName(req: EmulatorRequest, body: Record<string, unknown>)
 
 /**
  * The object a request names by id. An object written less than the store's
- * replication lag ago is not found yet (reference section 3: right after a
+ * replication lag ago is not found yet (right after a
  * create, reads of it fail with Request_ResourceNotFound). Lists and writes
  * see it at once: the emulator plays the lag where clients are known to meet it.
  */

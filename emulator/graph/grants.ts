@@ -10,7 +10,7 @@ import { collection, entity, jsonBody, matches, parseFilter, requiredString } fr
  * Delegated permission grants (`oauth2PermissionGrants`), as azuread's
  * ServicePrincipalDelegatedPermissionGrant manages them. Graph shows a
  * change at once; the token endpoint sees it only after the store's
- * replication lag (reference section 2: allow 30 to 120 s), through
+ * replication lag (allow 30 to 120 s), through
  * effectiveAt and previousScope.
  */
 

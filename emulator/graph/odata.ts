@@ -147,7 +147,7 @@ export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Reco
 
 /**
  * Typed Agent ID POSTs need `OData-Version: 4.0`. Real Graph may then create
- * a plain object instead of the typed one (reference section 3); the emulator
+ * a plain object instead of the typed one; the emulator
  * refuses the request instead, so a client that forgets the header fails
  * loudly here rather than half-working in a tenant.
  */

@@ -93,7 +93,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   const app = ctx.store.applicationByAppId(blueprintAppId);
   referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
   requireReach(req, { blueprintAppId });
-  // Entra does not create the blueprint principal on its own, and refuses identities without it (reference section 3).
+  // Entra does not create the blueprint principal on its own, and refuses identities without it.
   const principal = ctx.store.servicePrincipalByAppId(blueprintAppId);
   if (!principal) throw graphError(req, GRAPH_ERRORS.blueprintWithoutPrincipal(blueprintAppId));
   referenced(req, ctx, principal, "The blueprint principal", principal.id);

@@ -5,7 +5,7 @@ import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID } from "../
 
 /**
  * Claim sets of the tokens Entra issues in the agent-user flow, as decoded
- * from real tokens (reference section 2). Pure functions: the endpoint
+ * from real tokens. Pure functions: the endpoint
  * decides what to mint, these decide what it looks like.
  */
 

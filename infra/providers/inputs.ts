@@ -39,7 +39,7 @@ export type ResourceArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 export const COMMON_REPLACE_KEYS = ["graphUrl"] as const;
 export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "providerVersion"] as const;
 
-/** Two minutes, the longest replication lag commonly observed (issue 3). */
+/** Two minutes, the longest replication lag commonly observed. */
 export const DEFAULT_CONSISTENCY_WINDOW_MS = 120_000;
 /** The longest replication wait a resource may ask for. */
 export const MAX_CONSISTENCY_WINDOW_MS = 30 * 60_000;

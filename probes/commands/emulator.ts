@@ -42,7 +42,6 @@ Usage: agent-user emulator [options]
                       provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
                       certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
                       shell for agent-user doctor, agent-user preflight and \`pulumi up\`
-                      (it was --env-file, which Node reads itself before the emulator starts);
                       removed at start, as --outputs is
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
@@ -101,7 +100,7 @@ function provisionerRoles(value: string): string[] {
   if (unknown !== undefined) {
     const guess = didYouMean(unknown, KNOWN_ROLES);
     throw new UsageError(
-      `--provisioner-roles: ${JSON.stringify(unknown)} is not a Microsoft Graph application permission the emulator knows${guess ? `; did you mean ${guess}?` : ""}`,
+      `--provisioner-roles: ${quoteValue(unknown)} is not a Microsoft Graph application permission the emulator knows${guess ? `; did you mean ${guess}?` : ""}`,
       "give permission names as Microsoft writes them, comma-separated, e.g. AgentIdentityBlueprint.Read.All,AgentIdentityBlueprint.Create",
     );
   }

@@ -14,7 +14,7 @@ import { diffShapes, hasDrift, ShapeRecorder, type Shape, type ShapeDiff } from 
 import { shareIdFor, validateShareUrl } from "./share-id";
 
 /**
- * The comment capture (issue 4 section 2): resolve a sharing link, read every
+ * The comment capture: resolve a sharing link, read every
  * page of the item's comments and the replies, and keep every answer
  * verbatim. Graph's answers, errors included, are evidence: an error answer
  * ends the walk but the capture is still finished and kept. Only a run that

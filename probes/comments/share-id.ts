@@ -24,7 +24,7 @@ export function validateShareUrl(value: string | undefined): string {
   return text;
 }
 
-/** Graph's share id: "u!" and the unpadded base64url of the link's UTF-8 bytes (reference section 5). */
+/** Graph's share id: "u!" and the unpadded base64url of the link's UTF-8 bytes. */
 export function shareIdFor(shareUrl: string): string {
   return `u!${Buffer.from(shareUrl, "utf8").toString("base64url")}`;
 }
