@@ -73,7 +73,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
       throw new ImdsError(res.status, detail, parseRetryAfter(res.headers["retry-after"]));
     }
     return body.access_token;
-  }, retry);
+  }, retry, undefined, undefined, http.signal);
 }
 
 /** How the blueprint authenticates a hop-1 request; a managed identity asks IMDS (or reads its token file) each time. */

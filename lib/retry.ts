@@ -110,17 +110,39 @@ export interface RetryHooks {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `op` until it succeeds, the classifier calls a failure final, or the
- * policy's count or time budget would be exceeded; then the last error is
- * rethrown unchanged so the caller sees the real cause.
+ * Waits `ms` (through `sleep` when given), or less: the wait ends as soon as
+ * `signal` fires, and the real timer is cleared with it, so a backoff nobody
+ * waits for any more keeps no process alive.
+ */
+function pause(ms: number, sleep: RetryHooks["sleep"], signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return (sleep ?? realSleep)(ms);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    if (sleep) void sleep(ms).then(done, done);
+    else timer = setTimeout(done, ms);
+  });
+}
+
+/**
+ * Runs `op` until it succeeds, the classifier calls a failure final, the
+ * policy's count or time budget would be exceeded, or `signal` fires (no one
+ * waits for the result any more); then the last error is rethrown unchanged
+ * so the caller sees the real cause.
  */
 export async function withRetry<T>(
   op: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
   classify: Classifier = transientOnly,
   hooks: RetryHooks = {},
+  signal?: AbortSignal,
 ): Promise<T> {
-  const sleep = hooks.sleep ?? realSleep;
   const now = hooks.now ?? Date.now;
   const started = now();
   // Written as "stop unless within bounds": a NaN in a policy (or from a clock) then stops the loop, never keeps it going.
@@ -134,8 +156,10 @@ export async function withRetry<T>(
       // Retry-After: 0 (or a negative one, read as 0) would retry at once, every time: the backoff stands instead.
       const delay = decision.afterMs !== undefined && decision.afterMs > 0 ? decision.afterMs : backoffMs(attempt, policy, hooks.random);
       if (!(now() - started + delay <= policy.maxElapsedMs)) throw err;
+      if (signal?.aborted) throw err;
       hooks.onRetry?.(err, attempt, delay);
-      await sleep(delay);
+      await pause(delay, hooks.sleep, signal);
+      if (signal?.aborted) throw err;
     }
   }
 }

@@ -164,6 +164,7 @@ export async function requestToken(
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,
     options.hooks,
+    options.signal,
   );
   return { response, ms: performance.now() - started, attempts };
 }

@@ -11,6 +11,45 @@ function fakeClock() {
 }
 
 describe("withRetry", () => {
+  it("ends a backoff as soon as the signal fires: the last error comes back, no attempt follows, and no timer is left", async () => {
+    const controller = new AbortController();
+    const long: RetryPolicy = { maxAttempts: 5, maxElapsedMs: 1_000_000_000, baseDelayMs: 600_000, maxDelayMs: 600_000 };
+    const failure = new NetworkError("hop 1", "ECONNRESET", "socket hang up");
+    let calls = 0;
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const run = withRetry(
+      async () => {
+        calls++;
+        throw failure;
+      },
+      long,
+      undefined,
+      // The wait is the real timer: only the abort can end it within the test.
+      { random: () => 1, onRetry: () => queueMicrotask(() => controller.abort()) },
+      controller.signal,
+    );
+    await expect(run).rejects.toBe(failure);
+    expect(calls).toBe(1);
+    expect(process.getActiveResourcesInfo().filter((r) => r === "Timeout").length).toBe(timersBefore);
+  });
+
+  it("ends a wait given as a hook when the signal fires", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const run = withRetry(
+      async () => {
+        calls++;
+        throw new NetworkError("hop 1", "ECONNRESET", "socket hang up");
+      },
+      policy,
+      undefined,
+      { sleep: () => new Promise<void>(() => controller.abort()) },
+      controller.signal,
+    );
+    await expect(run).rejects.toBeInstanceOf(NetworkError);
+    expect(calls).toBe(1);
+  });
+
   it("retries transient failures with growing, jittered delays and then succeeds", async () => {
     const clock = fakeClock();
     let calls = 0;
