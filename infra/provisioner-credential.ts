@@ -303,12 +303,14 @@ export function forgetProvisionerTokens(): void {
  * is the process's environment, except for a command that runs in-process
  * with its own (the CLI's doctor and preflight); `config` is the stack
  * configuration the Pulumi engine gave the provider, unless the CLI passes
- * the azuread: keys of a `pulumi config --json` file.
+ * the azuread: keys of a `pulumi config --json` file. `now` is a monotonic
+ * clock in milliseconds: a token's lifetime (its expires_in) is measured on
+ * it, so a step of the wall clock neither extends nor cuts it.
  */
 export async function provisionerToken(
   authorityUrl: string,
   graphUrl: string,
-  now: () => number = Date.now,
+  now: () => number = () => performance.now(),
   env: NodeJS.ProcessEnv = process.env,
   config?: ConfigLookup,
 ): Promise<string> {

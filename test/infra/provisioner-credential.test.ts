@@ -199,6 +199,19 @@ describe("provisionerToken", () => {
     });
   });
 
+  it("measures a token's life on the monotonic clock: the wall clock stepped a day forward still finds it cached", async () => {
+    process.env.ARM_CLIENT_SECRET = "env-secret";
+    await provisionerToken(directory.url, directory.url);
+    const wall = Date.now;
+    Date.now = () => wall() + 24 * 3_600_000;
+    try {
+      await provisionerToken(directory.url, directory.url);
+    } finally {
+      Date.now = wall;
+    }
+    expect(tokenRequests()).toHaveLength(1);
+  });
+
   it("shares one token request between parallel operations", async () => {
     process.env.ARM_CLIENT_SECRET = "env-secret";
     const tokens = await Promise.all([1, 2, 3].map(() => provisionerToken(directory.url, directory.url)));
