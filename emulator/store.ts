@@ -460,7 +460,7 @@ export class TenantStore {
     this.#servicePrincipals.delete(id);
     for (const grant of this.grants()) if (grant.clientId === id || grant.resourceId === id) this.#grants.delete(grant.id);
     if (sp.kind !== "agentIdentityBlueprintPrincipal") return;
-    // Reference section 3: deleting a blueprint principal removes its identities (their agent users stay).
+    // Deleting a blueprint principal removes its identities (their agent users stay).
     for (const identity of this.agentIdentitiesOf(sp.appId)) this.deleteServicePrincipal(identity.id);
   }
 

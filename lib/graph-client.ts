@@ -83,14 +83,13 @@ export class GraphError extends AgentUserError {
 function graphHint(status: number, code: string, step: string): string {
   if (status >= 300 && status < 400) return "Graph does not redirect these calls: the Graph URL points at something else (a proxy, a sign-in page); check it";
   if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";
+  // The step is "Graph {method} {path}": the permission table knows what the call takes.
+  const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
   if (status === 403) {
-    // The step is "Graph {method} {path}": the permission table knows what the call takes.
-    const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
     const needed = method && path ? permissionHint(method, path) : undefined;
     return `${needed ?? "the caller lacks a Graph permission for this call"}; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)`;
   }
-  if (status === 400 && step.startsWith("Graph ")) {
-    const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
+  if (status === 400) {
     const op = method && path ? operationOf(method, path) : undefined;
     if (op === "blueprint.password.add" || op === "blueprint.certificate.update") {
       // Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint.

@@ -3,6 +3,7 @@ import { quoteValue } from "./printable";
 import { loadCertificate } from "./client-assertion";
 import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, type ConnectionFlags, type ResolvedFlag } from "./connection-options";
 import { UsageError } from "./errors";
+import { MAX_TIMER_MS } from "./option-checks";
 import { ownProperties } from "./json-value";
 import { readJsonFile, readUserFile, USER_FILE_LIMITS } from "./user-files";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
@@ -82,7 +83,7 @@ function readCredentialFile(source: string, path: string, cwd: string, holds: st
 }
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
-const MAX_TIMER_S = 2_000_000;
+const MAX_TIMER_S = MAX_TIMER_MS / 1000;
 
 /** A flag's value in seconds, as milliseconds; `fallback` (seconds) when absent. */
 export function seconds(name: string, value: string | undefined, fallback: number, allowZero = true): number {

@@ -12,7 +12,7 @@ import { sponsorRoutes } from "./sponsors";
  * Service principals: blueprint principals and agent identities on their
  * typed URLs, and the untyped collection's lookups by `appId eq '...'` or
  * `servicePrincipalNames/any(n:n eq '...')` (how a grant, and doctor, find
- * the resource's principal). Reference section 3.
+ * the resource's principal).
  */
 
 const PRINCIPAL_TYPE = "microsoft.graph.agentIdentityBlueprintPrincipal";
