@@ -264,7 +264,7 @@ export class GraphClient {
         };
         const body = call.body === undefined ? undefined : JSON.stringify(call.body);
         // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
-        const res = await throttledSend(this.baseUrl, this.options.hooks, () =>
+        const res = await throttledSend(this.baseUrl, this.options.hooks, undefined, () =>
           send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options }),
         );
         // An answer that echoes the bearer token (a proxy, a hostile peer), error or success, must not carry it into an error, a log or a report.

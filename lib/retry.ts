@@ -114,7 +114,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * `signal` fires, and the real timer is cleared with it, so a backoff nobody
  * waits for any more keeps no process alive.
  */
-function pause(ms: number, sleep: RetryHooks["sleep"], signal: AbortSignal | undefined): Promise<void> {
+export function pause(ms: number, sleep: RetryHooks["sleep"], signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return (sleep ?? realSleep)(ms);
   if (signal.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {

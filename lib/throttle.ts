@@ -1,5 +1,5 @@
 import { parseRetryAfter, type HttpResponse } from "./http";
-import { DEFAULT_RETRY, type RetryHooks } from "./retry";
+import { DEFAULT_RETRY, pause, type RetryHooks } from "./retry";
 
 /*
  * A 429 is said to one caller, but the limit belongs to everyone who calls the
@@ -45,33 +45,36 @@ const PACED_FOR_MS = 1_000;
 /** Called when the request's answer (or failure) is in: lets the next queued caller through. */
 export type ReleaseThrottle = () => void;
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const nothingToRelease: ReleaseThrottle = () => undefined;
 
 /**
  * While nobody was told to wait lately: undefined, so the hot path awaits
  * nothing. Otherwise a promise of the moment the caller may send, with the
- * function to call once its answer is in.
+ * function to call once its answer is in. When `signal` fires, the wait ends
+ * at once and the caller is let go without taking a place on the wire: the
+ * request it would have sent fails on that signal, sending nothing.
  */
-export function throttleGate(key: string, hooks: RetryHooks = {}): Promise<ReleaseThrottle> | undefined {
+export function throttleGate(key: string, hooks: RetryHooks = {}, signal?: AbortSignal): Promise<ReleaseThrottle> | undefined {
   const gate = gates().get(key);
-  return gate === undefined ? undefined : admit(key, gate, hooks);
+  return gate === undefined ? undefined : admit(key, gate, hooks, signal);
 }
 
-async function admit(key: string, gate: Gate, hooks: RetryHooks): Promise<ReleaseThrottle> {
+async function admit(key: string, gate: Gate, hooks: RetryHooks, signal: AbortSignal | undefined): Promise<ReleaseThrottle> {
   const now = hooks.now ?? Date.now;
   for (;;) {
+    if (signal?.aborted) return nothingToRelease;
     const t = now();
     if (t < gate.openAt) {
       const wait = gate.openAt - t;
-      await (hooks.sleep ?? realSleep)(Math.round(wait + (hooks.random ?? Math.random)() * Math.min(50, wait / 10)));
+      await pause(Math.round(wait + (hooks.random ?? Math.random)() * Math.min(50, wait / 10)), hooks.sleep, signal);
       continue;
     }
     if (t - gate.openAt > PACED_FOR_MS && gate.inFlight === 0 && gate.queue.length === 0) {
       if (gates().get(key) === gate) gates().delete(key);
-      return () => undefined;
+      return nothingToRelease;
     }
     if (gate.inFlight >= PACED_IN_FLIGHT) {
-      await new Promise<void>((resolve) => gate.queue.push(resolve));
+      await queued(gate, signal);
       continue;
     }
     gate.inFlight++;
@@ -83,6 +86,23 @@ async function admit(key: string, gate: Gate, hooks: RetryHooks): Promise<Releas
       gate.queue.shift()?.();
     };
   }
+}
+
+/** Waits for a place in the gate's queue to come up, or leaves the queue when `signal` fires. */
+function queued(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const leave = () => {
+      const at = gate.queue.indexOf(wake);
+      if (at >= 0) gate.queue.splice(at, 1);
+      resolve();
+    };
+    const wake = () => {
+      signal?.removeEventListener("abort", leave);
+      resolve();
+    };
+    gate.queue.push(wake);
+    signal?.addEventListener("abort", leave, { once: true });
+  });
 }
 
 /**
@@ -101,11 +121,11 @@ export function holdThrottleGate(key: string, ms: number, now: () => number = Da
 
 /**
  * One request through the gate of `key`, as both clients send: it waits while
- * the gate says so, and an error answer with Retry-After holds the gate before
+ * the gate says so (or until `signal` fires), and an error answer with Retry-After holds the gate before
  * the next caller is let through, so that caller already sees the wait.
  */
-export async function throttledSend(key: string, hooks: RetryHooks | undefined, sendOne: () => Promise<HttpResponse>): Promise<HttpResponse> {
-  const gate = throttleGate(key, hooks);
+export async function throttledSend(key: string, hooks: RetryHooks | undefined, signal: AbortSignal | undefined, sendOne: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  const gate = throttleGate(key, hooks, signal);
   const release = gate && (await gate);
   try {
     const res = await sendOne();

@@ -153,7 +153,7 @@ export async function requestToken(
   const response = await withRetry(
     async () => {
       // The endpoint names the tenant, which is what Entra throttles by: callers in this process share one wait.
-      const res = await throttledSend(endpoint, options.hooks, () => {
+      const res = await throttledSend(endpoint, options.hooks, options.signal, () => {
         attempts++;
         return send(step, { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body }, options);
       });

@@ -66,6 +66,45 @@ describe("the shared gate", () => {
     expect(c.slept.slice(5)).toEqual([2_000 + 50 * 0.5]);
   });
 
+  it("lets a caller go at once when its signal fires during the wait: it takes no place on the wire and the others are unchanged", async () => {
+    const c = clock();
+    // A sleep that never ends on its own: only the abort can end this wait.
+    const hooks = { ...c, sleep: () => new Promise<void>(() => undefined) };
+    holdThrottleGate("gate-abort-wait", 20_000, c.now);
+    const leaving = new AbortController();
+    const left = throttleGate("gate-abort-wait", hooks, leaving.signal)!;
+    leaving.abort();
+    const release = await left;
+    release();
+    c.advance(20_050);
+    // All four places are still free for the callers that stayed.
+    const admitted: number[] = [];
+    for (let i = 0; i < 5; i++) void throttleGate("gate-abort-wait", c)!.then(() => admitted.push(i));
+    await settle();
+    expect(admitted).toEqual([0, 1, 2, 3]);
+  });
+
+  it("takes a queued caller whose signal fires out of the queue: the next answer lets the next caller through, not the one that left", async () => {
+    const c = clock();
+    holdThrottleGate("gate-abort-queue", 1_000, c.now);
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 4; i++) void throttleGate("gate-abort-queue", c)!.then((release) => releases.push(release));
+    const leaving = new AbortController();
+    let leftWith: (() => void) | undefined;
+    void throttleGate("gate-abort-queue", c, leaving.signal)!.then((release) => (leftWith = release));
+    let stayedAdmitted = false;
+    void throttleGate("gate-abort-queue", c)!.then(() => (stayedAdmitted = true));
+    await settle();
+    expect(releases).toHaveLength(4);
+    leaving.abort();
+    await settle();
+    expect(leftWith).toBeDefined();
+    expect(stayedAdmitted).toBe(false);
+    releases[0]!();
+    await settle();
+    expect(stayedAdmitted).toBe(true);
+  });
+
   it("keeps the later of two holds, shares no wait longer than the retry budget's 30 s, and is forgotten a second after", async () => {
     const c = clock();
     holdThrottleGate("gate-two", 5_000, c.now);
