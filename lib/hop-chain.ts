@@ -88,7 +88,16 @@ export interface AgentUserToken {
   deadline: number;
   claims: JwtClaims;
   hops: HopRecord[];
+  /** Which minted token this is: the same on every cache hit of one token, a new one for each token minted. */
+  identity: TokenIdentity;
 }
+
+/**
+ * Stands for one minted token, and is all a holder may do with it: key state
+ * kept per token (in a WeakMap, such as the token provider's refresh
+ * schedule), which then goes when the chain drops the token.
+ */
+export type TokenIdentity = object;
 
 interface CachedToken {
   token: string;
@@ -155,13 +164,13 @@ export class HopChain {
     const unshared = fresh || request.claims !== undefined;
     const final = await this.shared(finalKeyOf(request), unshared, hops, 3, (cancel) => this.mintFinal(request, fresh, hops, cancel), signal);
     hops.sort((a, b) => a.hop - b.hop);
-    return { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
+    return { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops, identity: final };
   }
 
   /**
    * The final token from the cache, with no request and no await (its claims
    * were checked when it was minted); undefined when it is not cached, or
-   * `fresh` or `renew` is asked. The claims object is the same on every hit of
+   * `fresh` or `renew` is asked. Its identity is the same on every hit of
    * one cached token: the token provider keys its refresh state by it. A
    * caller that needs the time too passes `now` (monotonic, as the hooks'
    * monotonicNow), so a hit reads the clock once (a clock read costs about as
@@ -171,7 +180,7 @@ export class HopChain {
     if (request.fresh || request.renew || request.claims !== undefined) return undefined;
     const hops: HopRecord[] = [];
     const final = this.hit(finalKeyOf(request), false, hops, 3, now);
-    return final && { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops };
+    return final && { accessToken: final.token, expiresAt: final.expiresAt, deadline: final.deadline, claims: final.claims!, hops, identity: final };
   }
 
   /** Forgets every cached token. */
