@@ -1,8 +1,9 @@
 import { PUBLIC_CLOUD } from "./entra-rules";
+import { DEFAULT_TIMEOUT_MS } from "./http";
 import type { StackOutputs } from "./stack-outputs";
 
-/** The per-request timeout (--timeout) in seconds, unless given. */
-export const DEFAULT_TIMEOUT_S = 15;
+/** The per-request timeout (--timeout) in seconds, unless given: the library's own default. */
+export const DEFAULT_TIMEOUT_S = DEFAULT_TIMEOUT_MS / 1000;
 
 /**
  * One connection input, declared once: the CLI's parser options and the
