@@ -34,7 +34,7 @@ export interface HopChainConfig {
   credential: BlueprintCredential;
   http?: HttpOptions;
   retry?: RetryPolicy;
-  /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001); 0 fails at once. */
+  /** How long to keep retrying "not replicated yet" answers (lib/aadsts.ts isReplicationAadsts); 0 fails at once. */
   replicationWindowMs?: number;
   /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;
