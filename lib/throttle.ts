@@ -91,16 +91,18 @@ async function admit(key: string, gate: Gate, hooks: RetryHooks, signal: AbortSi
 /** Waits for a place in the gate's queue to come up, or leaves the queue when `signal` fires. */
 function queued(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Declared before the functions that use it: Pulumi's closure serializer reads a name used ahead of its declaration as missing.
+    const place = { wake: (): void => undefined };
     const leave = () => {
-      const at = gate.queue.indexOf(wake);
+      const at = gate.queue.indexOf(place.wake);
       if (at >= 0) gate.queue.splice(at, 1);
       resolve();
     };
-    const wake = () => {
+    place.wake = () => {
       signal?.removeEventListener("abort", leave);
       resolve();
     };
-    gate.queue.push(wake);
+    gate.queue.push(place.wake);
     signal?.addEventListener("abort", leave, { once: true });
   });
 }
