@@ -1,4 +1,3 @@
-import type { EventEmitter } from "node:events";
 import type { Dispatcher } from "undici";
 import { request } from "./undici-request";
 import { AbortError, AgentUserError, ExitCode, NetworkError } from "./errors";
@@ -22,11 +21,7 @@ export interface HttpResponse {
 
 /** Transport settings shared by the token client and the Graph client. */
 export interface HttpOptions {
-  /**
-   * Per-attempt timeout covering connect, headers and body. It may fire up to
-   * 5% (at most 100 ms) late, never early: attempts that start that close
-   * together share one timer (see deadlineSignal).
-   */
+  /** Per-attempt timeout covering connect, headers and body. */
   timeoutMs?: number;
   /**
    * undici dispatcher; when absent, the global one (keep-alive pool), with at
@@ -79,16 +74,9 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
   const started = performance.now();
   const cancel = options.signal;
   if (cancel?.aborted) throw new AbortError(step, options.hop);
-  const deadline = deadlineSignal(timeoutMs, started);
-  const linked = cancel && linkSignals(deadline, cancel);
+  const attempt = attemptSignal(timeoutMs, cancel);
   try {
-    const res = await request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      signal: linked?.signal ?? deadline,
-      dispatcher: options.dispatcher,
-    });
+    const res = await request(req.url, { method: req.method, headers: req.headers, body: req.body, signal: attempt.signal, dispatcher: options.dispatcher });
     const body = await readCapped(step, res, options.maxBodyBytes ?? BODY_LIMITS.tokenEndpoint, options.hop);
     return { status: res.statusCode, headers: flattenHeaders(res.headers), body, ms: performance.now() - started };
   } catch (err) {
@@ -96,34 +84,36 @@ export async function send(step: string, req: HttpRequest, options: HttpOptions 
     if (cancel?.aborted) throw new AbortError(step, options.hop);
     throw toNetworkError(step, err, timeoutMs, options.hop);
   } finally {
-    linked?.unlink();
+    attempt.done();
   }
 }
 
 /**
- * One signal that fires with the deadline or with the caller's cancel
- * signal, whichever comes first; unlink() drops both listeners. Built only
- * for a request that can be cancelled: a plain request takes the deadline.
+ * The signal of one attempt: it fires when `timeoutMs` have passed (with a
+ * TimeoutError, as AbortSignal.timeout's) or when the caller's `cancel`
+ * fires, whichever comes first. done() clears the timer and the listener.
  */
-function linkSignals(deadline: Deadline, cancel: AbortSignal): { signal: AbortSignal; unlink: () => void } {
-  const both = new AbortController();
-  const onDeadline = () => both.abort(deadline.reason);
-  const onCancel = () => both.abort(cancel.reason);
-  deadline.on("abort", onDeadline);
-  cancel.addEventListener("abort", onCancel, { once: true });
+function attemptSignal(timeoutMs: number, cancel: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    const reason = new Error(`no answer within ${timeoutMs} ms`);
+    reason.name = "TimeoutError";
+    controller.abort(reason);
+  }, timeoutMs);
+  const onCancel = () => controller.abort(cancel!.reason);
+  cancel?.addEventListener("abort", onCancel, { once: true });
   return {
-    signal: both.signal,
-    unlink: () => {
-      deadline.off("abort", onDeadline);
-      cancel.removeEventListener("abort", onCancel);
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      cancel?.removeEventListener("abort", onCancel);
     },
   };
 }
 
 /**
- * The body as text, read no further than `limit` bytes; the request's
- * deadline covers this read too. Read by a "data" listener: async iteration
- * of the stream costs about 20 µs more of a one-request token (`npm run bench`).
+ * The body as text, read no further than `limit` bytes; the attempt's
+ * timeout covers this read too.
  */
 function readCapped(step: string, res: Dispatcher.ResponseData, limit: number, hop: number | undefined): Promise<string> {
   if (Number(res.headers["content-length"]) > limit) {
@@ -142,72 +132,6 @@ function readCapped(step: string, res: Dispatcher.ResponseData, limit: number, h
     res.body.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
     res.body.on("error", reject);
   });
-}
-
-/**
- * A deadline in the shape undici takes as a request's signal: an
- * EventEmitter with `aborted` and `reason` (an AbortSignal's EventTarget
- * listeners cost undici about 10 µs more per request, `npm run bench`).
- * Its reason is a TimeoutError, as AbortSignal.timeout's is.
- */
-type Deadline = EventEmitter & { aborted: boolean; reason: Error | undefined };
-
-function newDeadline(ms: number): Deadline {
-  // Required here, not imported: Pulumi's closure serializer copies this module into the dynamic
-  // providers, and cannot carry node:events' EventEmitter class as a captured value.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { EventEmitter } = require("node:events") as typeof import("node:events");
-  const deadline: Deadline = Object.assign(new EventEmitter(), { aborted: false, reason: undefined });
-  // Concurrent attempts each add a listener; that is expected, not a leak.
-  deadline.setMaxListeners(0);
-  setTimeout(() => {
-    const reason = new Error(`no answer within ${ms} ms`);
-    reason.name = "TimeoutError";
-    deadline.aborted = true;
-    deadline.reason = reason;
-    // Each request's listener on its own, as an AbortSignal calls them: one that throws must not spare the rest.
-    for (const listener of deadline.listeners("abort")) {
-      try {
-        (listener as () => void)();
-      } catch {
-        // undici's listener only aborts its own request; nothing else is owed to it here.
-      }
-    }
-    deadline.removeAllListeners("abort");
-  }, ms).unref();
-  return deadline;
-}
-
-/** The shared deadline of the current window, per timeout value. */
-type Deadlines = Map<number, { windowEnd: number; deadline: Deadline }>;
-
-/**
- * Per process, on globalThis: dynamic providers capture this module by value,
- * and Pulumi's closure serializer cannot carry a Map (nor should it carry
- * live timers); code that creates the Map when first used survives it. The
- * key names the shape of its entries: a provider host can run serialized
- * providers of an earlier version (from the state) beside this one, and one
- * must never read the other's entries.
- */
-function deadlines(): Deadlines {
-  const slot = globalThis as unknown as Record<symbol, Deadlines | undefined>;
-  return (slot[Symbol.for("agent-user-kit.http.deadlines.v2")] ??= new Map());
-}
-
-/**
- * A deadline that fires no sooner than `timeoutMs` after `now`. A timer per
- * request costs more than the request's own client work, so attempts
- * starting within one short window share a deadline that fires `timeoutMs`
- * after the window ends. An attempt's deadline is thus between timeoutMs and
- * timeoutMs + window; undici drops its listener when the attempt ends.
- */
-function deadlineSignal(timeoutMs: number, now: number): Deadline {
-  const current = deadlines().get(timeoutMs);
-  if (current && now < current.windowEnd) return current.deadline;
-  const windowMs = Math.min(100, Math.max(1, timeoutMs / 20));
-  const deadline = newDeadline(timeoutMs + windowMs);
-  deadlines().set(timeoutMs, { windowEnd: now + windowMs, deadline });
-  return deadline;
 }
 
 /**

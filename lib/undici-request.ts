@@ -1,4 +1,3 @@
-import type { EventEmitter } from "node:events";
 import type { Dispatcher } from "undici";
 
 /**
@@ -71,18 +70,13 @@ function originSlots(): Map<string, OriginSlots> {
   return (slot[Symbol.for("agent-user-kit.undici-request.origin-slots")] ??= new Map());
 }
 
-/** The two shapes of signal a request may carry: an AbortSignal, or the deadline's EventEmitter (lib/http.ts). */
-type RequestSignal = AbortSignal | (EventEmitter & { aborted: boolean; reason?: unknown }) | null | undefined;
+type RequestSignal = AbortSignal | null | undefined;
 
 /** Calls `listener` once when `signal` fires; returns what removes it. */
 function onAbort(signal: RequestSignal, listener: () => void): () => void {
   if (!signal) return () => undefined;
-  if ("addEventListener" in signal) {
-    signal.addEventListener("abort", listener, { once: true });
-    return () => signal.removeEventListener("abort", listener);
-  }
-  signal.once("abort", listener);
-  return () => void signal.off("abort", listener);
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
 }
 
 /**
