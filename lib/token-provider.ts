@@ -214,14 +214,15 @@ export class AgentUserTokenProvider {
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
   getToken(given: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
-    const request = ownRequest(given);
+    // Only its own fields: a key it lacks reads as undefined, never as a member put on Object.prototype.
+    const request = isObject(given) ? (ownProperties(given) as AgentUserTokenRequestOptions) : given;
     const problem = requestProblem(request);
     if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = options !== undefined && options !== null && Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined;
+    const signal = isObject(options) ? (ownProperties(options) as GetAgentUserTokenOptions).abortSignal : undefined;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
     const chainRequest: AgentUserTokenRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     if (request.claims !== undefined) chainRequest.claims = request.claims;
@@ -285,21 +286,6 @@ const AGENT_RULES = {
 function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, where = ""): string | undefined {
   const problem = AGENT_RULES[name](value);
   return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
-}
-
-/** The fields of a getToken() request that are its own (none for what is no object, which requestProblem refuses). */
-function ownRequest(request: AgentUserTokenRequestOptions): AgentUserTokenRequestOptions {
-  if (!isObject(request as unknown)) return request;
-  const own = <K extends keyof AgentUserTokenRequestOptions>(key: K): AgentUserTokenRequestOptions[K] => (Object.hasOwn(request, key) ? request[key] : undefined);
-  return {
-    agentIdentityId: own("agentIdentityId"),
-    agentUser: own("agentUser"),
-    resource: own("resource"),
-    fresh: own("fresh"),
-    tenantId: own("tenantId"),
-    claims: own("claims"),
-    enableCae: own("enableCae"),
-  };
 }
 
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
