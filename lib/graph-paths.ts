@@ -2,6 +2,7 @@
  * The typed Agent ID URLs the providers, doctor and preflight call (Graph v1.0; every call sends
  * OData-Version: 4.0). Object URLs put the type cast after the key, as
  * Microsoft's API reference writes them; agent users put it before the key.
+ * The order of the calls is in docs/protocol.md, "Provisioning through Graph".
  */
 
 import { UsageError } from "./errors";

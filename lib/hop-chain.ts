@@ -17,6 +17,7 @@ import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
  *   hop 1: blueprint → T1 (token-exchange audience, fmi_path = agent identity)
  *   hop 2: agent identity, T1 as assertion → T2
  *   hop 3: agent identity, T1 as assertion, T2 as user FIC, user_fic grant → agent user token
+ * Each request's parameters are in docs/protocol.md, "The three hops".
  */
 
 export const HOP_STEPS = {
@@ -34,7 +35,7 @@ export interface HopChainConfig {
   credential: BlueprintCredential;
   http?: HttpOptions;
   retry?: RetryPolicy;
-  /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001); 0 fails at once. */
+  /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001, 50034); 0 fails at once. */
   replicationWindowMs?: number;
   /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;

@@ -83,6 +83,7 @@ function answerMayBeLost(err: unknown): boolean {
  * The steps get the one-attempt client, so this loop is the operation's only
  * retry budget: transient failures get DEFAULT_RETRY's attempts and time, as
  * any other request, however many lookups and POSTs an attempt makes.
+ * The same rule in words for users: docs/protocol.md, "Create at most once".
  */
 export async function createOrAdopt<T>(
   session: GraphSession,
