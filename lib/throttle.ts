@@ -91,13 +91,16 @@ async function admit(key: string, gate: Gate, hooks: RetryHooks, signal: AbortSi
 /** Waits for a place in the gate's queue to come up, or leaves the queue when `signal` fires. */
 function queued(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
-    const leave = () => {
-      const at = gate.queue.indexOf(wake);
-      if (at >= 0) gate.queue.splice(at, 1);
-      resolve();
-    };
+    // Each name is declared before the other refers to it: Pulumi's closure serializer, which carries this
+    // module into dynamic providers, takes a name used before its declaration for a free variable of queued.
+    let leave = (): void => undefined;
     const wake = () => {
       signal?.removeEventListener("abort", leave);
+      resolve();
+    };
+    leave = () => {
+      const at = gate.queue.indexOf(wake);
+      if (at >= 0) gate.queue.splice(at, 1);
       resolve();
     };
     gate.queue.push(wake);
