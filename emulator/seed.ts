@@ -45,10 +45,11 @@ export const SHARE_URLS = {
 /** Application permissions the seeded provisioner holds by default: what it needs to provision, and doctor's and preflight's reads. */
 export const PROVISIONER_ROLES: readonly string[] = [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS];
 
-export const DEFAULT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
+/** The delegated scopes of each seeded agent's Graph grant (space-separated, as a grant's `scope` is): the stack's default scopes plus the two that `agent-user comments` reads with. */
+export const SEEDED_GRANT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read Files.Read.All Sites.Read.All";
 
 /** The delegated permissions the emulated Microsoft Graph publishes: the kit's allow-list and a few neighbours (texts and types are the emulator's). */
-const GRAPH_SCOPES = [...DEFAULT_SCOPES.split(" "), "Chat.Read", "Mail.Read", "Files.ReadWrite.All", "Sites.ReadWrite.All", "User.ReadBasic.All"];
+const GRAPH_SCOPES = [...SEEDED_GRANT_SCOPES.split(" "), "Chat.Read", "Mail.Read", "Files.ReadWrite.All", "Sites.ReadWrite.All", "User.ReadBasic.All"];
 
 /** A stable id per scope name: the emulator's own, not Microsoft's (which differ per scope and are not needed here). */
 function scopeId(value: string): string {
@@ -279,7 +280,7 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
     consentType: "Principal",
     principalId: ids.agentUserId,
     resourceId: ids.graphPrincipalId,
-    scope: DEFAULT_SCOPES,
+    scope: SEEDED_GRANT_SCOPES,
   });
   seed.driveItems.push(sampleDriveItem(ids), sampleDocument(ids));
   return seed;
@@ -303,7 +304,7 @@ export function fleetTenant(count: number, ids = DEFAULT_IDS): TenantSeed {
     });
     seed.servicePrincipals.push(agent.identity);
     seed.users.push(agent.user);
-    seed.grants.push({ id: randomUUID(), clientId: agent.identity.id, consentType: "Principal", principalId: agent.user.id, resourceId: ids.graphPrincipalId, scope: DEFAULT_SCOPES });
+    seed.grants.push({ id: randomUUID(), clientId: agent.identity.id, consentType: "Principal", principalId: agent.user.id, resourceId: ids.graphPrincipalId, scope: SEEDED_GRANT_SCOPES });
   }
   return seed;
 }

@@ -21,7 +21,12 @@ export class SigningKey {
   /** Decodes and checks the signature; undefined when the token is not ours. */
   verify(token: string): DecodedJwt | undefined {
     const jwt = decodeJwt(token);
-    return jwt && jwt.header.kid === this.kid && verifyJwtSignature(jwt, this.publicKey) ? jwt : undefined;
+    return jwt && this.signed(jwt) ? jwt : undefined;
+  }
+
+  /** Whether this key signed a decoded token: its kid names this key and its signature verifies. */
+  signed(jwt: DecodedJwt): boolean {
+    return jwt.header.kid === this.kid && verifyJwtSignature(jwt, this.publicKey);
   }
 
   jwks(): { keys: Array<Record<string, unknown>> } {

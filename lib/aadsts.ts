@@ -1,6 +1,6 @@
 /**
  * What to do about each AADSTS code the agent-user flow can meet
- * (the error table of the protocol reference).
+ * (docs/protocol.md, "AADSTS codes").
  */
 const HINTS: Readonly<Record<number, string>> = {
   7000216: "the request carried no client credential; configure a blueprint secret, certificate, or managed identity",

@@ -48,7 +48,8 @@ export function loadCertificate(given: CertificateCredential, owner: string): Lo
 
 /**
  * The client assertion for a certificate credential: PS256 with `x5t#S256`,
- * `aud` the token endpoint, `iss` = `sub` = the client id, a unique `jti`.
+ * `aud` the token endpoint, `iss` = `sub` = the client id, a unique `jti`
+ * (docs/protocol.md, "Hop 1: the blueprint token (T1)").
  */
 export function certificateAssertion(clientId: string, tokenEndpoint: string, cert: LoadedCertificate, nowS = Math.floor(Date.now() / 1000)): string {
   return signJwt(

@@ -80,6 +80,7 @@ export class GraphError extends AgentUserError {
   }
 }
 
+/** What a Graph refusal means and what to do (docs/protocol.md, "Graph codes"). */
 function graphHint(status: number, code: string, step: string): string {
   if (status >= 300 && status < 400) return "Graph does not redirect these calls: the Graph URL points at something else (a proxy, a sign-in page); check it";
   if (status === 401) return "the bearer token was refused; check the provisioner credential and that the token is for Microsoft Graph";

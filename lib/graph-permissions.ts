@@ -11,7 +11,7 @@
  * Agent ID permission matrix (microsoft/Agent365-devTools,
  * docs/plans/agent-id-permissions-reference.md). Where the reference is
  * unclear or its pages disagree, the row takes the stricter reading and its
- * `note` says so.
+ * `note` says so. docs/protocol.md, "The permission table", summarizes it.
  */
 
 /** Whom a permission reaches, when the reference limits it to some objects. */

@@ -17,6 +17,7 @@ import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
  *   hop 1: blueprint → T1 (token-exchange audience, fmi_path = agent identity)
  *   hop 2: agent identity, T1 as assertion → T2
  *   hop 3: agent identity, T1 as assertion, T2 as user FIC, user_fic grant → agent user token
+ * Each request's parameters are in docs/protocol.md, "The three hops".
  */
 
 export const HOP_STEPS = {

@@ -128,21 +128,6 @@ function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, wher
   return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
 }
 
-/** The fields of a getToken() request that are its own (none for what is no object, which requestProblem refuses). */
-export function ownRequest(request: AgentUserTokenRequestOptions): AgentUserTokenRequestOptions {
-  if (!isObject(request as unknown)) return request;
-  const own = <K extends keyof AgentUserTokenRequestOptions>(key: K): AgentUserTokenRequestOptions[K] => (Object.hasOwn(request, key) ? request[key] : undefined);
-  return {
-    agentIdentityId: own("agentIdentityId"),
-    agentUser: own("agentUser"),
-    resource: own("resource"),
-    fresh: own("fresh"),
-    tenantId: own("tenantId"),
-    claims: own("claims"),
-    enableCae: own("enableCae"),
-  };
-}
-
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
 export function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
   if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;

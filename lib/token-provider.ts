@@ -9,7 +9,6 @@ import { PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, ownProperties } from "./json-value";
 import {
   checkOptions,
-  ownRequest,
   requestProblem,
   STEP,
   type AgentUserAccessToken,
@@ -102,14 +101,15 @@ export class AgentUserTokenProvider {
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
   getToken(given: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
-    const request = ownRequest(given);
+    // Only its own fields: a key it lacks reads as undefined, never as a member put on Object.prototype.
+    const request = isObject(given) ? (ownProperties(given) as AgentUserTokenRequestOptions) : given;
     const problem = requestProblem(request);
     if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
     const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
     const agentUser = request.agentUser ?? this.defaults.agentUser;
     if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = options !== undefined && options !== null && Object.hasOwn(options, "abortSignal") ? options.abortSignal : undefined;
+    const signal = isObject(options) ? (ownProperties(options) as GetAgentUserTokenOptions).abortSignal : undefined;
     if (signal?.aborted) return Promise.reject(new AbortError(STEP));
     const chainRequest: AgentUserTokenRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
     if (request.claims !== undefined) chainRequest.claims = request.claims;

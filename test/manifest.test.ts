@@ -6,7 +6,7 @@ import path from "node:path";
 import { ExitCode } from "../lib/errors";
 import type { CliIo } from "../probes/cli-io";
 import { run } from "../probes/commands/manifest";
-import type { TriedPath } from "../probes/manifest/locate";
+import type { TriedPath } from "../probes/manifest/candidates";
 import type { ManifestProblem } from "../probes/manifest/problems";
 import { formatManifestReport, inspectManifest, type ManifestReport } from "../probes/manifest/report";
 

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IDS, defaultTenant, loadTenantFile, SHARE_URLS } from "../emulator/seed";
-import { agentIdentityPath, agentUserPath, blueprintPath } from "../infra/providers/paths";
+import { agentIdentityPath, agentUserPath, blueprintPath } from "../lib/graph-paths";
 import { ExitCode, UsageError } from "../lib/errors";
 import { badSegment } from "../lib/path-segment";
 import { startHarness, type Harness } from "./comments/harness";

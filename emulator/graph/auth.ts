@@ -1,14 +1,17 @@
 import type { JwtClaims } from "../../lib/jwt";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, type GraphOperation, type OperationId } from "../../lib/graph-permissions";
+import type { Caller } from "../pipeline/authenticate";
 import type { EmulatorContext, EmulatorRequest, Route } from "../router";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 
 /**
  * Bearer validation for the emulated Graph routes, in Graph's order: first
- * the token itself (401 InvalidAuthenticationToken), then whether it carries
- * a permission the operation's row of the permission table accepts (403).
+ * the token the pipeline authenticated (401 InvalidAuthenticationToken when
+ * it is missing, not signed by this tenant, for another audience or out of
+ * its lifetime), then whether it carries a permission the operation's row of
+ * the permission table accepts (403).
  * Each route names its operation; `authorizeRoute` checks it once, before the
  * handler, as Azurite checks its authorization in one layer ahead of its
  * handlers. A permission that reaches only some objects (owners,
@@ -25,12 +28,6 @@ const GRAPH_AUDIENCES = new Set([PUBLIC_CLOUD.resourceUrl, `${PUBLIC_CLOUD.resou
 /** Graph tolerates this much clock skew on exp and nbf. */
 const CLOCK_SKEW_S = 300;
 
-function bearer(req: EmulatorRequest): string {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ""));
-  if (!m) throw graphError(req, GRAPH_ERRORS.tokenEmpty());
-  return m[1]!;
-}
-
 /** What the token holds: its roles (an application) or its scopes (a user). */
 export function heldBy(c: JwtClaims): string[] {
   if (c.idtyp === "user") return typeof c.scp === "string" ? c.scp.split(/\s+/) : [];
@@ -38,10 +35,10 @@ export function heldBy(c: JwtClaims): string[] {
 }
 
 /** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
-function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, id: OperationId): JwtClaims {
-  const jwt = ctx.key.verify(bearer(req));
-  if (!jwt) throw graphError(req, GRAPH_ERRORS.tokenUnverified());
-  const c = jwt.claims;
+function authorizeGraph(req: EmulatorRequest, caller: Caller, ctx: EmulatorContext, id: OperationId): JwtClaims {
+  if (caller.token === undefined) throw graphError(req, GRAPH_ERRORS.tokenEmpty());
+  const c = caller.claims;
+  if (!c) throw graphError(req, GRAPH_ERRORS.tokenUnverified());
   const audiences = Array.isArray(c.aud) ? c.aud : [c.aud];
   if (!audiences.some((a) => typeof a === "string" && GRAPH_AUDIENCES.has(a))) {
     throw graphError(req, GRAPH_ERRORS.audienceInvalid(c.aud));
@@ -65,10 +62,10 @@ function authorizeGraph(req: EmulatorRequest, ctx: EmulatorContext, id: Operatio
   return c;
 }
 
-/** The one check of a route's operation, before its handler; the caller's claims and the operation go on the request. */
-export function authorizeRoute(route: Route, req: EmulatorRequest, ctx: EmulatorContext): void {
+/** The one check of a route's operation, before its handler, on the caller the pipeline authenticated; the caller's claims and the operation go on the request. */
+export function authorizeRoute(route: Route, req: EmulatorRequest, caller: Caller, ctx: EmulatorContext): void {
   if (!route.operation) return;
-  req.caller = authorizeGraph(req, ctx, route.operation);
+  req.caller = authorizeGraph(req, caller, ctx, route.operation);
   req.operation = route.operation;
 }
 

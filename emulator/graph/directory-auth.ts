@@ -1,4 +1,5 @@
 import { GRAPH_OPERATIONS, type GraphOperation, type PermissionReach } from "../../lib/graph-permissions";
+import { appIdOf } from "../pipeline/authenticate";
 import type { EmulatorRequest } from "../router";
 import { callerOf, heldBy } from "./auth";
 import { graphError } from "./envelope";
@@ -25,9 +26,7 @@ export interface ReachTarget {
 
 /** The calling application's appId: azp in v2 tokens, appid in v1 ones. */
 export function callerAppId(req: EmulatorRequest): string | undefined {
-  const { azp, appid } = callerOf(req);
-  const id = typeof azp === "string" ? azp : appid;
-  return typeof id === "string" ? id.toLowerCase() : undefined;
+  return appIdOf(callerOf(req));
 }
 
 /** The calling principal's object id: the owner of what it creates. */

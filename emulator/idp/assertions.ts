@@ -70,7 +70,7 @@ function checkCertificateAssertion(app: Application, jwt: DecodedJwt, tokenEndpo
 
 /** An assertion matched against the application's federated identity credentials (e.g. a managed identity token). */
 function checkFederatedAssertion(app: Application, jwt: DecodedJwt, ctx: EmulatorContext, nowMs: number): void {
-  if (!verifyJwtSignature(jwt, ctx.key.publicKey) || jwt.header.kid !== ctx.key.kid) {
+  if (!ctx.key.signed(jwt)) {
     throw aadstsError(401, "invalid_client", 700027, "Client assertion failed signature validation: the issuer's keys did not verify it.");
   }
   const c = jwt.claims;

@@ -1,6 +1,5 @@
 import { AgentUserError, MalformedAnswerError } from "../../lib/errors";
 import { GraphClient, GraphError } from "../../lib/graph-client";
-import type { Shape } from "../../lib/graph-shape";
 import { DEFAULT_RETRY, lagTolerant, ONE_ATTEMPT, withRetry } from "../../lib/retry";
 import { provisionerToken } from "../provisioner-credential";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, type GraphResourceInputs } from "./inputs";
@@ -34,11 +33,6 @@ export function graphSession(inputs: GraphResourceInputs, clock: Clock = PROCESS
     consistencyWindowMs: inputs.consistencyWindowMs,
     clock,
   };
-}
-
-/** OData string literal: a quote inside is doubled. */
-export function odataString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }
 
 /**
@@ -89,6 +83,7 @@ function answerMayBeLost(err: unknown): boolean {
  * The steps get the one-attempt client, so this loop is the operation's only
  * retry budget: transient failures get DEFAULT_RETRY's attempts and time, as
  * any other request, however many lookups and POSTs an attempt makes.
+ * The same rule in words for users: docs/protocol.md, "Create at most once".
  */
 export async function createOrAdopt<T>(
   session: GraphSession,
@@ -139,19 +134,6 @@ export async function postOnce<T>(graph: GraphClient, collectionPath: string, bo
 /** Waits, within the consistency window, until a parent object made moments ago is readable. */
 export async function awaitReplica(session: GraphSession, path: string): Promise<void> {
   await session.graph.call("GET", `${path}?$select=id`, { agentId: true, consistencyWindowMs: session.consistencyWindowMs });
-}
-
-/**
- * GET that answers undefined for an object that is gone (404); any other error is thrown.
- * `agentId` sends the Agent ID APIs' OData-Version header (the default); `shape` is what the caller reads of the object.
- */
-export async function getIfExists<T>(graph: GraphClient, path: string, { agentId = true, shape }: { agentId?: boolean; shape?: Shape } = {}): Promise<T | undefined> {
-  try {
-    return (await graph.call<T>("GET", path, { agentId, shape })).body;
-  } catch (err) {
-    if (err instanceof GraphError && err.notFound) return undefined;
-    throw err;
-  }
 }
 
 /** DELETE where an object already gone counts as deleted. */

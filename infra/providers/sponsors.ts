@@ -1,6 +1,7 @@
 import { GraphError } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
-import { getIfExists, type GraphSession } from "./graph-ops";
+import { getIfExists } from "../../lib/graph-reads";
+import type { GraphSession } from "./graph-ops";
 
 /*
  * Sponsors of a blueprint or agent identity, and the reads and updates those

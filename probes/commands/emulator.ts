@@ -20,7 +20,7 @@ Usage: agent-user emulator [options]
   --port N            HTTP port (default: a free one)
   --https-port N      HTTPS port (default: a free one)
   --tenant-file FILE  seed the tenant from this JSON (default: the built-in tenant);
-                      --tenant FILE still works for one release, with a warning
+                      --tenant FILE is a deprecated spelling of it, and warns
   --agents N          seed the built-in tenant with N agents under its blueprint, each with its
                       agent user and grant; --outputs then has the fleet's "agents" map (default 1)
   --provisioner-roles LIST
@@ -114,8 +114,8 @@ function agentCount(value: string): number {
 }
 
 /**
- * The emulator's --env-file, until Node turned out to read it itself wherever it stands, even
- * after the script's name (nodejs/node#54232; --env-file-if-exists too): under the bin's
+ * Refuses --env-file, pointing to --env-out. Node reads --env-file itself wherever it stands,
+ * even after the script's name (nodejs/node#54232; --env-file-if-exists too): under the bin's
  * `#!/usr/bin/env node`, Node stops with "node: FILE: not found", exit 9, before the CLI starts,
  * when FILE is yet to be written, which is the usual case. Only when FILE exists does the flag
  * reach this command, which refuses it: a flag that works only on a second run is no flag.
@@ -248,7 +248,7 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     }
     if (values.tenant !== undefined) {
       if (values["tenant-file"] !== undefined) throw new UsageError("--tenant is the old spelling of --tenant-file; give only --tenant-file");
-      // --tenant is a tenant id everywhere else; for one release the emulator still takes it as a file.
+      // --tenant is a tenant id in every other command, so here it is only a deprecated spelling of --tenant-file.
       io.stderr("agent-user emulator: --tenant FILE is deprecated, use --tenant-file FILE (--tenant goes in the next release)\n");
     }
     const tenantFile = values["tenant-file"] ?? values.tenant;

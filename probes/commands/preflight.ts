@@ -56,7 +56,7 @@ Examples:
     --agent-identity-name "Research agent" --agent-user-name research-agent --sponsors "$SPONSOR_ID"
 `;
 
-/** preflight's endpoint flags, each with its variable and the configuration key it sets (the old flag is that key's name). */
+/** preflight's endpoint flags, each with its variable and the configuration key it sets (the deprecated flag is that key's name). */
 const ENDPOINTS = [
   ["graph", "graph-url"],
   ["authority", "authority-url"],
@@ -65,7 +65,8 @@ const ENDPOINTS = [
 /**
  * --graph and --authority, else AGENT_USER_GRAPH_URL and AGENT_USER_AUTHORITY_URL,
  * as every other command reads them, over the file's graphUrl and authorityUrl.
- * The old --graph-url and --authority-url still work this release, with a line on stderr.
+ * --graph-url and --authority-url, named after the configuration keys, are deprecated
+ * spellings: they are read too, with a line on stderr.
  */
 function endpoints(values: Record<string, unknown>, io: CliIo): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

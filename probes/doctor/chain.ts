@@ -10,8 +10,8 @@ import type { RetryHooks } from "../../lib/retry";
 import { providerFor } from "../../lib/token-provider";
 import { isLoopbackUrl } from "../../lib/urls";
 import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "../../lib/entra-rules";
-import { getIfExists, odataString } from "../../infra/providers/graph-ops";
-import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../infra/providers/paths";
+import { getIfExists, odataString } from "../../lib/graph-reads";
+import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../lib/graph-paths";
 import { failed, ok, type Check } from "../checks";
 import { checkCredentials, type GraphCredential, type GraphFederatedCredential } from "./credentials";
 

@@ -4,24 +4,11 @@
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import type { ManifestCandidate, ManifestSource, TriedPath } from "./candidates";
 import { ManifestError, problem } from "./problems";
 
 export const MANIFEST_FILE_NAME = "ToolingManifest.json";
 export const DEFAULT_TOOLING_DIR = ".a365";
-
-/** Where a candidate path came from. */
-export type ManifestSource = "argument" | "environment" | "working-directory" | "tooling-directory";
-
-export interface ManifestCandidate {
-  path: string;
-  source: ManifestSource;
-}
-
-export interface TriedPath extends ManifestCandidate {
-  found: boolean;
-  /** Files beside it whose names differ from it only in letter case. */
-  caseVariants: string[];
-}
 
 export interface ManifestLocation extends ManifestCandidate {
   /** Every candidate looked at, in order, ending with the one found. */

@@ -4,7 +4,7 @@
  */
 import { quoteValue } from "../../lib/printable";
 import { UsageError } from "../../lib/errors";
-import type { TriedPath } from "./locate";
+import type { TriedPath } from "./candidates";
 
 /** One fact about a bad manifest, precise enough to go and fix it. */
 export interface ManifestProblem {

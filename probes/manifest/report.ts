@@ -6,7 +6,8 @@
  */
 import { printable } from "../../lib/printable";
 import { classifyServer, V1_SHARED_AUDIENCE, type PermissionModel } from "./classify";
-import { caseWarnings, locateManifest, manifestCandidates, SOURCE_LABEL, type LocateOptions, type ManifestSource, type TriedPath } from "./locate";
+import type { ManifestSource, TriedPath } from "./candidates";
+import { caseWarnings, locateManifest, manifestCandidates, SOURCE_LABEL, type LocateOptions } from "./locate";
 import { ManifestError } from "./problems";
 import { readManifest, type ManifestEntry } from "./validate";
 

@@ -11,8 +11,8 @@ import {
 } from "../../lib/graph-permissions";
 import type { Shape } from "../../lib/graph-shape";
 import type { KitConfig } from "../../infra/config";
-import { getIfExists, odataString } from "../../infra/providers/graph-ops";
-import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../infra/providers/paths";
+import { getIfExists, odataString } from "../../lib/graph-reads";
+import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../lib/graph-paths";
 import { failed, ok, warning, type Check } from "../checks";
 import { didYouMean } from "../../lib/did-you-mean";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { Agent } from "undici";
-import { agentEntries, bareTenant, DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
+import { agentEntries, bareTenant, DEFAULT_IDS, SEEDED_GRANT_SCOPES, defaultTenant } from "../../emulator/seed";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { agentIdentityProvider, type AgentIdentityOutputs } from "../../infra/providers/agent-identity";
 import { agentUserProvider, type AgentUserOutputs } from "../../infra/providers/agent-user";
@@ -92,7 +92,7 @@ export async function provisionFleet(count: number, concurrency: number, graphRa
             identityParentId: identity.identityId,
           });
           await graph.call("POST", "/v1.0/oauth2PermissionGrants", {
-            body: { clientId: identity.identityId, consentType: "Principal", principalId: user.userId, resourceId: DEFAULT_IDS.graphPrincipalId, scope: DEFAULT_SCOPES },
+            body: { clientId: identity.identityId, consentType: "Principal", principalId: user.userId, resourceId: DEFAULT_IDS.graphPrincipalId, scope: SEEDED_GRANT_SCOPES },
           });
         } catch (err) {
           failures++;
@@ -137,7 +137,7 @@ function benchFleetTenant(identities: number, usersEach: number): { seed: Return
       });
       if (j === 0) seed.servicePrincipals.push(entries.identity);
       seed.users.push(entries.user);
-      seed.grants.push({ id: `fleet-grant-${n}`, clientId: identity, consentType: "Principal", principalId: entries.user.id, resourceId: DEFAULT_IDS.graphPrincipalId, scope: DEFAULT_SCOPES });
+      seed.grants.push({ id: `fleet-grant-${n}`, clientId: identity, consentType: "Principal", principalId: entries.user.id, resourceId: DEFAULT_IDS.graphPrincipalId, scope: SEEDED_GRANT_SCOPES });
       pairs.push({ identity, user: entries.user.id });
     }
   }

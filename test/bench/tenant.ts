@@ -1,4 +1,4 @@
-import { agentEntries, DEFAULT_IDS, DEFAULT_SCOPES, defaultTenant } from "../../emulator/seed";
+import { agentEntries, DEFAULT_IDS, SEEDED_GRANT_SCOPES, defaultTenant } from "../../emulator/seed";
 import { type TenantSeed } from "../../emulator/store";
 import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 
@@ -63,7 +63,7 @@ export function benchTenant(count: number): BenchTenant {
     });
     seed.servicePrincipals.push(agent.identity);
     seed.users.push(agent.user);
-    grant(`${i}-graph`, pair.identity, pair.user, ids.graphPrincipalId, DEFAULT_SCOPES);
+    grant(`${i}-graph`, pair.identity, pair.user, ids.graphPrincipalId, SEEDED_GRANT_SCOPES);
     grant(`${i}-mcp`, pair.identity, pair.user, MCP_PRINCIPAL_ID, MCP_SCOPES);
   }
   return { seed, main: { identity: ids.agentIdentityId, user: ids.agentUserId }, fleet };

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_SCOPES } from "../../emulator/seed";
+import { SEEDED_GRANT_SCOPES } from "../../emulator/seed";
 import { PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID } from "../../lib/entra-rules";
 import type { JwtClaims } from "../../lib/jwt";
 import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, useEmulator } from "../token/helpers";
@@ -133,7 +133,7 @@ describe("MSAL 7: the agent user flow through its own APIs", () => {
     expect(r.t2).toMatchObject({ aud: TOKEN_EXCHANGE_APP_ID, sub: o.agentIdentityId, xms_par_app_azp: o.blueprintAppId });
     expect(r.t2FromCache).toEqual([false, true]);
     expect(r.t3).toMatchObject({ idtyp: "user", oid: o.agentUserId, appid: o.agentIdentityId, aud: PUBLIC_CLOUD.resourceUrl, upn: upn() });
-    expect(r.t3Scopes).toEqual(DEFAULT_SCOPES.split(" "));
+    expect(r.t3Scopes).toEqual(SEEDED_GRANT_SCOPES.split(" "));
     expect(r.account).toEqual({ homeAccountId: `${o.agentUserId}.${o.tenantId}`, localAccountId: o.agentUserId, tenantId: o.tenantId, username: upn() });
     expect(r.idTokenClaims).toMatchObject({ aud: o.agentIdentityId, iss: `${o.authorityUrl}/${o.tenantId}/v2.0`, oid: o.agentUserId, tid: o.tenantId, ver: "2.0", preferred_username: upn() });
     expect(r.silent).toEqual({ fromCache: true, sameToken: true });

@@ -1,4 +1,4 @@
-import { RateLimiter } from "../../emulator/rate-limit";
+import { RateLimiter } from "../../emulator/pipeline/rate-limit";
 
 function fakeClock(): { now: () => number; advance: (ms: number) => void } {
   let t = 0;

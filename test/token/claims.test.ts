@@ -6,7 +6,7 @@
 import { createPublicKey } from "node:crypto";
 import { TOKEN_EXCHANGE_APP_ID } from "../../lib/entra-rules";
 import { decodeJwt, verifyJwtSignature } from "../../lib/jwt";
-import { DEFAULT_SCOPES } from "../../emulator/seed";
+import { SEEDED_GRANT_SCOPES } from "../../emulator/seed";
 import { HopChain } from "../../lib/hop-chain";
 import {
   b64urlGuid,
@@ -135,7 +135,7 @@ describe("the three hops, as the hop chain sends them", () => {
     expect(facets(claims.xms_act_fct)).toContain("11");
     expect(facets(claims.xms_sub_fct)).toContain("13");
     expect(facets(claims.xms_idrel)).toContain("1");
-    expect(facets(claims.scp)).toEqual(expect.arrayContaining(DEFAULT_SCOPES.split(" ")));
+    expect(facets(claims.scp)).toEqual(expect.arrayContaining(SEEDED_GRANT_SCOPES.split(" ")));
     expect(claims.exp! - claims.iat!).toBeGreaterThan(3600);
   });
 

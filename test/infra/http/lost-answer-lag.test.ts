@@ -1,7 +1,7 @@
 import { parseFaultSpec } from "../../../emulator/faults";
 import { createOrAdopt, graphSession, LOST_ANSWER_MIN_SETTLE_MS, type Clock } from "../../../infra/providers/graph-ops";
 import { DEFAULT_CONSISTENCY_WINDOW_MS } from "../../../infra/providers/inputs";
-import { AGENT_USERS, BLUEPRINTS } from "../../../infra/providers/paths";
+import { AGENT_USERS, BLUEPRINTS } from "../../../lib/graph-paths";
 import {
   agentUserSteps,
   blueprintInputs,

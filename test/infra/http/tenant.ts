@@ -21,7 +21,7 @@ import { findByUpn } from "../../../infra/providers/agent-user";
 import { findByTag } from "../../../infra/providers/blueprint";
 import { postOnce, type Clock } from "../../../infra/providers/graph-ops";
 import type { GraphResourceInputs } from "../../../infra/providers/inputs";
-import { AGENT_USERS, BLUEPRINTS } from "../../../infra/providers/paths";
+import { AGENT_USERS, BLUEPRINTS } from "../../../lib/graph-paths";
 import { sponsorBinds } from "../../../infra/providers/sponsors";
 import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
 import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../../lib/version";

@@ -1,11 +1,12 @@
 /*
- * The typed Agent ID URLs the providers call (Graph v1.0; every call sends
+ * The typed Agent ID URLs the providers, doctor and preflight call (Graph v1.0; every call sends
  * OData-Version: 4.0). Object URLs put the type cast after the key, as
  * Microsoft's API reference writes them; agent users put it before the key.
+ * The order of the calls is in docs/protocol.md, "Provisioning through Graph".
  */
 
-import { UsageError } from "../../lib/errors";
-import { pathSegment } from "../../lib/path-segment";
+import { UsageError } from "./errors";
+import { pathSegment } from "./path-segment";
 
 /** An object id from state or inputs, as one path segment; ".", ".." or a "/" is bad input, never a path. */
 const id = (value: string) => pathSegment(value, (reason) => new UsageError(`the object id ${reason}`, "check the resource's state (pulumi refresh) or its inputs", "Graph object id"));

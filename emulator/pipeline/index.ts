@@ -1,0 +1,77 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { EmulatorContext, EmulatorResponse } from "../router";
+import { authenticate, type Caller } from "./authenticate";
+import { faultResponse, takeFault } from "./faults";
+import { parseRequest, type HostPolicy } from "./parse";
+import { RateLimits } from "./rate-limit";
+import { respond, type RequestRecord } from "./respond";
+import { findRoute, runRoute } from "./route";
+
+/** What the pipeline serves: the tenant, the hosts it answers to, and the log it appends each request to. */
+export interface PipelineSettings {
+  ctx: EmulatorContext;
+  extraHosts: readonly string[];
+  requests: RequestRecord[];
+}
+
+/** What a listener calls with each request. */
+export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Every request goes through the same stages, as in Azurite: parse (Host,
+ * URL, body), route lookup, faults, authenticate (a Graph caller's token,
+ * verified once), rate limit (charged to that verified caller), authorize
+ * and the route's handler, then the answer, unless a fault loses it.
+ */
+export function requestPipeline(settings: PipelineSettings): (scheme: "http" | "https") => Listener {
+  const { ctx, requests } = settings;
+  const hosts: HostPolicy = { origins: ctx.origins, extraHosts: settings.extraHosts };
+  const limits = new RateLimits(ctx.faults);
+
+  const handle = async (scheme: "http" | "https", req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const parsed = await parseRequest(req, scheme, hosts);
+    if (parsed === undefined) return;
+    if ("refused" in parsed) {
+      requests.push(parsed.record);
+      return respond(res, parsed.refused);
+    }
+    const { method, url, origin, body } = parsed.request;
+    const match = findRoute(method, url.pathname, req);
+    if ("notServed" in match) {
+      requests.push({ method, path: url.pathname, surface: "other", status: match.notServed.status });
+      return respond(res, match.notServed);
+    }
+    const surface = match.route.surface;
+    const record: RequestRecord = { method, path: url.pathname, surface, status: 0 };
+    requests.push(record);
+    const fault = await takeFault(ctx.faults, surface, method);
+    if (fault.kind === "drop") {
+      record.status = -1;
+      req.socket.destroy();
+      return;
+    }
+    const caller: Caller = surface === "graph" ? authenticate(req.headers, ctx.key) : {};
+    let response: EmulatorResponse;
+    if (fault.kind === "throttle" || fault.kind === "unavailable") {
+      response = faultResponse(surface, fault.kind, fault.retryAfterS, req);
+    } else {
+      // A counted fault stands in for the rate limit: a request that takes one (here `lose`) is not charged.
+      const decision = fault.kind === "none" ? limits.charge(surface, match.params, caller) : { ok: true as const };
+      response = decision.ok
+        ? await runRoute(match, { method, url, headers: req.headers, body, params: match.params, origin }, caller, ctx)
+        : faultResponse(surface, "throttle", decision.retryAfterS, req);
+    }
+    record.status = response.status;
+    if (fault.kind === "lose") {
+      record.lost = true;
+      req.socket.destroy();
+      return;
+    }
+    respond(res, response);
+  };
+
+  return (scheme) => (req, res) =>
+    void handle(scheme, req, res).catch((err: unknown) => {
+      if (!res.headersSent) respond(res, { status: 500, body: { error: "server_error", error_description: `[emulator] ${(err as Error).message}` } });
+    });
+}
