@@ -326,7 +326,7 @@ const RULES: Record<string, Rule> = {
     const run = await runTenant(b.body, workDir(b.page));
     checkTenantRun(run, `${b.page}:${b.line}`);
     // Each token command minted: its summary (`idtyp  user`), its table row, or its JSON.
-    const minted = [/^\s*idtyp\s+user$/m, /^seeded-agent\s+ok\s/m, /^\{"ok":true,/m].filter((r) => r.test(run.stdout)).length;
+    const minted = [/^\s*idtyp\s+user$/m, /^seeded-agent\s+ok\s/m, /^\{"ok":true,"(hops|agents)":/m].filter((r) => r.test(run.stdout)).length;
     expect(minted).toBe(new Set(b.body.match(/npx agent-user token .*/g)?.map((l) => (l.includes("--json") ? 2 : l.includes("--all") ? 1 : 0))).size);
   },
 
