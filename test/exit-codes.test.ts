@@ -1,5 +1,5 @@
 /**
- * The exit codes are a contract: every one the code uses is in the README's
+ * The exit codes are a contract: every one the code uses is in docs/cli.md's
  * table and in `agent-user --help`, with the same number.
  */
 import { readFileSync } from "node:fs";
@@ -9,9 +9,10 @@ import { runCli } from "./token/helpers";
 
 const codes = [...new Set(Object.values(ExitCode))].sort((a, b) => a - b);
 
-it("the README's exit code table lists exactly ExitCode's codes, 70 for an internal error among them", () => {
-  const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
-  const table = readme.slice(readme.indexOf("### Exit codes"), readme.indexOf("`token --all` exits with"));
+it("docs/cli.md's exit code table lists exactly ExitCode's codes, 70 for an internal error among them", () => {
+  const page = readFileSync(join(__dirname, "..", "docs", "cli.md"), "utf8");
+  const table = page.slice(page.indexOf("\n## Exit codes\n"), page.indexOf("`token --all` exits with"));
+  expect(table.length).toBeGreaterThan(0);
   const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
   expect(documented).toEqual(codes);
   expect(ExitCode.internal).toBe(70);

@@ -61,20 +61,28 @@ describe("the provisioner's permission set", () => {
   });
 });
 
-describe("the README's provisioner section", () => {
-  const readme = readFileSync(join(__dirname, "..", "README.md"), "utf8");
-  const start = readme.indexOf("### The provisioner application");
-  // The section runs to the next heading of its level or above.
-  const section = readme.slice(start, readme.slice(start + 1).search(/\n##{0,2} /) + start + 1);
-  const tables = section.split("| permission |").slice(1).map((t) => [...t.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
+/** A page's section under `heading`, to the next heading of its level or above. */
+function section(page: string, heading: string): string {
+  const text = readFileSync(join(__dirname, "..", page), "utf8");
+  const start = text.indexOf(`\n${heading}\n`);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const level = heading.indexOf(" ");
+  const end = text.slice(start + 1).search(new RegExp(`\\n#{1,${level}} `));
+  return end < 0 ? text.slice(start) : text.slice(start, start + 1 + end);
+}
+
+describe("the provisioner's permissions in the docs", () => {
+  const docs = section("docs/pulumi.md", "## The provisioner application");
+  const readme = section("README.md", "## Deploy to a real tenant");
+  const tables = docs.split("| permission |").slice(1).map((t) => [...t.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
 
   it("lists the provisioner's set, then the check reads, exactly", () => {
     expect(tables).toEqual([[...PROVISIONER_PERMISSIONS], [...CHECK_PERMISSIONS]]);
   });
 
-  it("grants every one of them in both copy-paste commands", () => {
+  it("grants every one of them in both copy-paste commands: the README's Azure CLI loop and the docs' PowerShell", () => {
     for (const p of [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]) {
-      expect([p, section.includes(` ${p}`), section.includes(`'${p}'`)]).toEqual([p, true, true]);
+      expect([p, readme.includes(` ${p}`), docs.includes(`'${p}'`)]).toEqual([p, true, true]);
     }
   });
 });

@@ -41,7 +41,7 @@ export function readmeExample(heading: string): string {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
   const at = readme.indexOf(`\n${heading}\n`);
   if (at < 0) throw new Error(`README.md has no heading ${JSON.stringify(heading)}`);
-  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  const block = /```ts[^\n]*\n([\s\S]*?)```/.exec(readme.slice(at));
   if (!block) throw new Error(`README.md has no ts block under ${JSON.stringify(heading)}`);
   return block[1]!;
 }

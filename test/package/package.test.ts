@@ -35,10 +35,8 @@ describe("the runtime entry, installed without Pulumi", () => {
   let dir: string;
   beforeAll(() => {
     dir = installConsumer(join(work, "agent"), tarball);
-    // The stack outputs of a one-agent fleet named "research", as the README's example reads them.
-    const outputs = emulator.outputs();
-    const agents = { research: { agentIdentityId: outputs.agentIdentityId, agentUserId: outputs.agentUserId, agentUserPrincipalName: outputs.agentUserPrincipalName } };
-    writeFileSync(join(dir, "outputs.json"), JSON.stringify({ ...outputs, agents }), { mode: 0o600 });
+    // The stack outputs as `agent-user emulator --outputs outputs.json` writes them, which the README's example reads.
+    writeFileSync(join(dir, "outputs.json"), JSON.stringify(emulator.outputs()), { mode: 0o600 });
   });
 
   it("installs no @pulumi package", () => {
@@ -62,9 +60,9 @@ describe("the runtime entry, installed without Pulumi", () => {
       `const { AgentUserTokenProvider, TokenEndpointError, ExitCode } = require("agent-user-kit");
 const outputs = require("./outputs.json");
 (async () => {
-  const ok = await AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "research" }).getToken();
+  const ok = await AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "research-agent" }).getToken();
   console.log(ok.claims.idtyp, ok.hops.length);
-  const wrong = AgentUserTokenProvider.fromStackOutputs({ ...outputs, blueprintClientSecret: "wrong" }, { agent: "research" });
+  const wrong = AgentUserTokenProvider.fromStackOutputs({ ...outputs, blueprintClientSecret: "wrong" }, { agent: "research-agent" });
   await wrong.getToken().catch((err) => console.log(err instanceof TokenEndpointError, err.codes.join(","), err.exitCode === ExitCode.rejected));
 })();
 `,
@@ -80,7 +78,7 @@ const outputs = require("./outputs.json");
       `import { readFileSync } from "node:fs";
 import { AgentUserTokenProvider, AgentUserError } from "agent-user-kit";
 const outputs = JSON.parse(readFileSync("outputs.json", "utf8"));
-const token = await AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "research" }).getToken();
+const token = await AgentUserTokenProvider.fromStackOutputs(outputs, { agent: "research-agent" }).getToken();
 console.log(token.claims.idtyp, typeof AgentUserError);
 `,
     );
@@ -90,7 +88,7 @@ console.log(token.claims.idtyp, typeof AgentUserError);
   });
 
   it("the installed agent-user command mints through the same provider", async () => {
-    const run = await runNode(dir, "node_modules/.bin/agent-user", ["token", "--outputs", "outputs.json", "--agent", "research", "--json"]);
+    const run = await runNode(dir, "node_modules/.bin/agent-user", ["token", "--outputs", "outputs.json", "--agent", "research-agent", "--json"]);
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, claims: { idtyp: "user", oid: emulator.outputs().agentUserId } });
   });
@@ -98,7 +96,7 @@ console.log(token.claims.idtyp, typeof AgentUserError);
   it("doctor and preflight run from it too: they read stack keys from files, so they need no Pulumi SDK", async () => {
     const p = emulator.provisioner()!;
     const provisioner = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
-    const doctor = await runNode(dir, "node_modules/.bin/agent-user", ["doctor", "--outputs", "outputs.json", "--agent", "research", "--json"], provisioner);
+    const doctor = await runNode(dir, "node_modules/.bin/agent-user", ["doctor", "--outputs", "outputs.json", "--agent", "research-agent", "--json"], provisioner);
     expect(doctor.stderr).toBe("");
     expect(doctor.code).toBe(0);
     const links = (JSON.parse(doctor.stdout) as { links: Array<{ link: string; status: string }> }).links;

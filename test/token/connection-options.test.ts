@@ -1,6 +1,6 @@
 /**
  * The connection options are declared once (lib/connection-options.ts); the
- * README's table of `agent-user token`'s inputs and each command's --help
+ * table of `agent-user token`'s inputs in docs/cli.md and each command's --help
  * must say the same: a new option without its row, a row left after an
  * option went, or a variable or outputs key spelled apart fails here.
  */
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { CONNECTION_INPUTS, type ConnectionOption } from "../../lib/connection-options";
 import { runCli } from "./helpers";
 
-const README = readFileSync(join(__dirname, "../../README.md"), "utf8");
+const PAGE = readFileSync(join(__dirname, "../../docs/cli.md"), "utf8");
 const DECLARED = Object.entries(CONNECTION_INPUTS) as Array<[string, ConnectionOption]>;
 
 interface Row {
@@ -20,7 +20,7 @@ interface Row {
 
 /** The table under the heading of `agent-user token`: one row per flag, its cells' `code` spans. */
 function readmeRows(): Row[] {
-  const lines = README.slice(README.indexOf("\n## `agent-user token`\n")).split("\n");
+  const lines = PAGE.slice(PAGE.indexOf("\n## `agent-user token`\n")).split("\n");
   const header = lines.findIndex((line) => line.startsWith("| flag | environment | `--outputs` key |"));
   expect(header).toBeGreaterThan(0);
   const rows: Row[] = [];
@@ -36,7 +36,7 @@ function readmeRows(): Row[] {
   return rows;
 }
 
-describe("the README's table of connection inputs", () => {
+describe("docs/cli.md's table of connection inputs", () => {
   const rows = readmeRows();
   const declared = DECLARED.map(([flag, option]) => ({ flag: `--${flag}`, env: option.env ? [option.env] : [], outputs: [...(option.outputs ?? [])] }));
 

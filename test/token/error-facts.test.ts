@@ -68,7 +68,7 @@ it("a refused connection on hop 1 keeps undici's error as its cause, out of the 
   expect([err.code, err.hop, err.status, err.transient]).toEqual(["ECONNREFUSED", 1, undefined, true]);
   expect(err.cause).toMatchObject({ code: "ECONNREFUSED" });
   expect(Object.keys(JSON.parse(JSON.stringify(err)) as object)).not.toContain("cause");
-  // The report reads the same facts, in the shape the README documents.
+  // The report reads the same facts, in the shape docs/cli.md documents.
   expect(failureJson(err)).toEqual({ ok: false, hop: 1, step: "hop 1 (blueprint token)", status: null, error: "ECONNREFUSED", codes: [], message: err.message, hint: err.hint });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Transient failures (429 with Retry-After, 503, dropped connections,
- * timeouts) are ridden out; persistent ones end in exit 4 within the README's
+ * timeouts) are ridden out; persistent ones end in exit 4 within the documented
  * bound (5 attempts, 30 s). Every count is the emulator's own request log.
  */
 import { DEFAULT_RETRY } from "../../lib/retry";
