@@ -2,10 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { odataString } from "../../lib/graph-reads";
+import { odataString, AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
-import { AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 import { readSponsoredObject, sponsorBinds, syncSponsors, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity (service principal subtype microsoft.graph.agentIdentity). */

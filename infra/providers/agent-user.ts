@@ -2,11 +2,10 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { getIfExists, odataString } from "../../lib/graph-reads";
+import { getIfExists, odataString, AGENT_USERS, agentIdentityPath, agentUserPath } from "./graph-helpers";
 import type { GraphSession } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
-import { AGENT_USERS, agentIdentityPath, agentUserPath } from "../../lib/graph-paths";
 
 /** Inputs of an agent user (user subtype microsoft.graph.agentUser). */
 export interface AgentUserInputs extends GraphResourceInputs {

@@ -2,10 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { getIfExists, odataString } from "../../lib/graph-reads";
+import { getIfExists, odataString, BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import type { GraphResourceInputs, ResourceArgs } from "./inputs";
-import { BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 
 /** Inputs of a blueprint principal (service principal subtype microsoft.graph.agentIdentityBlueprintPrincipal). */
 export interface BlueprintPrincipalInputs extends GraphResourceInputs {

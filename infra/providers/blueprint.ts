@@ -2,10 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { odataString } from "../../lib/graph-reads";
+import { odataString, BLUEPRINTS, blueprintPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
-import { BLUEPRINTS, blueprintPath } from "../../lib/graph-paths";
 import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity blueprint (application subtype microsoft.graph.agentIdentityBlueprint). */

@@ -1,6 +1,6 @@
 import { GraphError } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
-import { getIfExists } from "../../lib/graph-reads";
+import { getIfExists } from "./graph-helpers";
 import type { GraphSession } from "./graph-ops";
 
 /*

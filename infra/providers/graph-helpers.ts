@@ -1,0 +1,10 @@
+/*
+ * The lib/ Graph helpers (paths and reads), as the dynamic providers reach
+ * them. Pulumi's closure serializer captures the module a provider function's
+ * helper comes from and, once the kit is installed, requires it from the
+ * package by its path, which must be one the package exports: dist/infra/* is,
+ * dist/lib/* is not. So the providers import them through this module
+ * (test/package installs the packed kit and runs the providers).
+ */
+export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
+export { getIfExists, odataString } from "../../lib/graph-reads";
