@@ -8,7 +8,7 @@ export const DEFAULT_TIMEOUT_S = DEFAULT_TIMEOUT_MS / 1000;
 /**
  * One connection input, declared once: the CLI's parser options and the
  * connection part of its --help are derived from it (probes/), so are the
- * variable and outputs key settings.ts reads, and a test holds the README's
+ * variable and outputs key settings.ts reads, and a test holds docs/cli.md's
  * table to it.
  */
 export interface ConnectionOption {
@@ -24,7 +24,7 @@ export interface ConnectionOption {
   help?: string;
 }
 
-/** Every connection option, in --help's and the README's order; each is read from its flag, else its variable, else its outputs key. */
+/** Every connection option, in --help's and docs/cli.md's order; each is read from its flag, else its variable, else its outputs key. */
 export const CONNECTION_INPUTS = {
   outputs: { value: "FILE", help: "JSON of `pulumi stack output --json --show-secrets`" },
   agent: { value: "NAME", help: `the agent of a fleet's --outputs file (its "agents" map)` },

@@ -5,7 +5,7 @@ import { quoteValue } from "./printable";
  * protocol's own codes, and maps to a documented, stable exit code.
  */
 
-/** Exit codes shared by every `agent-user` command (documented in the README). */
+/** Exit codes shared by every `agent-user` command (documented in docs/cli.md, "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   notRegistered: 1,

@@ -88,7 +88,7 @@ function graphHint(status: number, code: string, step: string): string {
   const [, method, path] = /^Graph (\S+) (\S+)/.exec(step) ?? [];
   if (status === 403) {
     const needed = method && path ? permissionHint(method, path) : undefined;
-    return `${needed ?? "the caller lacks a Graph permission for this call"}; grant the application permissions listed in the README (an Azure CLI sign-in is always refused by the Agent ID APIs)`;
+    return `${needed ?? "the caller lacks a Graph permission for this call"}; grant the application permissions listed in docs/pulumi.md, "The provisioner application" (an Azure CLI sign-in is always refused by the Agent ID APIs)`;
   }
   if (status === 400) {
     const op = method && path ? operationOf(method, path) : undefined;

@@ -87,7 +87,7 @@ async function demo(io: CliIo): Promise<number> {
     const calls = (surface: string) => emulator.requests.filter((r) => r.surface === surface).length;
     io.stdout(`  ${calls("token")} token requests and ${calls("graph")} Graph requests were served by the emulator\n`);
     io.stdout(`  the comment capture is in ${capture}\n`);
-    io.stdout("  other broken links to try: agent-user emulator --faults break=LINK (README, agent-user doctor)\n");
+    io.stdout("  other broken links to try: agent-user emulator --faults break=LINK (docs/emulator.md)\n");
     const failed = results.find((r) => !asMeant(r));
     return failed ? failed.code || 1 : 0;
   } finally {

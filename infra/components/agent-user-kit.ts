@@ -311,7 +311,7 @@ function checkKnownArgs(name: string, args: FlatArgs): void {
 function kitSource(name: string): ConfigSource {
   return {
     prefix: `AgentUserKit ${JSON.stringify(name)}: `,
-    hint: "fix the AgentUserKit arguments; README's \"Use it from code\" shows each one",
+    hint: "fix the AgentUserKit arguments; docs/pulumi.md, \"The components\", lists each one",
     agentsOnly: true,
   };
 }

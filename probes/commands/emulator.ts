@@ -26,7 +26,7 @@ Usage: agent-user emulator [options]
   --provisioner-roles LIST
                       the built-in provisioner's Microsoft Graph application permissions,
                       comma-separated (default: the kit's set plus doctor's and preflight's
-                      reads, as the README's provisioner section lists them)
+                      reads, as docs/pulumi.md's provisioner section lists them)
   --refuse-blueprint-secrets
                       a tenant policy that refuses passwords and certificates on blueprints:
                       addPassword answers 400, so only credential managedIdentity works

@@ -19,7 +19,7 @@ Usage: agent-user preflight [--config-from-stack FILE] [--<key> VALUE ...] [opti
 It reads, as the provisioner (the file's azuread: keys over ARM_TENANT_ID, ARM_CLIENT_ID and
 one of ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN, ARM_OIDC_TOKEN_FILE_PATH,
 ARM_USE_OIDC with ARM_OIDC_REQUEST_URL/_TOKEN, as for \`pulumi up\`):
-  - the provisioner's token holds the application permissions of the README (each missing one
+  - the provisioner's token holds the application permissions of docs/pulumi.md (each missing one
     is named with the calls that would fail), and neither Directory.ReadWrite.All nor
     Directory.AccessAsUser.All (Domain.Read.All and User.Read.All let it run the next checks)
   - the UPN domain is a verified domain of the tenant

@@ -104,7 +104,7 @@ function missingScopeHint(scopes: readonly string[]): string {
   if (has.length > 0) return `the token carries ${has.join(" and ")}, so the agent user itself lacks access to this file: share it with the agent user`;
   return (
     `the agent user token's scp is "${scopes.join(" ")}", without Files.Read.All or Sites.Read.All: ` +
-    "grant Files.Read.All or Sites.Read.All (delegated) to the agent identity for the agent user (with this package's stack: add Files.Read.All to agent-user-kit:scopes, as the README's provisioning section shows, and `pulumi up`), then run again (each run mints a fresh token)"
+    "grant Files.Read.All or Sites.Read.All (delegated) to the agent identity for the agent user (with this package's stack: add Files.Read.All to agent-user-kit:scopes, as docs/pulumi.md's Stack configuration shows, and `pulumi up`), then run again (each run mints a fresh token)"
   );
 }
 

@@ -73,7 +73,7 @@ function permissionsCheck(token: string): Check {
       link,
       app,
       `the token carries ${blocker}, with which Entra ignores the Agent ID permissions of every create, update and delete (403)`,
-      `use a dedicated provisioner application with the README's application permissions and without ${blocker}; never an Azure CLI sign-in`,
+      `use a dedicated provisioner application with the application permissions of docs/pulumi.md and without ${blocker}; never an Azure CLI sign-in`,
     );
   }
   const missing = lacking(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS, held);
