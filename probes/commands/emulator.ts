@@ -8,7 +8,7 @@ import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
 import { didYouMean } from "../../lib/did-you-mean";
-import { startEmulator, type ProvisionerSecret } from "../../emulator/server";
+import { startEmulator, type Emulator, type ProvisionerSecret } from "../../emulator/server";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { launcherGone, launcherLinks } from "../launcher";
 import { reportFailure } from "../report";
@@ -223,110 +223,144 @@ export function untilStopped(): Promise<string> {
   });
 }
 
+/** What the flags ask for, checked before anything is started or written. */
+interface EmulatorPlan {
+  values: ReturnType<typeof parseEmulatorFlags>;
+  tenant: ReturnType<typeof loadTenantFile> | undefined;
+  agents: number | undefined;
+  roles: string[] | undefined;
+  faults: ReturnType<typeof parseFaultSpec>;
+  listen: { port: number | undefined; httpsPort: number | undefined };
+  outputsFile: string | undefined;
+  envFile: string | undefined;
+}
+
+function parseEmulatorFlags(argv: string[]) {
+  return parseCommandArgs("emulator", argv, {
+    port: { type: "string" },
+    "https-port": { type: "string" },
+    "tenant-file": { type: "string" },
+    tenant: { type: "string" },
+    agents: { type: "string" },
+    "provisioner-roles": { type: "string" },
+    "refuse-blueprint-secrets": { type: "boolean" },
+    faults: { type: "string" },
+    outputs: { type: "string" },
+    "env-out": { type: "string" },
+    "ca-file": { type: "string" },
+    https: { type: "boolean" },
+  }).values;
+}
+
+/** The flags checked against each other; a refusal is a UsageError naming them. */
+function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
+  if (values.tenant !== undefined) {
+    if (values["tenant-file"] !== undefined) throw new UsageError("--tenant is the old spelling of --tenant-file; give only --tenant-file");
+    // Everywhere else --tenant is a tenant id: the emulator's file meaning is a deprecated spelling, and warns.
+    io.stderr("agent-user emulator: --tenant FILE is deprecated, use --tenant-file FILE (--tenant goes in the next release)\n");
+  }
+  const tenantFile = values["tenant-file"] ?? values.tenant;
+  const agents = values.agents === undefined ? undefined : agentCount(values.agents);
+  if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
+  const roles = values["provisioner-roles"] === undefined ? undefined : provisionerRoles(values["provisioner-roles"]);
+  if (roles !== undefined && tenantFile) {
+    throw new UsageError("--provisioner-roles sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles", "give one of --provisioner-roles and --tenant-file");
+  }
+  const faults = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
+  const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
+  if (values.https === true && !outputsFile) throw new UsageError("--https chooses the URLs the --outputs file names; give --outputs FILE too");
+  const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
+  const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
+  const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
+  return { values, tenant, agents, roles, faults, listen, outputsFile, envFile };
+}
+
+/** The emulator the plan asks for, listening; a port in use is a UsageError naming its flag. */
+function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
+  const { faults, listen } = plan;
+  return startEmulator({
+    ...listen,
+    tenant: plan.tenant,
+    agents: plan.agents,
+    faults: faults.faults,
+    replicationLagMs: faults.lagMs,
+    listLagMs: faults.listLagMs,
+    breaks: faults.breaks,
+    provisionerRoles: plan.roles,
+    refuseBlueprintSecrets: plan.values["refuse-blueprint-secrets"] === true,
+  }).catch((err: unknown) => {
+    const e = err as NodeJS.ErrnoException & { port?: number };
+    if (e.code !== "EADDRINUSE") throw err;
+    const flag = e.port !== undefined && e.port === listen.httpsPort ? "--https-port" : "--port";
+    throw new UsageError(`port ${e.port ?? "?"} is in use; choose another ${flag}, or omit it for a free one`);
+  });
+}
+
+/** Runs `write`; when it throws, the emulator is closed first, so a refused file leaves nothing running. */
+async function orClose(emulator: Emulator, write: () => void): Promise<void> {
+  try {
+    write();
+  } catch (err) {
+    await emulator.close();
+    throw err;
+  }
+}
+
+/** What the emulator says once it listens: where it is, and what was written. */
+function banner(emulator: Emulator, plan: EmulatorPlan, tenantId: string, caPath: string): string {
+  const { values } = plan;
+  return [
+    `emulator listening (tenant ${tenantId})`,
+    `  http:   ${emulator.httpUrl}`,
+    `  https:  ${emulator.httpsUrl}   (certificate: ${caPath})`,
+    `  token endpoint: ${emulator.httpUrl}/${tenantId}/oauth2/v2.0/token`,
+    `  graph:          ${emulator.httpUrl}/v1.0/`,
+    ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
+    ...(values["env-out"] ? [`  provisioner settings written to ${values["env-out"]}: set -a; . ${values["env-out"]}; set +a`] : []),
+    ...(plan.faults.breaks.length > 0 ? [`  broken links: ${plan.faults.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
+    "  shared files, for agent-user comments:",
+    ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
+    "press Ctrl+C to stop",
+    "",
+  ].join("\n");
+}
+
 export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
   // A certificate is made anew at every start: a directory made to hold it goes when the emulator stops.
   let madeDir: string | undefined;
   try {
     refuseNodeEnvFile(argv);
-    const { values } = parseCommandArgs("emulator", argv, {
-      port: { type: "string" },
-      "https-port": { type: "string" },
-      "tenant-file": { type: "string" },
-      tenant: { type: "string" },
-      agents: { type: "string" },
-      "provisioner-roles": { type: "string" },
-      "refuse-blueprint-secrets": { type: "boolean" },
-      faults: { type: "string" },
-      outputs: { type: "string" },
-      "env-out": { type: "string" },
-      "ca-file": { type: "string" },
-      https: { type: "boolean" },
-    });
+    const values = parseEmulatorFlags(argv);
     if (values.help) {
       io.stdout(HELP);
       return ExitCode.ok;
     }
-    if (values.tenant !== undefined) {
-      if (values["tenant-file"] !== undefined) throw new UsageError("--tenant is the old spelling of --tenant-file; give only --tenant-file");
-      // --tenant is a tenant id in every other command, so here it is only a deprecated spelling of --tenant-file.
-      io.stderr("agent-user emulator: --tenant FILE is deprecated, use --tenant-file FILE (--tenant goes in the next release)\n");
-    }
-    const tenantFile = values["tenant-file"] ?? values.tenant;
-    const agents = values.agents === undefined ? undefined : agentCount(values.agents);
-    if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
-    const roles = values["provisioner-roles"] === undefined ? undefined : provisionerRoles(values["provisioner-roles"]);
-    if (roles !== undefined && tenantFile) {
-      throw new UsageError("--provisioner-roles sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles", "give one of --provisioner-roles and --tenant-file");
-    }
-    const parsed = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
-    const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
-    if (values.https === true && !outputsFile) throw new UsageError("--https chooses the URLs the --outputs file names; give --outputs FILE too");
-    const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
-    const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
-    const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
+    const plan = planOf(values, io);
+    const { outputsFile, envFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");
+    const emulator = await startPlanned(plan);
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
-    const emulator = await startEmulator({
-      ...listen,
-      tenant,
-      agents,
-      faults: parsed.faults,
-      replicationLagMs: parsed.lagMs,
-      listLagMs: parsed.listLagMs,
-      breaks: parsed.breaks,
-      provisionerRoles: roles,
-      refuseBlueprintSecrets: values["refuse-blueprint-secrets"] === true,
-    }).catch((err: unknown) => {
-      const e = err as NodeJS.ErrnoException & { port?: number };
-      if (e.code !== "EADDRINUSE") throw err;
-      const flag = e.port !== undefined && e.port === listen.httpsPort ? "--https-port" : "--port";
-      throw new UsageError(`port ${e.port ?? "?"} is in use; choose another ${flag}, or omit it for a free one`);
-    });
-    try {
-      // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
+    // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
+    await orClose(emulator, () => {
       // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
       writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
-      if (envFile) {
-        const provisioner = emulator.provisioner();
-        if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
-        writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, ca.path), "--env-out");
-      }
-    } catch (err) {
-      await emulator.close();
-      throw err;
-    }
+      if (!envFile) return;
+      const provisioner = emulator.provisioner();
+      if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
+      writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, ca.path), "--env-out");
+    });
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
     const stopped = untilStopped();
     const outputs = emulator.outputs(values.https === true ? "https" : "http");
-    try {
-      // The outputs hold the blueprint secret, and are the ready signal of a background start: written last, whole.
-      // caFile is the emulator's own key: the kit's readers of stack outputs ignore it.
-      const written = values.https === true ? { ...outputs, caFile: ca.path } : outputs;
-      if (outputsFile) writeSecretFile(outputsFile, `${JSON.stringify(written, null, 2)}\n`, "--outputs");
-    } catch (err) {
-      await emulator.close();
-      throw err;
-    }
-    io.stdout(
-      [
-        `emulator listening (tenant ${outputs.tenantId})`,
-        `  http:   ${emulator.httpUrl}`,
-        `  https:  ${emulator.httpsUrl}   (certificate: ${ca.path})`,
-        `  token endpoint: ${emulator.httpUrl}/${outputs.tenantId}/oauth2/v2.0/token`,
-        `  graph:          ${emulator.httpUrl}/v1.0/`,
-        ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
-        ...(values["env-out"] ? [`  provisioner settings written to ${values["env-out"]}: set -a; . ${values["env-out"]}; set +a`] : []),
-        ...(parsed.breaks.length > 0 ? [`  broken links: ${parsed.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
-        "  shared files, for agent-user comments:",
-        ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
-        "press Ctrl+C to stop",
-        "",
-      ].join("\n"),
-    );
+    // The outputs hold the blueprint secret, and are the ready signal of a background start: written last, whole.
+    // caFile is the emulator's own key: the kit's readers of stack outputs ignore it.
+    const written = values.https === true ? { ...outputs, caFile: ca.path } : outputs;
+    if (outputsFile) await orClose(emulator, () => writeSecretFile(outputsFile, `${JSON.stringify(written, null, 2)}\n`, "--outputs"));
+    io.stdout(banner(emulator, plan, outputs.tenantId, ca.path));
     const signal = await stopped;
     io.stdout(`emulator stopping (${signal})\n`);
     await emulator.close();
