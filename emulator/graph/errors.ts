@@ -122,9 +122,16 @@ export const GRAPH_ERRORS = {
 
   // --- References between directory objects.
   referenceMissing: (what: string, id: string) => badRequest(`${what} '${id}' does not exist in the tenant.`),
-  referenceMalformed: (url: unknown) => badRequest(`Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id} or /directoryObjects/{id}.`),
-  sponsorsMissing: (what: string) => badRequest(`An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user URLs.`),
-  sponsorNotPerson: (id: string) => badRequest(`Sponsor '${id}' is not a user in this tenant.`),
+  referenceMalformed: (url: unknown) =>
+    badRequest(`Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id}, /groups/{id}, /servicePrincipals/{id} or /directoryObjects/{id}.`),
+  sponsorsMissing: (what: string) => badRequest(`An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user or group URLs.`),
+  // The sponsor pages state these rules but document no code for them: Graph's generic 400.
+  sponsorMissing: (id: string) => badRequest(`Sponsor '${id}' does not exist in this tenant as the user or group the URL names.`),
+  sponsorNotPerson: (id: string) => badRequest(`Sponsor '${id}' is a service principal or an agent user; a sponsor is a user or a group.`),
+  sponsorGroupKind: (id: string) => badRequest(`Group '${id}' cannot be a sponsor: only Microsoft 365 groups and groups with dynamic membership can.`),
+  sponsorGroupRoleAssignable: (id: string) => badRequest(`Group '${id}' is role-assignable; role-assignable groups cannot be sponsors.`),
+  sponsorGroupsTooMany: (max: number) => badRequest(`At most ${max} of an object's sponsors may be groups.`),
+  sponsorsTooMany: (max: number) => badRequest(`An object may have at most ${max} sponsors.`),
   sponsorAlreadyThere: () => badRequest("One or more added object references already exist for the following modified properties: 'sponsors'."),
   lastSponsor: (kind: string) => badRequest(`An ${kind} must keep at least one sponsor: add the new sponsor before removing the last one.`),
   ownersNotList: () => badRequest("owners@odata.bind must be a list of URLs."),

@@ -1,6 +1,6 @@
 import type { OperationId } from "../../lib/graph-permissions";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
-import { resourceNotFound, sponsorId, visible } from "./directory";
+import { checkSponsorLimits, resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, jsonBody, requireODataVersion } from "./odata";
@@ -27,21 +27,25 @@ export function sponsorRoutes(
 ): Route[] {
   const object = (req: EmulatorRequest, ctx: EmulatorContext) => find(ctx, req.params.id!.toLowerCase());
 
+  // A directoryObject collection: each entry names its own type, user or group.
   const list = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = visible(req, ctx, object(req, ctx), req.params.id!);
-    const users = sponsored.sponsors.flatMap((id) => {
+    const sponsors = sponsored.sponsors.flatMap((id): Array<Record<string, unknown>> => {
       const user = ctx.store.user(id);
-      return user ? [{ "@odata.type": "#microsoft.graph.user", id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName }] : [];
+      if (user) return [{ "@odata.type": "#microsoft.graph.user", id: user.id, displayName: user.displayName, userPrincipalName: user.userPrincipalName }];
+      const group = ctx.store.group(id);
+      return group ? [{ "@odata.type": "#microsoft.graph.group", id: group.id, displayName: group.displayName, groupTypes: group.groupTypes }] : [];
     });
-    return collection(req, users, "microsoft.graph.directoryObject", "directoryObjects");
+    return collection(req, sponsors, "microsoft.graph.directoryObject", "directoryObjects");
   };
 
   const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
     requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
-    const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"]);
+    const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"], "ref");
     if (sponsored.sponsors.includes(id)) throw graphError(req, GRAPH_ERRORS.sponsorAlreadyThere());
+    checkSponsorLimits(req, ctx, [...sponsored.sponsors, id]);
     ctx.store.addSponsor(sponsored.id, id);
     return graphNoContent(req.headers);
   };

@@ -65,6 +65,63 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect((await d.call("GET", `${blueprintPath(id)}/sponsors?$select=id`)).body.value).toEqual([{ "@odata.type": "#microsoft.graph.user", id: other }]);
   });
 
+  it("takes groups as sponsors as the sponsor pages document: bound in a create body or by $ref, listed as #microsoft.graph.group", async () => {
+    const group = (id: string) => `${d.emulator.httpUrl}/v1.0/groups/${id}`;
+    const created = await d.call("POST", BLUEPRINTS, { body: { displayName: "Group sponsored", "sponsors@odata.bind": [...sponsorBind(d), group(DEFAULT_IDS.sponsorGroupId)] } });
+    expect(created.status).toBe(201);
+    const path = blueprintPath(created.body.id as string);
+    expect((await d.call("GET", `${path}/sponsors?$select=id`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.user", id: DEFAULT_IDS.sponsorId },
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId },
+    ]);
+
+    const { appId } = await blueprintWithPrincipal(d);
+    const identity = await d.call("POST", IDENTITIES, { body: { displayName: "Group only", agentIdentityBlueprintId: appId, "sponsors@odata.bind": [group(DEFAULT_IDS.sponsorGroupId)] } });
+    expect(identity.status).toBe(201);
+
+    const dynamic = d.emulator.store.addGroup({ id: "5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716", displayName: "Dynamic", groupTypes: ["DynamicMembership"], isAssignableToRole: false });
+    const identityPath = `/v1.0/servicePrincipals/${identity.body.id as string}/microsoft.graph.agentIdentity`;
+    const added = await d.call("POST", `${identityPath}/sponsors/$ref`, { body: { "@odata.id": `${d.emulator.httpUrl}/v1.0/directoryObjects/${dynamic.id}` } });
+    expect(added.status).toBe(204);
+    expect((await d.call("GET", `${identityPath}/sponsors`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId, displayName: "Agent sponsors", groupTypes: ["Unified"] },
+      { "@odata.type": "#microsoft.graph.group", id: dynamic.id, displayName: "Dynamic", groupTypes: ["DynamicMembership"] },
+    ]);
+  });
+
+  it("refuses sponsors the pages rule out, and answers a missing one 400 in a create body and 404 Request_ResourceNotFound on a $ref add", async () => {
+    const before = blueprintCount();
+    const bind = (...urls: string[]) => d.call("POST", BLUEPRINTS, { body: { displayName: "Refused", "sponsors@odata.bind": urls } });
+    const url = (collection: string, id: string) => `${d.emulator.httpUrl}/v1.0/${collection}/${id}`;
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a), messageOf(a)];
+    const security = d.emulator.store.addGroup({ id: "6f5e4d3c-2b1a-4098-8e7d-6c5b4a392817", displayName: "Security", groupTypes: [], isAssignableToRole: false });
+    const roles = d.emulator.store.addGroup({ id: "7a6f5e4d-3c2b-4a19-8f8e-7d6c5b4a3928", displayName: "Roles", groupTypes: ["Unified"], isAssignableToRole: true });
+    const missing = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e";
+
+    expect(answerOf(await bind(url("groups", security.id)))).toEqual([400, "Request_BadRequest", `Group '${security.id}' cannot be a sponsor: only Microsoft 365 groups and groups with dynamic membership can.`]);
+    expect(answerOf(await bind(url("groups", roles.id)))).toEqual([400, "Request_BadRequest", `Group '${roles.id}' is role-assignable; role-assignable groups cannot be sponsors.`]);
+    expect(answerOf(await bind(url("servicePrincipals", DEFAULT_IDS.provisionerPrincipalId)))).toEqual([
+      400,
+      "Request_BadRequest",
+      `Sponsor '${DEFAULT_IDS.provisionerPrincipalId}' is a service principal or an agent user; a sponsor is a user or a group.`,
+    ]);
+    // A typed URL names only its type: a group's id under /users/ is no user.
+    expect(answerOf(await bind(url("users", DEFAULT_IDS.sponsorGroupId)))).toEqual([400, "Request_BadRequest", `Sponsor '${DEFAULT_IDS.sponsorGroupId}' does not exist in this tenant as the user or group the URL names.`]);
+    expect(answerOf(await bind(url("users", missing)))).toEqual([400, "Request_BadRequest", `Sponsor '${missing}' does not exist in this tenant as the user or group the URL names.`]);
+    const six = Array.from({ length: 6 }, (_, n) => d.emulator.store.addGroup({ id: `8b7a6f5e-4d3c-4b2a-9f0e-00000000000${n}`, displayName: `G${n}`, groupTypes: ["Unified"], isAssignableToRole: false }));
+    expect(answerOf(await bind(...six.map((g) => url("groups", g.id))))).toEqual([400, "Request_BadRequest", "At most 5 of an object's sponsors may be groups."]);
+    expect(blueprintCount()).toBe(before);
+
+    const { id } = await blueprintWithPrincipal(d);
+    const ref = (target: string) => d.call("POST", `${blueprintPath(id)}/sponsors/$ref`, { body: { "@odata.id": url("directoryObjects", target) } });
+    const notThere = await ref(missing);
+    expect([notThere.status, codeOf(notThere)]).toEqual([404, "Request_ResourceNotFound"]);
+    expect(messageOf(notThere)).toContain(missing);
+    for (const g of six.slice(0, 5)) expect((await ref(g.id)).status).toBe(204);
+    expect(answerOf(await ref(six[5]!.id))).toEqual([400, "Request_BadRequest", "At most 5 of an object's sponsors may be groups."]);
+    expect(d.emulator.store.application(id)?.sponsors).toHaveLength(6);
+  });
+
   it("hides a new object from reads by id for the replication lag, while lists already show it", async () => {
     d.emulator.store.replicationLagMs = 60_000;
     const created = await d.call("POST", BLUEPRINTS, { body: blueprintBody("Lagging") });
