@@ -152,6 +152,37 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect([second.status, codeOf(second)]).toEqual([400, "Request_BadRequest"]);
   });
 
+  it("answers the Agent ID error codes page's codes: a principal of a plain application, an identity whose parent is not a blueprint", async () => {
+    const principal = await d.call("POST", "/v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal", { body: { appId: DEFAULT_IDS.provisionerAppId } });
+    expect([principal.status, codeOf(principal)]).toEqual([400, "AgentBlueprintPrincipal_RequireAgentBlueprint"]);
+
+    const { id } = await blueprintWithPrincipal(d);
+    const identity = (parent: string) => d.call("POST", IDENTITIES, { body: { displayName: "Wrong parent", agentIdentityBlueprintId: parent, "sponsors@odata.bind": sponsorBind(d) } });
+    for (const parent of [id, DEFAULT_IDS.provisionerAppId]) {
+      const answer = await identity(parent);
+      expect([answer.status, codeOf(answer)]).toEqual([400, "AgentIdentity_IncompatibleParentType"]);
+      expect(messageOf(answer)).toContain(`appId ${parent}`);
+    }
+    expect(d.emulator.store.servicePrincipals("agentIdentity").filter((p) => p.displayName === "Wrong parent")).toEqual([]);
+  });
+
+  it("answers the creation codes of the Agent ID error codes page to a caller that may not create this agent identity", async () => {
+    const mine = await blueprintWithPrincipal(d, "Mine");
+    const theirs = await blueprintWithPrincipal(d, "Theirs");
+    const create = (token: string, parent: string) =>
+      d.call("POST", IDENTITIES, { token, body: { displayName: "By another caller", agentIdentityBlueprintId: parent, "sponsors@odata.bind": sponsorBind(d) } });
+    const app = (appId: string, roles: string[]) => d.signed({ idtyp: "app", appid: appId, azp: appId, oid: appId, roles });
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a)];
+
+    const blueprint = app(mine.appId, ["AgentIdentity.CreateAsManager"]);
+    expect(answerOf(await create(blueprint, theirs.appId))).toEqual([403, "Error_AgentBlueprintCannotCreateAssociatedIdentity"]);
+    expect(answerOf(await create(app(DEFAULT_IDS.provisionerAppId, ["AgentIdentity.CreateAsManager"]), theirs.appId))).toEqual([403, "Error_AgentIdentitySelfCreateRequired"]);
+    const { identityId } = await identityWithUser(d, mine.appId, "creator-identity");
+    expect(answerOf(await create(app(identityId, ["AgentIdentity.Create.All"]), mine.appId))).toEqual([403, "Error_AgentIdentitiesCreatingAgentIdentitiesNotAllowed"]);
+    expect(d.emulator.store.servicePrincipals("agentIdentity").filter((p) => p.displayName === "By another caller")).toEqual([]);
+    expect((await create(blueprint, mine.appId)).status).toBe(201);
+  });
+
   it("refuses an agent user that breaks Entra's username policy or limits with Graph's invalid-value 400, and creates nothing", async () => {
     const { appId } = await blueprintWithPrincipal(d);
     const identity = await d.call("POST", IDENTITIES, { body: { displayName: "Policy", agentIdentityBlueprintId: appId, "sponsors@odata.bind": sponsorBind(d) } });
