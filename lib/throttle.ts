@@ -91,12 +91,15 @@ async function admit(key: string, gate: Gate, hooks: RetryHooks, signal: AbortSi
 /** Waits for a place in the gate's queue to come up, or leaves the queue when `signal` fires. */
 function queued(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => {
+    // Declared before `leave` reads it: Pulumi's closure serializer, which carries this module into the
+    // dynamic providers, fails on a const that a closure uses before its declaration.
+    let wake: () => void = resolve;
     const leave = () => {
       const at = gate.queue.indexOf(wake);
       if (at >= 0) gate.queue.splice(at, 1);
       resolve();
     };
-    const wake = () => {
+    wake = () => {
       signal?.removeEventListener("abort", leave);
       resolve();
     };
