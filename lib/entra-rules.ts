@@ -38,6 +38,15 @@ export function tokenExchangeAudience(authorityUrl: string): string {
   return SOVEREIGN_EXCHANGE_AUDIENCES.find(([pattern]) => pattern.test(host))?.[1] ?? TOKEN_EXCHANGE_AUDIENCE;
 }
 
+/**
+ * Why a token-exchange audience given as a setting is refused, or undefined:
+ * an `api://` identifier, as every audience Microsoft lists for the clouds is.
+ */
+export function tokenExchangeAudienceProblem(value: unknown): string | undefined {
+  if (typeof value === "string" && /^api:\/\/\S+$/.test(value)) return undefined;
+  return "must be an api:// identifier such as api://AzureADTokenExchangeUSGov";
+}
+
 /** The appId behind TOKEN_EXCHANGE_AUDIENCE: the `aud` of T1 and of a managed identity's token for it. */
 export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
 

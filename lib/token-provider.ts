@@ -8,7 +8,7 @@ import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
 import { resolveConnection, type ConnectionSettings, type InputNames } from "./settings";
-import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem } from "./entra-rules";
 import { isObject, jsonKind, ownProperties } from "./json-value";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
 
@@ -383,8 +383,8 @@ function checkOptions(options: AgentUserTokenProviderOptions): string {
     agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
     resource !== undefined && agentOptionProblem("resource", resource),
     tokenExchangeAudience !== undefined &&
-      !(typeof tokenExchangeAudience === "string" && /^api:\/\/\S+$/.test(tokenExchangeAudience)) &&
-      `tokenExchangeAudience must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got ${shownValue(tokenExchangeAudience)}`,
+      tokenExchangeAudienceProblem(tokenExchangeAudience) !== undefined &&
+      `tokenExchangeAudience ${tokenExchangeAudienceProblem(tokenExchangeAudience)}, got ${shownValue(tokenExchangeAudience)}`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;
@@ -406,6 +406,7 @@ function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderOptions 
     resource: settings.resourceUrl,
     timeoutMs: settings.timeoutMs,
     replicationWindowMs: settings.replicationWindowMs,
+    tokenExchangeAudience: settings.tokenExchangeAudience,
   };
 }
 
