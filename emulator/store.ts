@@ -106,6 +106,8 @@ export interface User {
   accountEnabled: boolean;
   /** For agent users: the agent identity's object id. */
   identityParentId?: string;
+  /** For agent users: sponsors (users or groups), which the create call does not set. */
+  sponsors?: string[];
   createdAt: number;
 }
 
@@ -429,7 +431,7 @@ export class TenantStore {
     for (const g of this.#grants.values()) if (g.clientId === clientId && g.principalId === fromPrincipalId) g.principalId = toPrincipalId;
   }
 
-  /** A sponsor (a user or a group, by object id) added to a blueprint or an agent identity. */
+  /** A sponsor (a user or a group, by object id) added to a blueprint, an agent identity or an agent user. */
   addSponsor(objectId: string, sponsorId: string): void {
     this.#sponsored(objectId)?.sponsors.push(sponsorId);
   }
@@ -440,6 +442,8 @@ export class TenantStore {
   }
 
   #sponsored(objectId: string): { sponsors: string[] } | undefined {
+    const user = this.#users.get(objectId);
+    if (user) return { sponsors: (user.sponsors ??= []) };
     return this.#applications.get(objectId) ?? this.#servicePrincipals.get(objectId);
   }
 

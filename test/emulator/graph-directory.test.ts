@@ -122,6 +122,34 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect(d.emulator.store.application(id)?.sponsors).toHaveLength(6);
   });
 
+  it("keeps an agent user's sponsors on its untyped URL, as agentuser-post-sponsors documents: users and groups, the last one removable, reached by its own blueprint", async () => {
+    const mine = await blueprintWithPrincipal(d, "Agent user sponsors");
+    const theirs = await blueprintWithPrincipal(d, "Other blueprint");
+    const { userId, identityId } = await identityWithUser(d, mine.appId, "sponsored-user");
+    const path = `/v1.0/users/${userId}/sponsors`;
+    const ref = (id: string, token?: string) => d.call("POST", `${path}/$ref`, { token, body: { "@odata.id": `${d.emulator.httpUrl}/v1.0/directoryObjects/${id}` } });
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a)];
+
+    expect((await d.call("GET", path)).body.value).toEqual([]);
+    expect((await ref(DEFAULT_IDS.sponsorId)).status).toBe(204);
+    expect((await ref(DEFAULT_IDS.sponsorGroupId)).status).toBe(204);
+    expect((await d.call("GET", `${path}?$select=id`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.user", id: DEFAULT_IDS.sponsorId },
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId },
+    ]);
+    expect(answerOf(await ref(identityId))).toEqual([400, "Request_BadRequest"]);
+    expect(answerOf(await ref("1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5f"))).toEqual([404, "Request_ResourceNotFound"]);
+    // Only an agent user's: a person's sponsors are not served.
+    expect(answerOf(await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}/sponsors`))).toEqual([404, "Request_ResourceNotFound"]);
+
+    // AgentIdUser.ReadWrite.IdentityParentedBy reaches the agent users of the calling blueprint alone.
+    const blueprint = (appId: string) => d.signed({ idtyp: "app", appid: appId, azp: appId, oid: appId, roles: ["AgentIdUser.ReadWrite.IdentityParentedBy"] });
+    expect(answerOf(await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorGroupId}/$ref`, { token: blueprint(theirs.appId) }))).toEqual([403, "Authorization_RequestDenied"]);
+    expect((await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorGroupId}/$ref`, { token: blueprint(mine.appId) })).status).toBe(204);
+    expect((await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorId}/$ref`)).status).toBe(204);
+    expect(d.emulator.store.user(userId)?.sponsors).toEqual([]);
+  });
+
   it("hides a new object from reads by id for the replication lag, while lists already show it", async () => {
     d.emulator.store.replicationLagMs = 60_000;
     const created = await d.call("POST", BLUEPRINTS, { body: blueprintBody("Lagging") });
