@@ -15,6 +15,7 @@ export const DEFAULT_IDS = {
   tenantId: "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d",
   domain: "contoso.onmicrosoft.com",
   sponsorId: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+  sponsorGroupId: "7c6b5a49-3827-4165-9f4e-3d2c1b0a9f8e",
   provisionerAppId: "5b0c8e7a-1f2d-4c3b-9a8e-7d6c5b4a3f21",
   provisionerObjectId: "5b0c8e7a-1f2d-4c3b-9a8e-000000000001",
   provisionerPrincipalId: "5b0c8e7a-1f2d-4c3b-9a8e-000000000002",
@@ -96,7 +97,8 @@ const app = (fields: Pick<Application, "id" | "appId" | "kind" | "displayName"> 
 
 /**
  * A tenant with only what exists before `pulumi up`: Microsoft Graph, the
- * token-exchange app, a sponsor and the provisioner application.
+ * token-exchange app, a sponsor, a Microsoft 365 group that may sponsor too,
+ * and the provisioner application.
  */
 export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
   return {
@@ -154,6 +156,7 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         accountEnabled: true,
       },
     ],
+    groups: [{ id: ids.sponsorGroupId, displayName: "Agent sponsors", groupTypes: ["Unified"], isAssignableToRole: false }],
     grants: [],
     managedIdentities: [{ clientId: ids.managedIdentityClientId, principalId: ids.managedIdentityPrincipalId }],
     driveItems: [],
@@ -314,6 +317,7 @@ const ENTRY_FIELDS = {
   applications: { strings: ["id", "appId", "kind", "displayName"], lists: ["sponsors", "owners", "passwordCredentials", "keyCredentials", "federatedIdentityCredentials"] },
   servicePrincipals: { strings: ["id", "appId", "kind", "displayName", "servicePrincipalType"], lists: ["servicePrincipalNames", "sponsors", "graphAppRoles"] },
   users: { strings: ["id", "kind", "displayName", "userPrincipalName", "mailNickname"], lists: [] },
+  groups: { strings: ["id", "displayName"], lists: ["groupTypes"] },
   grants: { strings: ["id", "clientId", "consentType", "resourceId", "scope"], lists: [] },
 } as const;
 
@@ -347,7 +351,13 @@ export function loadTenantFile(path: string): TenantSeed {
   for (const key of ["domains", "applications", "servicePrincipals", "users", "grants"] as const) {
     if (!Array.isArray(seed[key])) throw new UsageError(`tenant file ${path}: "${key}" must be an array`);
   }
+  if (seed.groups !== undefined && !Array.isArray(seed.groups)) throw new UsageError(`tenant file ${path}: "groups" must be an array`);
+  seed.groups ??= [];
   for (const key of Object.keys(ENTRY_FIELDS) as Array<keyof typeof ENTRY_FIELDS>) checkEntries(path, key, seed[key] as unknown[]);
+  for (const [i, group] of seed.groups.entries()) {
+    group.isAssignableToRole ??= false;
+    if (typeof group.isAssignableToRole !== "boolean") throw new UsageError(`tenant file ${path}: groups[${i}].isAssignableToRole must be true or false`);
+  }
   const full = seed as TenantSeed;
   return { ...full, managedIdentities: full.managedIdentities ?? [], driveItems: full.driveItems ?? [], tenantId: full.tenantId.toLowerCase() };
 }

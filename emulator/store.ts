@@ -106,6 +106,21 @@ export interface User {
   accountEnabled: boolean;
   /** For agent users: the agent identity's object id. */
   identityParentId?: string;
+  /** For agent users: sponsors (users or groups), which the create call does not set. */
+  sponsors?: string[];
+  createdAt: number;
+}
+
+/**
+ * A group. Only Microsoft 365 groups (groupTypes "Unified") and groups with
+ * dynamic membership ("DynamicMembership") may sponsor, and no role-assignable
+ * one (agentidentity-post-sponsors).
+ */
+export interface Group {
+  id: string;
+  displayName: string;
+  groupTypes: string[];
+  isAssignableToRole: boolean;
   createdAt: number;
 }
 
@@ -155,6 +170,8 @@ export interface TenantSeed {
   applications: Array<Omit<Application, "createdAt">>;
   servicePrincipals: Array<Omit<ServicePrincipal, "createdAt">>;
   users: Array<Omit<User, "createdAt">>;
+  /** Absent in a tenant file without groups. */
+  groups?: Array<Omit<Group, "createdAt">>;
   grants: Array<Omit<PermissionGrant, "effectiveAt" | "previousScope">>;
   managedIdentities: ManagedIdentity[];
   driveItems: DriveItem[];
@@ -174,6 +191,7 @@ export class TenantStore {
   readonly #applications = new Map<string, Application>();
   readonly #servicePrincipals = new Map<string, ServicePrincipal>();
   readonly #users = new Map<string, User>();
+  readonly #groups = new Map<string, Group>();
   readonly #grants = new Map<string, PermissionGrant>();
   readonly #managedIdentities: ManagedIdentity[];
   readonly #driveItems: DriveItem[];
@@ -191,6 +209,7 @@ export class TenantStore {
     for (const app of seed.applications) this.#applications.set(app.id, structuredClone({ ...app, createdAt: LONG_AGO }));
     for (const sp of seed.servicePrincipals) this.#servicePrincipals.set(sp.id, structuredClone({ ...sp, createdAt: LONG_AGO }));
     for (const user of seed.users) this.#users.set(user.id, structuredClone({ ...user, createdAt: LONG_AGO }));
+    for (const group of seed.groups ?? []) this.#groups.set(group.id, structuredClone({ ...group, createdAt: LONG_AGO }));
     for (const grant of seed.grants) this.#grants.set(grant.id, { ...grant, effectiveAt: LONG_AGO });
     this.#managedIdentities = structuredClone(seed.managedIdentities);
     this.#driveItems = structuredClone(seed.driveItems);
@@ -253,6 +272,10 @@ export class TenantStore {
 
   users(kind?: UserKind): User[] {
     return [...this.#users.values()].filter((u) => kind === undefined || u.kind === kind);
+  }
+
+  group(id: string): Group | undefined {
+    return this.#groups.get(id);
   }
 
   grant(id: string): PermissionGrant | undefined {
@@ -408,17 +431,19 @@ export class TenantStore {
     for (const g of this.#grants.values()) if (g.clientId === clientId && g.principalId === fromPrincipalId) g.principalId = toPrincipalId;
   }
 
-  /** A sponsor added to a blueprint or an agent identity, by object id. */
-  addSponsor(objectId: string, userId: string): void {
-    this.#sponsored(objectId)?.sponsors.push(userId);
+  /** A sponsor (a user or a group, by object id) added to a blueprint, an agent identity or an agent user. */
+  addSponsor(objectId: string, sponsorId: string): void {
+    this.#sponsored(objectId)?.sponsors.push(sponsorId);
   }
 
-  removeSponsor(objectId: string, userId: string): void {
+  removeSponsor(objectId: string, sponsorId: string): void {
     const sponsors = this.#sponsored(objectId)?.sponsors;
-    if (sponsors?.includes(userId)) sponsors.splice(sponsors.indexOf(userId), 1);
+    if (sponsors?.includes(sponsorId)) sponsors.splice(sponsors.indexOf(sponsorId), 1);
   }
 
   #sponsored(objectId: string): { sponsors: string[] } | undefined {
+    const user = this.#users.get(objectId);
+    if (user) return { sponsors: (user.sponsors ??= []) };
     return this.#applications.get(objectId) ?? this.#servicePrincipals.get(objectId);
   }
 
@@ -482,6 +507,13 @@ export class TenantStore {
   /** Another domain the tenant answers to, e.g. an alias in a token's issuer. */
   addDomain(domain: string): void {
     this.#domains.push(domain);
+  }
+
+  /** A group, e.g. one a test binds as a sponsor; no Graph route of the emulator creates groups. */
+  addGroup(group: Omit<Group, "createdAt">): Group {
+    const created = { ...structuredClone(group), createdAt: this.stamp() };
+    this.#groups.set(created.id, created);
+    return created;
   }
 
   addManagedIdentity(identity: ManagedIdentity): void {

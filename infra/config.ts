@@ -9,6 +9,8 @@ import {
   LIMITS,
   MICROSOFT_GRAPH_APP_ID,
   PUBLIC_CLOUD,
+  tokenExchangeAudience,
+  tokenExchangeAudienceProblem,
   upnDomainProblem,
   upnLocalPartProblem,
 } from "../lib/entra-rules";
@@ -41,6 +43,7 @@ export const CONFIG_KEYS = [
   "secretEndDate",
   "graphUrl",
   "authorityUrl",
+  "tokenExchangeAudience",
   "consistencyWindowSeconds",
   "agents",
 ] as const;
@@ -96,6 +99,8 @@ export interface KitConfig {
   credential: CredentialConfig;
   graphUrl: string;
   authorityUrl: string;
+  /** Hop 1's audience and the blueprint's federated credential's: as configured, else the authority's cloud's. */
+  tokenExchangeAudience: string;
   consistencyWindowMs: number;
 }
 
@@ -150,6 +155,7 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
   const credential = credentialConfig(raw, now, fail);
   const graphUrl = url(raw, "graphUrl", PUBLIC_CLOUD.graphUrl, fail);
   const authorityUrl = url(raw, "authorityUrl", PUBLIC_CLOUD.authorityUrl, fail);
+  const exchangeAudience = audience(raw, "tokenExchangeAudience", fail) ?? tokenExchangeAudience(authorityUrl);
   const consistencyWindowSeconds = integer(raw, "consistencyWindowSeconds", DEFAULT_CONSISTENCY_WINDOW_SECONDS, 0, MAX_CONSISTENCY_WINDOW_MS / 1000, fail);
 
   if (problems.length > 0) throw new ConfigError(problems, source);
@@ -164,6 +170,7 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
     credential: credential!,
     graphUrl,
     authorityUrl,
+    tokenExchangeAudience: exchangeAudience,
     consistencyWindowMs: consistencyWindowSeconds * 1000,
   };
 }
@@ -472,6 +479,13 @@ function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail): stri
     return fallback;
   }
   return baseUrlOf(value);
+}
+
+function audience(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
+  const value = text(raw, key, fail);
+  const problem = value === undefined ? undefined : tokenExchangeAudienceProblem(value);
+  if (problem) fail(key, `${problem}, got ${quoteValue(value)}`);
+  return problem ? undefined : value;
 }
 
 function integer(raw: RawConfig, key: ConfigKey, fallback: number, min: number, max: number, fail: Fail): number {

@@ -15,6 +15,7 @@ export function kitArgs(config: KitConfig): AgentUserKitArgs {
     credential: credential.mode === "certificate" ? { mode: "certificate", certificatePem: credential.certificatePem } : credential,
     graphUrl: config.graphUrl,
     authorityUrl: config.authorityUrl,
+    tokenExchangeAudience: config.tokenExchangeAudience,
     consistencyWindowSeconds: config.consistencyWindowMs / 1000,
     // A stack configured with the one-agent keys keeps the resource names it had before fleets.
     singleAgentNames: config.shorthand,

@@ -28,6 +28,7 @@ export const tenantId = kit.outputs.tenantId;
 export const authorityUrl = kit.outputs.authorityUrl;
 export const graphUrl = kit.outputs.graphUrl;
 export const resourceUrl = kit.outputs.resourceUrl;
+export const tokenExchangeAudience = kit.outputs.tokenExchangeAudience;
 export const blueprintAppId = kit.outputs.blueprintAppId;
 export const blueprintObjectId = kit.outputs.blueprintObjectId;
 export const blueprintPrincipalId = kit.outputs.blueprintPrincipalId;

@@ -20,7 +20,8 @@ const HINTS: Readonly<Record<number, string>> = {
   7002121: "no federated credential matches the assertion's audience; it must be api://AzureADTokenExchange",
   900144: "a required parameter is missing from the token request; this is a bug in the caller, please report it",
   70011: "the scope is invalid; ask for {resource}/.default, e.g. https://graph.microsoft.com/.default",
-  500011: "the resource is not in this tenant; check --resource (AGENT_USER_RESOURCE_URL) or add the resource's service principal",
+  500011:
+    "the resource is not in this tenant; check --resource (AGENT_USER_RESOURCE_URL) or add the resource's service principal; in hop 1 the resource is the token-exchange audience: check --token-exchange-audience (AGENT_USER_TOKEN_EXCHANGE_AUDIENCE)",
   65001:
     "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (--replication-window 120)",
   50000: "a UPN was sent as user_id; pass a UPN as the agent user and it is sent as username",

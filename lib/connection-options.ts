@@ -1,4 +1,4 @@
-import { PUBLIC_CLOUD } from "./entra-rules";
+import { PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "./entra-rules";
 import { DEFAULT_TIMEOUT_MS } from "./http";
 import type { StackOutputs } from "./stack-outputs";
 
@@ -30,6 +30,12 @@ export const CONNECTION_INPUTS = {
   agent: { value: "NAME", help: `the agent of a fleet's --outputs file (its "agents" map)` },
   tenant: { value: "ID", env: "AGENT_USER_TENANT_ID", outputs: ["tenantId"], help: "GUID or verified domain" },
   authority: { value: "URL", env: "AGENT_USER_AUTHORITY_URL", outputs: ["authorityUrl"], help: `default ${PUBLIC_CLOUD.authorityUrl}` },
+  "token-exchange-audience": {
+    value: "URI",
+    env: "AGENT_USER_TOKEN_EXCHANGE_AUDIENCE",
+    outputs: ["tokenExchangeAudience"],
+    help: `hop 1's audience; default the authority's cloud's,\n${TOKEN_EXCHANGE_AUDIENCE} outside the US Government and China clouds`,
+  },
   "blueprint-app-id": { value: "ID", env: "AGENT_USER_BLUEPRINT_APP_ID", outputs: ["blueprintAppId"] },
   "blueprint-secret-file": { value: "FILE", env: "AGENT_USER_BLUEPRINT_SECRET", outputs: ["blueprintClientSecret"], help: "the value itself" },
   "blueprint-cert": { value: "FILE", env: "AGENT_USER_BLUEPRINT_CERT", help: "PEM certificate" },

@@ -38,6 +38,15 @@ export function tokenExchangeAudience(authorityUrl: string): string {
   return SOVEREIGN_EXCHANGE_AUDIENCES.find(([pattern]) => pattern.test(host))?.[1] ?? TOKEN_EXCHANGE_AUDIENCE;
 }
 
+/**
+ * Why a token-exchange audience given as a setting is refused, or undefined:
+ * an `api://` identifier, as every audience Microsoft lists for the clouds is.
+ */
+export function tokenExchangeAudienceProblem(value: unknown): string | undefined {
+  if (typeof value === "string" && /^api:\/\/\S+$/.test(value)) return undefined;
+  return "must be an api:// identifier such as api://AzureADTokenExchangeUSGov";
+}
+
 /** The appId behind TOKEN_EXCHANGE_AUDIENCE: the `aud` of T1 and of a managed identity's token for it. */
 export const TOKEN_EXCHANGE_APP_ID = "fb60f99c-7a34-4190-8149-302f77469936";
 
@@ -79,8 +88,10 @@ export const MAX_TOKEN_LIFETIME_S = 7 * 24 * 3600;
  * mailNickname: 64. UPN (learn.microsoft.com/entra/identity/authentication/
  * concept-sspr-policy#username-policies): at most 64 characters before the @
  * and 48 after it (113 in all, which those two bounds already imply).
+ * Sponsors (agentidentity-post-sponsors, agentidentityblueprint-post-sponsors):
+ * at most 100 per object, of which at most 5 groups.
  */
-export const LIMITS = { displayName: 256, mailNickname: 64, upnLocalPart: 64, upnDomain: 48, sponsors: 100 } as const;
+export const LIMITS = { displayName: 256, mailNickname: 64, upnLocalPart: 64, upnDomain: 48, sponsors: 100, sponsorGroups: 5 } as const;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The all-zero GUID of example files: no tenant, application or user has it. */

@@ -73,6 +73,8 @@ const FILES = ["Files.Read.All", "Files.ReadWrite.All", "Sites.Read.All", "Sites
 const blueprintManager = { "AgentIdentityBlueprint.CreateAsManager": "createdAsManager" } as const;
 const identityManager = { "AgentIdentity.CreateAsManager": "ownBlueprint" } as const;
 const parentedBy = { "AgentIdUser.ReadWrite.IdentityParentedBy": "ownBlueprint" } as const;
+/** An agent user's sponsors: agentuser-post-sponsors and agentuser-delete-sponsors list these, for both permission types. */
+const AGENT_USER_SPONSORS = ["AgentIdUser.ReadWrite.IdentityParentedBy", "AgentIdUser.ReadWrite.All", "User.ReadWrite.All"];
 const ownedBy = { "Application.ReadWrite.OwnedBy": "owner" } as const;
 const signedInUser = { "User.Read": "self", "User.ReadWrite": "self" } as const;
 /** user-get's delegated permissions, least privileged first: for `/users/{id}` and `/me` alike. */
@@ -441,6 +443,39 @@ export const GRAPH_OPERATIONS = {
     agentIdWrite: true,
     source: `docs: ${V1}/agentuser-delete-permissions.md`,
     callers: ["provider"],
+  },
+  "agentUser.sponsors.list": {
+    summary: "list an agent user's sponsors",
+    method: "GET",
+    path: "/v1.0/users/{id}/sponsors",
+    application: AGENT_USER_SPONSORS,
+    delegated: AGENT_USER_SPONSORS,
+    reach: parentedBy,
+    source: "learn: agentuser-list-sponsors?view=graph-rest-1.0; docs: api-reference/v1.0/api/agentuser-post-sponsors.md",
+    note: "the list page's include was not found; the row takes the add and remove pages' permissions",
+    callers: [],
+  },
+  "agentUser.sponsors.add": {
+    summary: "add a sponsor to an agent user",
+    method: "POST",
+    path: "/v1.0/users/{id}/sponsors/$ref",
+    application: AGENT_USER_SPONSORS,
+    delegated: AGENT_USER_SPONSORS,
+    reach: parentedBy,
+    agentIdWrite: true,
+    source: "docs: api-reference/v1.0/api/agentuser-post-sponsors.md",
+    callers: [],
+  },
+  "agentUser.sponsors.remove": {
+    summary: "remove a sponsor from an agent user",
+    method: "DELETE",
+    path: "/v1.0/users/{id}/sponsors/{sponsorId}/$ref",
+    application: AGENT_USER_SPONSORS,
+    delegated: AGENT_USER_SPONSORS,
+    reach: parentedBy,
+    agentIdWrite: true,
+    source: "docs: api-reference/v1.0/api/agentuser-delete-sponsors.md",
+    callers: [],
   },
   "user.get": {
     summary: "read a user (a sponsor, or whoever holds a UPN)",

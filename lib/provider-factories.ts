@@ -39,5 +39,6 @@ export function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderO
     resource: settings.resourceUrl,
     timeoutMs: settings.timeoutMs,
     replicationWindowMs: settings.replicationWindowMs,
+    tokenExchangeAudience: settings.tokenExchangeAudience,
   };
 }

@@ -7,7 +7,7 @@ import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
-import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem } from "./entra-rules";
 import { isObject, jsonKind } from "./json-value";
 
 /*
@@ -209,8 +209,8 @@ export function checkOptions(options: AgentUserTokenProviderOptions): string {
     agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
     resource !== undefined && agentOptionProblem("resource", resource),
     tokenExchangeAudience !== undefined &&
-      !(typeof tokenExchangeAudience === "string" && /^api:\/\/\S+$/.test(tokenExchangeAudience)) &&
-      `tokenExchangeAudience must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got ${shownValue(tokenExchangeAudience)}`,
+      tokenExchangeAudienceProblem(tokenExchangeAudience) !== undefined &&
+      `tokenExchangeAudience ${tokenExchangeAudienceProblem(tokenExchangeAudience)}, got ${shownValue(tokenExchangeAudience)}`,
   ].filter((problem): problem is string => typeof problem === "string");
   if (problems.length > 0) throw new UsageError(problems.join("; "));
   return new URL(authorityUrl).origin;

@@ -6,7 +6,7 @@ import { UsageError } from "./errors";
 import { MAX_TIMER_MS } from "./option-checks";
 import { ownProperties } from "./json-value";
 import { readJsonFile, readUserFile, USER_FILE_LIMITS } from "./user-files";
-import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD } from "./entra-rules";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem } from "./entra-rules";
 import { assertSecureUrl } from "./urls";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "./stack-outputs";
 import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
@@ -22,6 +22,8 @@ export interface ProbeSettings {
   authorityUrl: string;
   graphUrl: string;
   resourceUrl: string;
+  /** Hop 1's audience when given; the authority's cloud's otherwise (entra-rules' tokenExchangeAudience). */
+  tokenExchangeAudience?: string;
   blueprintAppId: string;
   credential: BlueprintCredential;
   agentIdentityId: string;
@@ -283,6 +285,13 @@ export function resolveConnection(
   }
   const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).origin;
   const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).origin;
+  const exchangeAudience = pick("token-exchange-audience");
+  const audienceProblem = exchangeAudience === undefined ? undefined : tokenExchangeAudienceProblem(exchangeAudience);
+  if (audienceProblem) {
+    const source = sources.tokenExchangeAudience!;
+    const where = source.startsWith("--outputs") && names.outputs ? `"tokenExchangeAudience" in ${names.outputs}` : source;
+    throw new UsageError(`the token-exchange audience (${where}) ${audienceProblem}, got ${quoteValue(exchangeAudience)}`, "leave it out to use the authority's cloud's");
+  }
   const { credential, source } = pickCredential(flags, env, outputs, cwd, names);
   sources.credential = source;
   return {
@@ -290,6 +299,7 @@ export function resolveConnection(
     authorityUrl,
     graphUrl,
     resourceUrl: resource,
+    tokenExchangeAudience: exchangeAudience,
     blueprintAppId,
     credential,
     agentIdentityId,

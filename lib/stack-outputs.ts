@@ -11,6 +11,8 @@ export interface StackOutputs {
   authorityUrl: string;
   graphUrl: string;
   resourceUrl: string;
+  /** Hop 1's audience and the blueprint's federated credential's; the authority's cloud's when absent. */
+  tokenExchangeAudience?: string;
   blueprintAppId?: string;
   blueprintObjectId?: string;
   blueprintPrincipalId?: string;
@@ -45,6 +47,7 @@ export const STACK_OUTPUT_KEYS = [
   "authorityUrl",
   "graphUrl",
   "resourceUrl",
+  "tokenExchangeAudience",
   "blueprintAppId",
   "blueprintObjectId",
   "blueprintPrincipalId",

@@ -27,6 +27,7 @@ export function reportSources(io: CliIo, settings: ConnectionSettings): void {
   const shown: Record<string, string | undefined> = {
     tenantId: settings.tenantId,
     authorityUrl: settings.authorityUrl,
+    tokenExchangeAudience: settings.tokenExchangeAudience,
     blueprintAppId: settings.blueprintAppId,
     agentIdentityId: settings.agentIdentityId,
     agentUserId: settings.agentUser,

@@ -57,13 +57,25 @@ function reaches(req: EmulatorRequest, reach: PermissionReach, target: ReachTarg
  * checked, so the handler answers 404, as Graph does.
  */
 export function requireReach(req: EmulatorRequest, target: ReachTarget | undefined): void {
-  if (!target || !req.operation) return;
+  if (!target || !req.operation || isReached(req, target)) return;
   const op: GraphOperation = GRAPH_OPERATIONS[req.operation];
-  const claims = callerOf(req);
-  const accepted = claims.idtyp === "user" ? op.delegated : op.application;
-  const held = heldBy(claims).filter((p) => accepted.includes(p));
-  if (held.some((p) => !op.reach?.[p] || reaches(req, op.reach[p]!, target))) return;
-  throw graphError(req, GRAPH_ERRORS.notReached(op.summary, held, accepted.filter((p) => !op.reach?.[p])));
+  throw graphError(req, GRAPH_ERRORS.notReached(op.summary, acceptedHeld(req, op), accepted(req, op).filter((p) => !op.reach?.[p])));
+}
+
+/** Whether one of the caller's accepted permissions for the request's operation reaches `target`. */
+export function isReached(req: EmulatorRequest, target: ReachTarget): boolean {
+  if (!req.operation) return true;
+  const op: GraphOperation = GRAPH_OPERATIONS[req.operation];
+  return acceptedHeld(req, op).some((p) => !op.reach?.[p] || reaches(req, op.reach[p]!, target));
+}
+
+function accepted(req: EmulatorRequest, op: GraphOperation): readonly string[] {
+  return callerOf(req).idtyp === "user" ? op.delegated : op.application;
+}
+
+function acceptedHeld(req: EmulatorRequest, op: GraphOperation): string[] {
+  const ok = accepted(req, op);
+  return heldBy(callerOf(req)).filter((p) => ok.includes(p));
 }
 
 /** Whether the caller holds AgentIdentityBlueprint.CreateAsManager: what it creates then records it as its manager. */

@@ -40,40 +40,71 @@ export function referenced<T extends { createdAt: number }>(req: EmulatorRequest
   return object;
 }
 
-/** The user ids of `sponsors@odata.bind`; a blueprint or agent identity needs at least one. */
+/**
+ * The sponsor ids of `sponsors@odata.bind`: users or groups, at least one
+ * (agentidentityblueprint-post, agentidentity-post), within the sponsor limits.
+ */
 export function sponsorBinds(req: EmulatorRequest, ctx: EmulatorContext, value: unknown, what: string): string[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw graphError(req, GRAPH_ERRORS.sponsorsMissing(what));
   }
-  return [...new Set(value.map((url) => sponsorId(req, ctx, url)))];
+  const ids = [...new Set(value.map((url) => sponsorId(req, ctx, url, "body")))];
+  checkSponsorLimits(req, ctx, ids);
+  return ids;
 }
 
-/** The object id at the end of an `@odata.bind` or `@odata.id` URL, e.g. `{graph}/v1.0/users/{id}`. */
-function boundId(req: EmulatorRequest, url: unknown): string {
-  const raw = typeof url === "string" ? /\/(?:users|servicePrincipals|directoryObjects)\/([^/?]+)$/.exec(url)?.[1] : undefined;
+/** The collection an `@odata.bind` or `@odata.id` URL names, e.g. `{graph}/v1.0/users/{id}`, and the object id at its end. */
+function boundRef(req: EmulatorRequest, url: unknown): { collection: string; id: string } {
+  const m = typeof url === "string" ? /\/(users|groups|servicePrincipals|directoryObjects)\/([^/?]+)$/.exec(url) : null;
   let id: string | undefined;
   try {
-    id = raw === undefined ? undefined : decodeURIComponent(raw);
+    id = m ? decodeURIComponent(m[2]!) : undefined;
   } catch {
     id = undefined;
   }
-  if (!id) throw graphError(req, GRAPH_ERRORS.referenceMalformed(url));
-  return id.toLowerCase();
+  if (!m || !id) throw graphError(req, GRAPH_ERRORS.referenceMalformed(url));
+  return { collection: m[1]!, id: id.toLowerCase() };
 }
 
-/** A sponsor reference to an existing person (not an agent user). */
-export function sponsorId(req: EmulatorRequest, ctx: EmulatorContext, url: unknown): string {
-  const id = boundId(req, url);
-  const user = ctx.store.user(id);
-  if (!user || user.kind !== "user") throw graphError(req, GRAPH_ERRORS.sponsorNotPerson(id));
-  return user.id;
+/**
+ * A sponsor reference: a person or a group that may sponsor. "Sponsors can
+ * include users or groups. Sponsors may not include service principals or
+ * agent users" (agentidentity-post-sponsors). A typed URL names only its
+ * type: `/users/{id}` of a group is no object. An object that does not exist
+ * is a 400 in a create body (no page documents that case; the emulator keeps
+ * Graph's generic code) and a 404 `Request_ResourceNotFound` on a `$ref` add,
+ * as group-post-members documents for the same `$ref` call on groups.
+ */
+export function sponsorId(req: EmulatorRequest, ctx: EmulatorContext, url: unknown, from: "body" | "ref"): string {
+  const { collection, id } = boundRef(req, url);
+  const user = collection === "users" || collection === "directoryObjects" ? ctx.store.user(id) : undefined;
+  if (user) {
+    if (user.kind !== "user") throw graphError(req, GRAPH_ERRORS.sponsorNotPerson(id));
+    return user.id;
+  }
+  const group = collection === "groups" || collection === "directoryObjects" ? ctx.store.group(id) : undefined;
+  if (group) {
+    if (group.isAssignableToRole) throw graphError(req, GRAPH_ERRORS.sponsorGroupRoleAssignable(id));
+    if (!group.groupTypes.some((t) => t === "Unified" || t === "DynamicMembership")) throw graphError(req, GRAPH_ERRORS.sponsorGroupKind(id));
+    return group.id;
+  }
+  if (ctx.store.servicePrincipal(id) && (collection === "servicePrincipals" || collection === "directoryObjects")) {
+    throw graphError(req, GRAPH_ERRORS.sponsorNotPerson(id));
+  }
+  throw from === "ref" ? resourceNotFound(req, id) : graphError(req, GRAPH_ERRORS.sponsorMissing(id));
+}
+
+/** At most 100 sponsors, of which at most 5 groups (agentidentity-post-sponsors, agentidentityblueprint-post-sponsors). */
+export function checkSponsorLimits(req: EmulatorRequest, ctx: EmulatorContext, ids: readonly string[]): void {
+  if (ids.length > LIMITS.sponsors) throw graphError(req, GRAPH_ERRORS.sponsorsTooMany(LIMITS.sponsors));
+  if (ids.filter((id) => ctx.store.group(id)).length > LIMITS.sponsorGroups) throw graphError(req, GRAPH_ERRORS.sponsorGroupsTooMany(LIMITS.sponsorGroups));
 }
 
 /** The caller, who owns what it creates, plus any `owners@odata.bind` users or service principals. */
 export function owners(req: EmulatorRequest, ctx: EmulatorContext, caller: readonly string[], value: unknown): string[] {
   if (value !== undefined && !Array.isArray(value)) throw graphError(req, GRAPH_ERRORS.ownersNotList());
   const bound = (value ?? []).map((url: unknown) => {
-    const id = boundId(req, url);
+    const { id } = boundRef(req, url);
     if (!ctx.store.hasDirectoryObject(id)) {
       throw graphError(req, GRAPH_ERRORS.ownerMissing(id));
     }

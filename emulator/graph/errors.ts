@@ -27,6 +27,8 @@ const WWW_AUTHENTICATE = `Bearer realm="", authorization_uri="${PUBLIC_CLOUD.aut
 const badRequest = (message: string) => spec({ status: 400, code: "Request_BadRequest", message });
 /** The OData layer's own 400, before any directory rule. */
 const odataBadRequest = (message: string) => spec({ status: 400, code: "BadRequest", message });
+/** An Agent ID rule's own code (learn.microsoft.com/entra/agent-id/error-codes), with the status the emulator chose. */
+const agentIdError = (status: 400 | 403, code: string, message: string) => spec({ status, code, message });
 const conflict = (message: string) => spec({ status: 409, code: "Request_MultipleObjectsWithSameKeyValue", message });
 const unsupportedQuery = (message: string) => spec({ status: 400, code: "Request_UnsupportedQuery", message });
 const itemNotFound = (message: string) => spec({ status: 404, code: "itemNotFound", message });
@@ -122,9 +124,16 @@ export const GRAPH_ERRORS = {
 
   // --- References between directory objects.
   referenceMissing: (what: string, id: string) => badRequest(`${what} '${id}' does not exist in the tenant.`),
-  referenceMalformed: (url: unknown) => badRequest(`Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id} or /directoryObjects/{id}.`),
-  sponsorsMissing: (what: string) => badRequest(`An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user URLs.`),
-  sponsorNotPerson: (id: string) => badRequest(`Sponsor '${id}' is not a user in this tenant.`),
+  referenceMalformed: (url: unknown) =>
+    badRequest(`Invalid object reference ${JSON.stringify(url)}: expected a URL ending /users/{id}, /groups/{id}, /servicePrincipals/{id} or /directoryObjects/{id}.`),
+  sponsorsMissing: (what: string) => badRequest(`An ${what} needs at least one sponsor: set sponsors@odata.bind to one or more user or group URLs.`),
+  // The sponsor pages state these rules but document no code for them: Graph's generic 400.
+  sponsorMissing: (id: string) => badRequest(`Sponsor '${id}' does not exist in this tenant as the user or group the URL names.`),
+  sponsorNotPerson: (id: string) => badRequest(`Sponsor '${id}' is a service principal or an agent user; a sponsor is a user or a group.`),
+  sponsorGroupKind: (id: string) => badRequest(`Group '${id}' cannot be a sponsor: only Microsoft 365 groups and groups with dynamic membership can.`),
+  sponsorGroupRoleAssignable: (id: string) => badRequest(`Group '${id}' is role-assignable; role-assignable groups cannot be sponsors.`),
+  sponsorGroupsTooMany: (max: number) => badRequest(`At most ${max} of an object's sponsors may be groups.`),
+  sponsorsTooMany: (max: number) => badRequest(`An object may have at most ${max} sponsors.`),
   sponsorAlreadyThere: () => badRequest("One or more added object references already exist for the following modified properties: 'sponsors'."),
   lastSponsor: (kind: string) => badRequest(`An ${kind} must keep at least one sponsor: add the new sponsor before removing the last one.`),
   ownersNotList: () => badRequest("owners@odata.bind must be a list of URLs."),
@@ -133,15 +142,33 @@ export const GRAPH_ERRORS = {
   // --- Blueprints, principals and agent identities.
   displayNameTooLong: (length: number, max: number) => badRequest(`displayName is ${length} characters; at most ${max} are allowed.`),
   tagsNotStrings: () => badRequest("tags must be a list of strings."),
-  notABlueprint: (appId: string) => badRequest(`Application '${appId}' is not an agent identity blueprint.`),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
-  // Code from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/identity-platform/error-codes); its status is not given there, the emulator keeps 400.
+  // Codes from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/error-codes), which gives no statuses:
+  // the emulator answers 400 for a refused body and 403 for a caller that may not create.
+  principalNeedsBlueprint: (appId: string) =>
+    agentIdError(400, "AgentBlueprintPrincipal_RequireAgentBlueprint", `Application '${appId}' is not an agent identity blueprint: agent identity blueprint principals can only be created for agent identity blueprints.`),
   blueprintWithoutPrincipal: (appId: string) =>
-    spec({
-      status: 400,
-      code: "AgentIdentity_AgentBlueprintPrincipalDoesNotExist",
-      message: `The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`,
-    }),
+    agentIdError(
+      400,
+      "AgentIdentity_AgentBlueprintPrincipalDoesNotExist",
+      `The agent identity blueprint ${appId} has no service principal in this tenant; create its agentIdentityBlueprintPrincipal first.`,
+    ),
+  parentNotABlueprint: (appId: string) =>
+    agentIdError(
+      400,
+      "AgentIdentity_IncompatibleParentType",
+      `The specified application (appId ${appId}) isn't an agent identity blueprint; agentIdentityBlueprintId must be the appId of an agent identity blueprint.`,
+    ),
+  identityCreatingIdentity: () =>
+    agentIdError(403, "Error_AgentIdentitiesCreatingAgentIdentitiesNotAllowed", "Agent identities can't create other agent identities; use the blueprint principal or another service principal with the required permissions."),
+  blueprintCreatingOthersIdentity: () =>
+    agentIdError(
+      403,
+      "Error_AgentBlueprintCannotCreateAssociatedIdentity",
+      "Agent identity blueprints can't create agent identities associated with another agent identity blueprint; use that blueprint, or a principal with AgentIdentity.Create.All.",
+    ),
+  identitySelfCreateRequired: () =>
+    agentIdError(403, "Error_AgentIdentitySelfCreateRequired", "Applications can only create agent identities under themselves: agentIdentityBlueprintId doesn't match the calling application's appId."),
 
   // --- Agent users.
   upnDomainUnverified: (domains: readonly string[]) =>

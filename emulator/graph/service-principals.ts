@@ -1,7 +1,7 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
 import type { OperationId } from "../../lib/graph-permissions";
-import { callerId, createsAsManager, requireReach, type ReachTarget } from "./directory-auth";
+import { callerAppId, callerId, createsAsManager, isReached, requireReach, type ReachTarget } from "./directory-auth";
 import { displayName, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -64,7 +64,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
   odataType(req, principalBody, PRINCIPAL_TYPE);
   const appId = requiredString(req, principalBody, "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
-  if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.notABlueprint(appId));
+  if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.principalNeedsBlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
   requireReach(req, blueprint);
   if (ctx.store.servicePrincipalByAppId(appId)) throw graphError(req, GRAPH_ERRORS.principalExists(appId));
@@ -91,8 +91,10 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
-  referenced(req, ctx, app?.kind === "agentIdentityBlueprint" ? app : undefined, "The agent identity blueprint with appId", blueprintAppId);
-  requireReach(req, { blueprintAppId });
+  // No application, or a plain one: the usual mistake is the blueprint's object id in place of its appId.
+  if (app?.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.parentNotABlueprint(blueprintAppId));
+  referenced(req, ctx, app, "The agent identity blueprint with appId", blueprintAppId);
+  requireIdentityCreator(req, ctx, blueprintAppId);
   // Entra does not create the blueprint principal on its own, and refuses identities without it.
   const principal = ctx.store.servicePrincipalByAppId(blueprintAppId);
   if (!principal) throw graphError(req, GRAPH_ERRORS.blueprintWithoutPrincipal(blueprintAppId));
@@ -113,6 +115,21 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     createdAt: ctx.store.stamp(),
   });
   return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${IDENTITY_TYPE}/$entity`, ...view(sp) }, req.headers);
+}
+
+/**
+ * Who may create an agent identity under this blueprint, with the codes of
+ * the Agent ID error codes page: never an agent identity; a caller whose only
+ * permission is scoped to its own blueprint (AgentIdentity.CreateAsManager)
+ * only under itself. The page gives no status: the emulator answers 403, as
+ * for any other caller a permission does not reach.
+ */
+function requireIdentityCreator(req: EmulatorRequest, ctx: EmulatorContext, blueprintAppId: string): void {
+  const appId = callerAppId(req);
+  if (appId && ctx.store.agentIdentity(appId)) throw graphError(req, GRAPH_ERRORS.identityCreatingIdentity());
+  if (isReached(req, { blueprintAppId })) return;
+  const callerIsBlueprint = appId !== undefined && ctx.store.applicationByAppId(appId)?.kind === "agentIdentityBlueprint";
+  throw graphError(req, callerIsBlueprint ? GRAPH_ERRORS.blueprintCreatingOthersIdentity() : GRAPH_ERRORS.identitySelfCreateRequired());
 }
 
 /** What the reach of a permission on a blueprint principal or an agent identity is judged on. */
@@ -186,5 +203,5 @@ export const servicePrincipalRoutes: Route[] = [
     create: createIdentity,
   }),
   { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", operation: "identity.update", handler: updateIdentity },
-  ...sponsorRoutes(IDENTITY, { list: "identity.sponsors.list", add: "identity.sponsors.add", remove: "identity.sponsors.remove" }, "agent identity", identityById),
+  ...sponsorRoutes(IDENTITY, { list: "identity.sponsors.list", add: "identity.sponsors.add", remove: "identity.sponsors.remove" }, { name: "agent identity", keepsOne: true }, identityById),
 ];

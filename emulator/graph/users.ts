@@ -6,6 +6,7 @@ import { callerOf } from "./auth";
 import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
+import { sponsorRoutes } from "./sponsors";
 import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
 
 /**
@@ -185,6 +186,16 @@ export const userRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.get", handler: get },
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.update", handler: update },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.delete", handler: remove },
+  // agentuser-post-sponsors and its list and remove pages: the untyped user URL, for agent users (the emulator's other users have no sponsors).
+  ...sponsorRoutes<User>(
+    "/v1\\.0/users/(?<id>[^/]+)",
+    { list: "agentUser.sponsors.list", add: "agentUser.sponsors.add", remove: "agentUser.sponsors.remove" },
+    { name: "agent user", keepsOne: false, reach: (ctx, user) => reachOf(ctx, user.identityParentId) },
+    (ctx, id) => {
+      const user = ctx.store.userByIdOrUpn(id);
+      return user?.kind === "agentUser" ? user : undefined;
+    },
+  ),
   { method: "GET", pattern: /^\/v1\.0\/me$/, surface: "graph", operation: "me.get", handler: getMe },
   // After the typed collection, whose path this pattern would match too.
   { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },

@@ -67,6 +67,12 @@ export interface AgentUserKitArgs {
   graphUrl?: pulumi.Input<string>;
   /** Identity provider base URL; https://login.microsoftonline.com by default. */
   authorityUrl?: pulumi.Input<string>;
+  /**
+   * The audience of the blueprint's federated credential and of hop 1 (an
+   * `api://` identifier); by default the authority's cloud's:
+   * api://AzureADTokenExchange, or the US Government or China one.
+   */
+  tokenExchangeAudience?: pulumi.Input<string>;
   /** How long a create waits for the object it depends on to replicate, in seconds (default 120). */
   consistencyWindowSeconds?: pulumi.Input<number>;
   /**
@@ -96,6 +102,7 @@ export interface StackOutputs extends AgentOutputs {
   authorityUrl: pulumi.Output<string>;
   graphUrl: pulumi.Output<string>;
   resourceUrl: pulumi.Output<string>;
+  tokenExchangeAudience: pulumi.Output<string>;
   blueprintAppId: pulumi.Output<string>;
   blueprintObjectId: pulumi.Output<string>;
   blueprintPrincipalId: pulumi.Output<string>;
@@ -146,7 +153,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
 
     const blueprint = new AgentIdentityBlueprint(
       `${name}-blueprint`,
-      { displayName: pick((c) => c.blueprintName), sponsors, credential: credentialArgs(args, pick), tenantId, settings },
+      { displayName: pick((c) => c.blueprintName), sponsors, credential: credentialArgs(args, pick), tenantId, tokenExchangeAudience: pick((c) => c.tokenExchangeAudience), settings },
       { parent: this },
     );
     const agents = args.agents.map((agent, index) => {
@@ -182,6 +189,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
       resourceUrl: pulumi
         .all([checked, first.grant.resourceIdentifierUri])
         .apply(([c, uri]) => (c.resourceAppId === MICROSOFT_GRAPH_APP_ID ? c.graphUrl : uri)),
+      tokenExchangeAudience: pick((c) => c.tokenExchangeAudience),
       blueprintAppId: blueprint.appId,
       blueprintObjectId: blueprint.objectId,
       blueprintPrincipalId: blueprint.principalId,
@@ -339,6 +347,7 @@ function validateKitArgs(name: string, args: Resolved): KitConfig {
     "certificatePem",
     "graphUrl",
     "authorityUrl",
+    "tokenExchangeAudience",
     "consistencyWindowSeconds",
   ];
   for (const key of keys) if (args[key] !== undefined) (raw as Record<string, unknown>)[key] = args[key];

@@ -24,6 +24,8 @@ export interface AgentIdentityBlueprintArgs {
   credential: BlueprintCredentialArgs;
   /** Tenant id: the federated credential's issuer is `{authorityUrl}/{tenantId}/v2.0`. */
   tenantId: pulumi.Input<string>;
+  /** The federated credential's audience (an `api://` identifier); the authority's cloud's by default. */
+  tokenExchangeAudience?: pulumi.Input<string>;
   /** Graph endpoint, replication window and provider version for the Graph objects. */
   settings: ProvisioningSettings;
 }
@@ -104,8 +106,10 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
           displayName: `${name}-managed-identity`,
           issuer: pulumi.interpolate`${args.settings.authorityUrl}/${args.tenantId}/v2.0`,
           subject,
-          // The audience of the authority's cloud, as Microsoft documents the federated credential's.
-          audiences: [pulumi.output(args.settings.authorityUrl).apply((url) => tokenExchangeAudience(url))],
+          // As given, else the audience of the authority's cloud, as Microsoft documents the federated credential's.
+          audiences: [
+            pulumi.all([args.tokenExchangeAudience, args.settings.authorityUrl]).apply(([given, url]) => given ?? tokenExchangeAudience(url)),
+          ],
         },
         { parent: this },
       );

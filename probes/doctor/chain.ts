@@ -110,7 +110,7 @@ async function blueprintLinks(graph: GraphClient, t: DoctorTarget, o: DoctorOpti
     // learn.microsoft.com/graph/api/application-list-federatedidentitycredentials
     const federated = await graph.list<GraphFederatedCredential>(`/v1.0/applications/${encodeURIComponent(blueprint.id)}/federatedIdentityCredentials`, { shape: FEDERATED });
     const credentials = { passwords: list(blueprint.passwordCredentials), certificates: list(blueprint.keyCredentials), federated: list(federated) };
-    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now, tokenExchangeAudience(settings.authorityUrl)));
+    found.checks.push(checkCredentials(credentials, settings.credential, o.warnDays, o.now, settings.tokenExchangeAudience ?? tokenExchangeAudience(settings.authorityUrl)));
   }
 
   const principal = outputs.blueprintPrincipalId

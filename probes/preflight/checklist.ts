@@ -41,15 +41,22 @@ interface GraphUser {
 }
 const USER: Shape = { id: "string", displayName: "string?", userPrincipalName: "string?", "@odata.type": "string?", identityParentId: "string?" };
 
-/** The object (with the fields `shape` names), undefined when not found, or "denied" when the provisioner may not read it (403). */
-async function read<T>(graph: GraphClient, path: string, shape: Shape): Promise<T | undefined | "denied"> {
+/** A read the provisioner may not make (403): Graph's code, and the permission the table says the call takes. */
+interface Denied {
+  denied: GraphError;
+}
+
+/** The object (with the fields `shape` names), undefined when not found, or Denied when the provisioner may not read it (403). */
+async function read<T extends object>(graph: GraphClient, path: string, shape: Shape): Promise<T | undefined | Denied> {
   try {
     return await getIfExists<T>(graph, path, { agentId: false, shape });
   } catch (err) {
-    if (err instanceof GraphError && err.status === 403) return "denied";
+    if (err instanceof GraphError && err.status === 403) return { denied: err };
     throw err;
   }
 }
+
+const isDenied = (answer: object | undefined): answer is Denied => answer !== undefined && "denied" in answer && answer.denied instanceof GraphError;
 
 /** "P (to do X, to do Y)" for each permission of `wanted` that would make an operation `held` cannot make. */
 function lacking(operations: readonly OperationId[], wanted: readonly string[], held: readonly string[]): string[] {
@@ -83,14 +90,15 @@ function permissionsCheck(token: string): Check {
   return ok(link, app, `every provisioning permission, and ${CHECK_PERMISSIONS.join(", ")} for these checks`);
 }
 
-const denied = (link: string, id: string, permission: string) =>
-  warning(link, id, `not checked: the provisioner may not read it (403)`, `grant the provisioner ${permission} (read-only) to check it here, or check it by hand`);
+/** A check a 403 kept from running: Graph's code, and the permission the call takes (the same hint doctor gives), as the fix. */
+const denied = (link: string, id: string, { denied: err }: Denied) =>
+  warning(link, id, `not checked: the provisioner may not read it (403 ${err.code})`, `${err.hint ?? "grant the provisioner the permission this read takes"}; or check it by hand`);
 
 async function domainCheck(graph: GraphClient, config: KitConfig): Promise<Check> {
   const link = "upn domain";
   // learn.microsoft.com/graph/api/domain-get
   const domain = await read<{ isVerified?: boolean }>(graph, `/v1.0/domains/${encodeURIComponent(config.userDomain)}`, { isVerified: "boolean?" });
-  if (domain === "denied") return denied(link, config.userDomain, "Domain.Read.All");
+  if (isDenied(domain)) return denied(link, config.userDomain, domain);
   if (!domain) return failed(link, config.userDomain, "not a domain of this tenant", "set agent-user-kit:userDomain to one of the tenant's verified domains (e.g. <tenant>.onmicrosoft.com)");
   if (domain.isVerified !== true) return failed(link, config.userDomain, "the domain is not verified", "verify it (Entra admin center → Domain names) or pick a verified one");
   return ok(link, config.userDomain, "a verified domain of the tenant");
@@ -102,7 +110,7 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
     config.sponsors.map(async (id): Promise<Check> => {
       // learn.microsoft.com/graph/api/user-get
       const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(id)}?${USER_SELECT}`, USER);
-      if (user === "denied") return denied("sponsor", id, "User.Read.All");
+      if (isDenied(user)) return denied("sponsor", id, user);
       if (!user) return failed("sponsor", id, "no user with this object id in the tenant", fix);
       if (user["@odata.type"] === AGENT_USER_TYPE) return failed("sponsor", id, `${user.userPrincipalName} is an agent user; a sponsor is a person`, fix);
       return ok("sponsor", id, `${user.displayName ?? ""} <${user.userPrincipalName ?? "?"}>`);
@@ -157,14 +165,23 @@ async function nameChecks(graph: GraphClient, config: KitConfig, stack: string |
     // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
     const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}?${USER_SELECT}`, USER);
     const link = "agent user upn";
-    if (user === "denied") checks.push(denied(link, agent.userPrincipalName, "User.Read.All"));
+    if (isDenied(user)) checks.push(denied(link, agent.userPrincipalName, user));
     else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
     else {
       // identityParentId is an agentUser property: read on the typed URL, never from the user type's default set.
       const typed = user["@odata.type"] === AGENT_USER_TYPE ? await read<GraphUser>(graph, `${agentUserPath(user.id)}?$select=id,identityParentId`, { identityParentId: "string?" }) : undefined;
-      const parentId = typeof typed === "object" ? typed.identityParentId : undefined;
+      // Whose agent user it is cannot be told without these reads: saying "another chain's" would be a guess.
+      if (isDenied(typed)) {
+        checks.push(denied(link, agent.userPrincipalName, typed));
+        continue;
+      }
+      const parentId = typed?.identityParentId;
       const parent = parentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, `${agentIdentityPath(parentId)}?$select=id,agentIdentityBlueprintId`, { agentIdentityBlueprintId: "string?" }) : undefined;
-      const owned = mine && typeof parent === "object" && parent.agentIdentityBlueprintId === mine.appId;
+      if (isDenied(parent)) {
+        checks.push(denied(link, agent.userPrincipalName, parent));
+        continue;
+      }
+      const owned = mine && parent?.agentIdentityBlueprintId === mine.appId;
       checks.push(
         owned
           ? ok(link, agent.userPrincipalName, `held by this stack's agent user ${user.id}`)

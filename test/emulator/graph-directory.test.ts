@@ -65,6 +65,91 @@ describe("emulated Graph: the Agent ID directory rules", () => {
     expect((await d.call("GET", `${blueprintPath(id)}/sponsors?$select=id`)).body.value).toEqual([{ "@odata.type": "#microsoft.graph.user", id: other }]);
   });
 
+  it("takes groups as sponsors as the sponsor pages document: bound in a create body or by $ref, listed as #microsoft.graph.group", async () => {
+    const group = (id: string) => `${d.emulator.httpUrl}/v1.0/groups/${id}`;
+    const created = await d.call("POST", BLUEPRINTS, { body: { displayName: "Group sponsored", "sponsors@odata.bind": [...sponsorBind(d), group(DEFAULT_IDS.sponsorGroupId)] } });
+    expect(created.status).toBe(201);
+    const path = blueprintPath(created.body.id as string);
+    expect((await d.call("GET", `${path}/sponsors?$select=id`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.user", id: DEFAULT_IDS.sponsorId },
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId },
+    ]);
+
+    const { appId } = await blueprintWithPrincipal(d);
+    const identity = await d.call("POST", IDENTITIES, { body: { displayName: "Group only", agentIdentityBlueprintId: appId, "sponsors@odata.bind": [group(DEFAULT_IDS.sponsorGroupId)] } });
+    expect(identity.status).toBe(201);
+
+    const dynamic = d.emulator.store.addGroup({ id: "5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716", displayName: "Dynamic", groupTypes: ["DynamicMembership"], isAssignableToRole: false });
+    const identityPath = `/v1.0/servicePrincipals/${identity.body.id as string}/microsoft.graph.agentIdentity`;
+    const added = await d.call("POST", `${identityPath}/sponsors/$ref`, { body: { "@odata.id": `${d.emulator.httpUrl}/v1.0/directoryObjects/${dynamic.id}` } });
+    expect(added.status).toBe(204);
+    expect((await d.call("GET", `${identityPath}/sponsors`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId, displayName: "Agent sponsors", groupTypes: ["Unified"] },
+      { "@odata.type": "#microsoft.graph.group", id: dynamic.id, displayName: "Dynamic", groupTypes: ["DynamicMembership"] },
+    ]);
+  });
+
+  it("refuses sponsors the pages rule out, and answers a missing one 400 in a create body and 404 Request_ResourceNotFound on a $ref add", async () => {
+    const before = blueprintCount();
+    const bind = (...urls: string[]) => d.call("POST", BLUEPRINTS, { body: { displayName: "Refused", "sponsors@odata.bind": urls } });
+    const url = (collection: string, id: string) => `${d.emulator.httpUrl}/v1.0/${collection}/${id}`;
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a), messageOf(a)];
+    const security = d.emulator.store.addGroup({ id: "6f5e4d3c-2b1a-4098-8e7d-6c5b4a392817", displayName: "Security", groupTypes: [], isAssignableToRole: false });
+    const roles = d.emulator.store.addGroup({ id: "7a6f5e4d-3c2b-4a19-8f8e-7d6c5b4a3928", displayName: "Roles", groupTypes: ["Unified"], isAssignableToRole: true });
+    const missing = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e";
+
+    expect(answerOf(await bind(url("groups", security.id)))).toEqual([400, "Request_BadRequest", `Group '${security.id}' cannot be a sponsor: only Microsoft 365 groups and groups with dynamic membership can.`]);
+    expect(answerOf(await bind(url("groups", roles.id)))).toEqual([400, "Request_BadRequest", `Group '${roles.id}' is role-assignable; role-assignable groups cannot be sponsors.`]);
+    expect(answerOf(await bind(url("servicePrincipals", DEFAULT_IDS.provisionerPrincipalId)))).toEqual([
+      400,
+      "Request_BadRequest",
+      `Sponsor '${DEFAULT_IDS.provisionerPrincipalId}' is a service principal or an agent user; a sponsor is a user or a group.`,
+    ]);
+    // A typed URL names only its type: a group's id under /users/ is no user.
+    expect(answerOf(await bind(url("users", DEFAULT_IDS.sponsorGroupId)))).toEqual([400, "Request_BadRequest", `Sponsor '${DEFAULT_IDS.sponsorGroupId}' does not exist in this tenant as the user or group the URL names.`]);
+    expect(answerOf(await bind(url("users", missing)))).toEqual([400, "Request_BadRequest", `Sponsor '${missing}' does not exist in this tenant as the user or group the URL names.`]);
+    const six = Array.from({ length: 6 }, (_, n) => d.emulator.store.addGroup({ id: `8b7a6f5e-4d3c-4b2a-9f0e-00000000000${n}`, displayName: `G${n}`, groupTypes: ["Unified"], isAssignableToRole: false }));
+    expect(answerOf(await bind(...six.map((g) => url("groups", g.id))))).toEqual([400, "Request_BadRequest", "At most 5 of an object's sponsors may be groups."]);
+    expect(blueprintCount()).toBe(before);
+
+    const { id } = await blueprintWithPrincipal(d);
+    const ref = (target: string) => d.call("POST", `${blueprintPath(id)}/sponsors/$ref`, { body: { "@odata.id": url("directoryObjects", target) } });
+    const notThere = await ref(missing);
+    expect([notThere.status, codeOf(notThere)]).toEqual([404, "Request_ResourceNotFound"]);
+    expect(messageOf(notThere)).toContain(missing);
+    for (const g of six.slice(0, 5)) expect((await ref(g.id)).status).toBe(204);
+    expect(answerOf(await ref(six[5]!.id))).toEqual([400, "Request_BadRequest", "At most 5 of an object's sponsors may be groups."]);
+    expect(d.emulator.store.application(id)?.sponsors).toHaveLength(6);
+  });
+
+  it("keeps an agent user's sponsors on its untyped URL, as agentuser-post-sponsors documents: users and groups, the last one removable, reached by its own blueprint", async () => {
+    const mine = await blueprintWithPrincipal(d, "Agent user sponsors");
+    const theirs = await blueprintWithPrincipal(d, "Other blueprint");
+    const { userId, identityId } = await identityWithUser(d, mine.appId, "sponsored-user");
+    const path = `/v1.0/users/${userId}/sponsors`;
+    const ref = (id: string, token?: string) => d.call("POST", `${path}/$ref`, { token, body: { "@odata.id": `${d.emulator.httpUrl}/v1.0/directoryObjects/${id}` } });
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a)];
+
+    expect((await d.call("GET", path)).body.value).toEqual([]);
+    expect((await ref(DEFAULT_IDS.sponsorId)).status).toBe(204);
+    expect((await ref(DEFAULT_IDS.sponsorGroupId)).status).toBe(204);
+    expect((await d.call("GET", `${path}?$select=id`)).body.value).toEqual([
+      { "@odata.type": "#microsoft.graph.user", id: DEFAULT_IDS.sponsorId },
+      { "@odata.type": "#microsoft.graph.group", id: DEFAULT_IDS.sponsorGroupId },
+    ]);
+    expect(answerOf(await ref(identityId))).toEqual([400, "Request_BadRequest"]);
+    expect(answerOf(await ref("1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5f"))).toEqual([404, "Request_ResourceNotFound"]);
+    // Only an agent user's: a person's sponsors are not served.
+    expect(answerOf(await d.call("GET", `/v1.0/users/${DEFAULT_IDS.sponsorId}/sponsors`))).toEqual([404, "Request_ResourceNotFound"]);
+
+    // AgentIdUser.ReadWrite.IdentityParentedBy reaches the agent users of the calling blueprint alone.
+    const blueprint = (appId: string) => d.signed({ idtyp: "app", appid: appId, azp: appId, oid: appId, roles: ["AgentIdUser.ReadWrite.IdentityParentedBy"] });
+    expect(answerOf(await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorGroupId}/$ref`, { token: blueprint(theirs.appId) }))).toEqual([403, "Authorization_RequestDenied"]);
+    expect((await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorGroupId}/$ref`, { token: blueprint(mine.appId) })).status).toBe(204);
+    expect((await d.call("DELETE", `${path}/${DEFAULT_IDS.sponsorId}/$ref`)).status).toBe(204);
+    expect(d.emulator.store.user(userId)?.sponsors).toEqual([]);
+  });
+
   it("hides a new object from reads by id for the replication lag, while lists already show it", async () => {
     d.emulator.store.replicationLagMs = 60_000;
     const created = await d.call("POST", BLUEPRINTS, { body: blueprintBody("Lagging") });
@@ -93,6 +178,37 @@ describe("emulated Graph: the Agent ID directory rules", () => {
       body: { accountEnabled: true, displayName: "second", mailNickname: "second", userPrincipalName: `second@${DEFAULT_IDS.domain}`, identityParentId: identityId },
     });
     expect([second.status, codeOf(second)]).toEqual([400, "Request_BadRequest"]);
+  });
+
+  it("answers the Agent ID error codes page's codes: a principal of a plain application, an identity whose parent is not a blueprint", async () => {
+    const principal = await d.call("POST", "/v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal", { body: { appId: DEFAULT_IDS.provisionerAppId } });
+    expect([principal.status, codeOf(principal)]).toEqual([400, "AgentBlueprintPrincipal_RequireAgentBlueprint"]);
+
+    const { id } = await blueprintWithPrincipal(d);
+    const identity = (parent: string) => d.call("POST", IDENTITIES, { body: { displayName: "Wrong parent", agentIdentityBlueprintId: parent, "sponsors@odata.bind": sponsorBind(d) } });
+    for (const parent of [id, DEFAULT_IDS.provisionerAppId]) {
+      const answer = await identity(parent);
+      expect([answer.status, codeOf(answer)]).toEqual([400, "AgentIdentity_IncompatibleParentType"]);
+      expect(messageOf(answer)).toContain(`appId ${parent}`);
+    }
+    expect(d.emulator.store.servicePrincipals("agentIdentity").filter((p) => p.displayName === "Wrong parent")).toEqual([]);
+  });
+
+  it("answers the creation codes of the Agent ID error codes page to a caller that may not create this agent identity", async () => {
+    const mine = await blueprintWithPrincipal(d, "Mine");
+    const theirs = await blueprintWithPrincipal(d, "Theirs");
+    const create = (token: string, parent: string) =>
+      d.call("POST", IDENTITIES, { token, body: { displayName: "By another caller", agentIdentityBlueprintId: parent, "sponsors@odata.bind": sponsorBind(d) } });
+    const app = (appId: string, roles: string[]) => d.signed({ idtyp: "app", appid: appId, azp: appId, oid: appId, roles });
+    const answerOf = (a: Awaited<ReturnType<Directory["call"]>>) => [a.status, codeOf(a)];
+
+    const blueprint = app(mine.appId, ["AgentIdentity.CreateAsManager"]);
+    expect(answerOf(await create(blueprint, theirs.appId))).toEqual([403, "Error_AgentBlueprintCannotCreateAssociatedIdentity"]);
+    expect(answerOf(await create(app(DEFAULT_IDS.provisionerAppId, ["AgentIdentity.CreateAsManager"]), theirs.appId))).toEqual([403, "Error_AgentIdentitySelfCreateRequired"]);
+    const { identityId } = await identityWithUser(d, mine.appId, "creator-identity");
+    expect(answerOf(await create(app(identityId, ["AgentIdentity.Create.All"]), mine.appId))).toEqual([403, "Error_AgentIdentitiesCreatingAgentIdentitiesNotAllowed"]);
+    expect(d.emulator.store.servicePrincipals("agentIdentity").filter((p) => p.displayName === "By another caller")).toEqual([]);
+    expect((await create(blueprint, mine.appId)).status).toBe(201);
   });
 
   it("refuses an agent user that breaks Entra's username policy or limits with Graph's invalid-value 400, and creates nothing", async () => {

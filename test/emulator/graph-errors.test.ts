@@ -10,7 +10,13 @@ const GRAPH_STATUSES: Record<string, number[]> = {
   BadRequest: [400],
   Request_BadRequest: [400, 405],
   Request_UnsupportedQuery: [400],
+  // The Agent ID error codes page gives no statuses: 400 for a refused body, 403 for a caller that may not create.
   AgentIdentity_AgentBlueprintPrincipalDoesNotExist: [400],
+  AgentIdentity_IncompatibleParentType: [400],
+  AgentBlueprintPrincipal_RequireAgentBlueprint: [400],
+  Error_AgentIdentitiesCreatingAgentIdentitiesNotAllowed: [403],
+  Error_AgentBlueprintCannotCreateAssociatedIdentity: [403],
+  Error_AgentIdentitySelfCreateRequired: [403],
   InvalidAuthenticationToken: [401],
   Authorization_RequestDenied: [403],
   accessDenied: [403],

@@ -30,4 +30,14 @@ describe("loadTenantFile (agent-user emulator --tenant FILE)", () => {
     const seed = load({ ...base, applications: [app] })();
     expect(seed.applications[0]).toEqual({ ...app, sponsors: [], owners: [], passwordCredentials: [], keyCredentials: [], federatedIdentityCredentials: [] });
   });
+
+  it("takes groups, which a file may leave out: a group needs its id and name; groupTypes and isAssignableToRole default to none and false", () => {
+    const { groups, ...base } = defaultTenant();
+    expect(groups).toHaveLength(1);
+    expect(load(base)().groups).toEqual([]);
+    expect(load({ ...base, groups: [{ id: "g1", displayName: "Sponsors" }] })().groups).toEqual([{ id: "g1", displayName: "Sponsors", groupTypes: [], isAssignableToRole: false }]);
+    expect(load({ ...base, groups: {} })).toThrow(/"groups" must be an array/);
+    expect(load({ ...base, groups: [{ id: "g1" }] })).toThrow(/groups\[0\]\.displayName must be a string/);
+    expect(load({ ...base, groups: [{ id: "g1", displayName: "x", isAssignableToRole: "yes" }] })).toThrow(/groups\[0\]\.isAssignableToRole must be true or false/);
+  });
 });

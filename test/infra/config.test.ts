@@ -9,6 +9,7 @@ import {
   type RawConfig,
 } from "../../infra/config";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "../../infra/scope-policy";
+import { kitArgs } from "../../infra/stack-args";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 
 const SPONSOR = "5E000000-0000-0000-0000-000000000001";
@@ -45,6 +46,7 @@ describe("validateConfig", () => {
       credential: { mode: "secret" },
       graphUrl: PUBLIC_CLOUD.graphUrl,
       authorityUrl: PUBLIC_CLOUD.authorityUrl,
+      tokenExchangeAudience: "api://AzureADTokenExchange",
       consistencyWindowMs: DEFAULT_CONSISTENCY_WINDOW_SECONDS * 1000,
     });
   });
@@ -182,6 +184,16 @@ describe("validateConfig", () => {
   });
 
   describe("service URLs and the replication window", () => {
+    it("takes the token-exchange audience as given, else the authority's cloud's; the stack passes it to the component", () => {
+      expect(validateConfig({ ...BASE, authorityUrl: "https://login.microsoftonline.us" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchangeUSGov");
+      expect(validateConfig({ ...BASE, authorityUrl: "https://login.chinacloudapi.cn" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchangeChina");
+      const given = validateConfig({ ...BASE, authorityUrl: "https://login.microsoftonline.us", tokenExchangeAudience: " api://AzureADTokenExchange " }, NOW);
+      expect(given.tokenExchangeAudience).toBe("api://AzureADTokenExchange");
+      expect(kitArgs(given).tokenExchangeAudience).toBe("api://AzureADTokenExchange");
+      // Blank, as `pulumi config set agent-user-kit:tokenExchangeAudience ""` leaves it: the cloud's.
+      expect(validateConfig({ ...BASE, tokenExchangeAudience: "" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchange");
+    });
+
     it("accepts https anywhere and http on loopback (the emulator), without a trailing slash", () => {
       const local = validateConfig({ ...BASE, graphUrl: "http://127.0.0.1:8443/", authorityUrl: "https://login.example.test/" }, NOW);
       expect([local.graphUrl, local.authorityUrl]).toEqual(["http://127.0.0.1:8443", "https://login.example.test"]);
@@ -195,6 +207,8 @@ describe("validateConfig", () => {
       ["graphUrl", "https://graph.microsoft.com/v1.0", "must be a base URL with no path, query or fragment"],
       ["graphUrl", "https://graph.microsoft.com/?api=1", "must be a base URL with no path, query or fragment"],
       ["authorityUrl", "https://login.microsoftonline.com/contoso.onmicrosoft.com", "must be a base URL with no path, query or fragment"],
+      ["tokenExchangeAudience", "https://login.microsoftonline.us", 'must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got "https://login.microsoftonline.us"'],
+      ["tokenExchangeAudience", "AzureADTokenExchange", 'must be an api:// identifier such as api://AzureADTokenExchangeUSGov, got "AzureADTokenExchange"'],
       ["consistencyWindowSeconds", "2.5", "must be a whole number from 0 to 1800"],
       ["consistencyWindowSeconds", 1801, "must be a whole number from 0 to 1800"],
     ] as const)("%s = %j is refused", (key, value, expected) => {

@@ -169,8 +169,20 @@ describe("the program in managedIdentity mode", () => {
     ["https://login.microsoftonline.us", "api://AzureADTokenExchangeUSGov"],
     ["https://login.partner.microsoftonline.cn", "api://AzureADTokenExchangeChina"],
   ])("with the authority %s, gives the federated credential the audience %s", async (authorityUrl, audience) => {
-    const { registrations } = await run({ credential: "managedIdentity", managedIdentityPrincipalId: "e1000000-0000-0000-0000-000000000001", authorityUrl });
+    const { registrations, outputs } = await run({ credential: "managedIdentity", managedIdentityPrincipalId: "e1000000-0000-0000-0000-000000000001", authorityUrl });
     expect(only(registrations, AZURE.federated).inputs.audiences).toEqual([audience]);
+    expect(outputs.tokenExchangeAudience).toBe(audience);
+  });
+
+  it("gives the federated credential, and the tokenExchangeAudience output hop 1 reads, the configured audience over the authority's cloud's", async () => {
+    const { registrations, outputs } = await run({
+      credential: "managedIdentity",
+      managedIdentityPrincipalId: "e1000000-0000-0000-0000-000000000001",
+      authorityUrl: "https://login.microsoftonline.us",
+      tokenExchangeAudience: "api://AzureADTokenExchange",
+    });
+    expect(only(registrations, AZURE.federated).inputs.audiences).toEqual(["api://AzureADTokenExchange"]);
+    expect(outputs.tokenExchangeAudience).toBe("api://AzureADTokenExchange");
   });
 
   it("trusts an existing identity without creating one, and exports its client id from a lookup", async () => {

@@ -122,7 +122,8 @@ describe("agent-user preflight", () => {
       expect(run.code).toBe(8);
       expect(run.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AgentIdUser\.ReadWrite\.All \(to create an agent user, to update an agent user, to delete an agent user\)$/m);
       expect(run.stdout).toMatch(/provisioner permissions: for each of them: .*Grant admin consent/);
-      expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403\)$/m);
+      expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403 Authorization_RequestDenied\)$/m);
+      expect(run.stdout).toMatch(/^ {2}upn domain: to read a domain of the tenant the provisioner needs the application permission Domain\.Read\.All /m);
       forgetProvisionerTokens();
       roles(saved.filter((r) => r !== "Domain.Read.All"));
       const readOnly = await preflight(["--config-from-stack", configFile()]);

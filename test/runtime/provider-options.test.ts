@@ -200,6 +200,33 @@ describe("the token-exchange audience", () => {
     expect(sent[0]?.form.scope).toBe(`${USGOV}/.default`);
   });
 
+  it("fromStackOutputs reads the stack's tokenExchangeAudience output, and fromEnvironment AGENT_USER_TOKEN_EXCHANGE_AUDIENCE", async () => {
+    const fromOutputs = recordingDispatcher();
+    await AgentUserTokenProvider.fromStackOutputs({ ...ctx.out, tokenExchangeAudience: USGOV }, { dispatcher: fromOutputs.dispatcher }).getToken().catch(() => undefined);
+    expect(fromOutputs.sent[0]?.form.scope).toBe(`${USGOV}/.default`);
+    const env = {
+      AGENT_USER_TENANT_ID: ctx.out.tenantId,
+      AGENT_USER_AUTHORITY_URL: ctx.out.authorityUrl,
+      AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId,
+      AGENT_USER_BLUEPRINT_SECRET: ctx.out.blueprintClientSecret,
+      AGENT_USER_AGENT_IDENTITY_ID: ctx.out.agentIdentityId,
+      AGENT_USER_AGENT_USER_ID: ctx.out.agentUserId,
+      AGENT_USER_TOKEN_EXCHANGE_AUDIENCE: USGOV,
+    };
+    const fromEnv = recordingDispatcher();
+    await AgentUserTokenProvider.fromEnvironment(env, { dispatcher: fromEnv.dispatcher }).getToken().catch(() => undefined);
+    expect(fromEnv.sent[0]?.form.scope).toBe(`${USGOV}/.default`);
+  });
+
+  it("a stack output or variable that is no api:// identifier is a UsageError naming the output or the variable, never a flag", () => {
+    const bad = "https://login.microsoftonline.us";
+    expect(refusal(() => AgentUserTokenProvider.fromStackOutputs({ ...ctx.out, tokenExchangeAudience: bad })).message).toBe(
+      `configuration: the token-exchange audience ("tokenExchangeAudience" in the stack outputs) must be an api:// identifier such as ${USGOV}, got "${bad}"`,
+    );
+    const env = { AGENT_USER_TENANT_ID: ctx.out.tenantId, AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId, AGENT_USER_BLUEPRINT_SECRET: "s", AGENT_USER_TOKEN_EXCHANGE_AUDIENCE: bad };
+    expect(refusal(() => AgentUserTokenProvider.fromEnvironment(env)).message).toMatch(/^configuration: the token-exchange audience \(AGENT_USER_TOKEN_EXCHANGE_AUDIENCE\) must be an api:\/\/ identifier/);
+  });
+
   it("tokenExchangeAudience overrides the resource a managed identity asks IMDS for", async () => {
     const { dispatcher, sent } = recordingDispatcher();
     const credential = { kind: "managedIdentity", clientId: ctx.out.managedIdentityClientId, imdsEndpoint: ctx.emulator.httpUrl };

@@ -2,6 +2,7 @@ import { agentIdentityProvider } from "../../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
 import { blueprintProvider } from "../../../infra/providers/blueprint";
 import { blueprintPrincipalProvider } from "../../../infra/providers/blueprint-principal";
+import { DEFAULT_IDS } from "../../../emulator/seed";
 import {
   blueprintInputs,
   createBlueprint,
@@ -80,7 +81,14 @@ describe("Graph refusals as provider errors", () => {
     const inputs = await blueprintInputs(t, { sponsors: ["5e000000-0000-4000-8000-00000000dead"] });
     await expect(blueprintProvider.create!(inputs)).rejects.toThrow(
       "agent identity blueprint create failed: Graph POST /v1.0/applications/microsoft.graph.agentIdentityBlueprint: Request_BadRequest (HTTP 400): " +
-        "Sponsor '5e000000-0000-4000-8000-00000000dead' is not a user in this tenant. Likely fix: check that every sponsor is an existing user object id",
+        "Sponsor '5e000000-0000-4000-8000-00000000dead' does not exist in this tenant as the user or group the URL names. Likely fix: check that every sponsor is an existing user object id",
+    );
+  });
+
+  it("400: a group's object id as a sponsor, which the kit binds as a user", async () => {
+    const inputs = await blueprintInputs(t, { sponsors: [DEFAULT_IDS.sponsorGroupId] });
+    await expect(blueprintProvider.create!(inputs)).rejects.toThrow(
+      `Request_BadRequest (HTTP 400): Sponsor '${DEFAULT_IDS.sponsorGroupId}' does not exist in this tenant as the user or group the URL names. Likely fix: check that every sponsor is an existing user object id`,
     );
   });
 
