@@ -12,7 +12,7 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
-  { files: ["jest.config.js", "test/summary-reporter.js", "scripts/*.js", "test/engine/*.js"], rules: { "@typescript-eslint/no-require-imports": "off" } },
+  { files: ["jest.config.js", "test/summary-reporter.js", "scripts/*.js", "test/e2e/engine/*.js"], rules: { "@typescript-eslint/no-require-imports": "off" } },
   // A Pulumi program in CommonJS, as a consumer writes one.
-  { files: ["test/engine/*.js"], languageOptions: { globals: { exports: "writable" } } },
+  { files: ["test/e2e/engine/*.js"], languageOptions: { globals: { exports: "writable" } } },
 );

@@ -3,8 +3,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
-  // test/engine needs the Pulumi engine built from Go modules: `npm run test:engine` runs it.
-  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/test/bench/", "/test/engine/"],
+  // test/e2e/engine needs the Pulumi engine built from Go modules: `npm run test:engine` runs it.
+  testPathIgnorePatterns: ["/node_modules/", "/dist/", "/test/bench/", "/test/e2e/engine/"],
   // Transpile only: `npm test` type-checks the whole tree once with tsc first.
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   // lib/undici-request.ts loads the undici bundle that `npm run build` writes (scripts/bundle-undici.js): tests use that same file.

@@ -5,7 +5,7 @@ import type { AbortSignalLike } from "./token-cache";
  * here as types so that an agent which only mints tokens installs undici and the
  * kit, not @azure/core-auth and its HTTP runtime. TypeScript compares
  * structurally: an AgentUserCredential is a core-auth TokenCredential wherever an
- * Azure SDK client asks for one (test/runtime/azure-types.test.ts checks both ways).
+ * Azure SDK client asks for one (test/lib/provider/azure-types.test.ts checks both ways).
  */
 
 /** core-auth's AccessToken: a bearer token and when it expires, in epoch milliseconds. */

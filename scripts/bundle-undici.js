@@ -82,7 +82,7 @@ const llhttpAsBytes = {
   },
 };
 
-// Every use of node:assert in the bundled files is a call `assert(condition)` (test/undici-request.test.ts checks).
+// Every use of node:assert in the bundled files is a call `assert(condition)` (test/lib/undici-request.test.ts checks).
 const lazyAssert = {
   name: "lazy-assert",
   setup(b) {

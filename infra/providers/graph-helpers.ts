@@ -4,7 +4,7 @@
  * helper comes from and, once the kit is installed, requires it from the
  * package by its path, which must be one the package exports: dist/infra/* is,
  * dist/lib/* is not. So the providers import them through this module
- * (test/package installs the packed kit and runs the providers).
+ * (test/e2e/package installs the packed kit and runs the providers).
  */
 export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 export { getIfExists, odataString } from "../../lib/graph-reads";

@@ -17,7 +17,7 @@ import { checkInputs, diffKeys, type DiffKeys, type GraphResourceInputs, type In
  * reached through an arrow, `(id) => agentIdentityPath(id)`: the serializer
  * then captures that module, as require(...) of the installed package,
  * rather than the function's text and what it captures (lib/ modules, which
- * the package does not export: test/package catches it).
+ * the package does not export: test/e2e/package catches it).
  */
 export interface GraphResource<I extends GraphResourceInputs, O extends I, G extends { id: string }> {
   /** What failures call it, e.g. "agent identity". */

@@ -21,7 +21,7 @@ import { GRAPH, guid, type AgentPair } from "./tenant";
  * Fleet figures: how close provisioning and minting for many agents come to
  * the floor the tenant's throttling sets (requests made / allowed rate), with
  * the emulator's rate limits shaped like Entra's and Graph's. The bench runs
- * them at full size; test/fleet-bench.test.ts runs them small.
+ * them at full size; test/e2e/fleet-bench.test.ts runs them small.
  */
 
 export interface ProvisionFigures {

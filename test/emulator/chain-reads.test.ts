@@ -8,7 +8,7 @@ import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../../lib/graph-perm
 import type { Emulator } from "../../emulator/server";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { decodeJwtClaims } from "../../lib/jwt";
-import { runCli, scratchDir } from "../token/helpers";
+import { runCli, scratchDir } from "../harness";
 
 const execFileAsync = promisify(execFile);
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -11,7 +11,7 @@ import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { defaultTenant, SHARE_URLS } from "../../emulator/seed";
-import { runCli } from "../token/helpers";
+import { runCli } from "../harness";
 
 const CLI = join(resolve(__dirname, "../.."), "dist/probes/agent-user.js");
 let dir: string;

@@ -38,7 +38,7 @@ afterEach(() => {
   forgetProvisionerTokens();
 });
 
-// That Retry-After: 0 does not replace the backoff between these attempts is tested in test/retry-final.test.ts.
+// That Retry-After: 0 does not replace the backoff between these attempts is tested in test/lib/retry-final.test.ts.
 it("an identity provider that always answers 503 with Retry-After: 0 gets 5 token requests for one create", async () => {
   const inputs = await blueprintInputs(t, { authorityUrl: idpUrl });
   await expect(blueprintProvider.create!(inputs)).rejects.toThrow(/provisioner token for Graph .*AADSTS90024 temporarily_unavailable \(HTTP 503\)/);

@@ -1,0 +1,263 @@
+/**
+ * Shared helpers of the `agent-user token` tests: run the real command
+ * in-process against a real emulator, shape the emulator's tenant, and watch
+ * (never alter) the HTTP traffic.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, type Dispatcher } from "undici";
+import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
+import { decodeJwt, type JwtClaims } from "../lib/jwt";
+import type { StackOutputs } from "../lib/stack-outputs";
+import { selfSignedCertificate } from "../emulator/certificate";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/server";
+import { agentEntries } from "../emulator/seed";
+import type { ServicePrincipal, User } from "../emulator/store";
+import { main } from "../probes/cli";
+import type { CliIo } from "../probes/cli-io";
+
+export const EXCHANGE_SCOPE = `${TOKEN_EXCHANGE_AUDIENCE}/.default`;
+export const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+/** Anything shaped like a compact JWS. */
+export const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/;
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ScratchDir {
+  dir: string;
+  remove: () => void;
+}
+
+/** A scratch directory removed by the returned function. */
+export function scratchDir(): ScratchDir {
+  const dir = mkdtempSync(join(tmpdir(), "agent-user-token-test-"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What {@link useEmulator} sets up; every field is filled in by its `beforeAll`. */
+export interface EmulatorContext {
+  emulator: Emulator;
+  /** `emulator.outputs()` as read right after start-up; a file's own `beforeAll` may replace it. */
+  out: StackOutputs;
+  scratch: ScratchDir;
+  /** The options the emulator was started with. */
+  options: EmulatorOptions;
+}
+
+/**
+ * Registers `beforeAll` (a scratch directory, then an emulator started with
+ * `options`, or with what `options(scratch)` returns) and `afterAll` (close the
+ * emulator, remove the directory) hooks in the calling scope. Read the fields
+ * of the returned context inside hooks and tests, never at module load.
+ */
+export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) => EmulatorOptions) = {}): EmulatorContext {
+  const ctx = {} as EmulatorContext;
+  beforeAll(async () => {
+    ctx.scratch = scratchDir();
+    ctx.options = typeof options === "function" ? options(ctx.scratch) : options;
+    ctx.emulator = await startEmulator(ctx.options);
+    ctx.out = ctx.emulator.outputs();
+  });
+  afterAll(async () => {
+    await ctx.emulator?.close();
+    ctx.scratch?.remove();
+  });
+  return ctx;
+}
+
+/** Runs `agent-user ARGV` in-process with exactly `env` as its environment (and stderr a terminal with `stderrIsTTY`). */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}, cwd: string = tmpdir(), stderrIsTTY = false): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd, stderrIsTTY };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
+
+/** The single JSON object a `--json` run printed; fails if it printed anything else. */
+export function onlyJson(run: CliRun): Record<string, unknown> {
+  const lines = run.stdout.split("\n").filter((l) => l.trim() !== "");
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+/** Writes stack outputs (the emulator's, with `patch` applied; undefined deletes a key) to FILE. */
+export function writeOutputs(dir: string, outputs: StackOutputs, patch: Record<string, unknown> = {}, name = `outputs-${randomUUID()}.json`): string {
+  const json: Record<string, unknown> = { ...outputs };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) delete json[k];
+    else json[k] = v;
+  }
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(json), { mode: 0o600 });
+  return file;
+}
+
+export function claimsOf(token: string): JwtClaims {
+  const jwt = decodeJwt(token);
+  if (!jwt) throw new Error("not a JWT");
+  return jwt.claims;
+}
+
+export const b64urlGuid = (guid: string) => Buffer.from(guid.replace(/-/g, ""), "hex").toString("base64url");
+
+export const facets = (claim: unknown) => (typeof claim === "string" ? claim.split(/\s+/) : []);
+
+/** Token endpoint requests the emulator saw since `from`, as status codes. */
+export function tokenStatuses(emulator: Emulator, from = 0): number[] {
+  return emulator.requests.slice(from).filter((r) => r.surface === "token" && r.path.endsWith("/oauth2/v2.0/token")).map((r) => r.status);
+}
+
+export interface AgentFixture {
+  identity: ServicePrincipal;
+  user: User;
+  grantId: string | undefined;
+}
+
+/**
+ * A new agent identity under the seeded blueprint, its agent user and (unless
+ * `grant: false`) a Graph grant, written "now" so replication lag applies.
+ */
+export function addAgent(emulator: Emulator, options: { grant?: boolean; scope?: string; resourceId?: string } = {}): AgentFixture {
+  const { store } = emulator;
+  const outputs = emulator.outputs();
+  const now = store.stamp();
+  const id = randomUUID();
+  const userId = randomUUID();
+  const agent = agentEntries({
+    identityId: id,
+    userId,
+    displayName: `agent ${id.slice(0, 8)}`,
+    userPrincipalName: `agent-${userId.slice(0, 8)}@contoso.onmicrosoft.com`,
+    blueprintAppId: outputs.blueprintAppId!,
+    sponsors: [],
+  });
+  const identity: ServicePrincipal = { ...agent.identity, createdAt: now };
+  const user: User = { ...agent.user, createdAt: now };
+  store.createServicePrincipal(identity);
+  store.createUser(user);
+  let grantId: string | undefined;
+  if (options.grant !== false) grantId = addGrant(emulator, id, userId, options);
+  return { identity, user, grantId };
+}
+
+/** A Principal grant, effective after the store's replication lag as a Graph-created grant is. */
+export function addGrant(emulator: Emulator, clientId: string, principalId: string, options: { scope?: string; resourceId?: string } = {}): string {
+  const { store } = emulator;
+  const grantId = randomUUID();
+  const graph = store.servicePrincipalByAppId(MICROSOFT_GRAPH_APP_ID)!;
+  store.createGrant({
+    id: grantId,
+    clientId,
+    consentType: "Principal",
+    principalId,
+    resourceId: options.resourceId ?? graph.id,
+    scope: options.scope ?? "User.Read",
+    effectiveAt: store.now() + store.replicationLagMs,
+  });
+  return grantId;
+}
+
+/** A resource API (v2 tokens) in the tenant, e.g. an MCP server audience. */
+export function addResource(emulator: Emulator, identifierUri: string): ServicePrincipal {
+  const id = randomUUID();
+  const appId = randomUUID();
+  const sp: ServicePrincipal = {
+    id,
+    appId,
+    kind: "servicePrincipal",
+    displayName: `resource ${identifierUri}`,
+    servicePrincipalType: "Application",
+    servicePrincipalNames: [identifierUri, appId],
+    sponsors: [],
+    graphAppRoles: [],
+    createdAt: 0,
+  };
+  emulator.store.createServicePrincipal(sp);
+  return sp;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Form parameters of a POST body. */
+  form: Record<string, string>;
+}
+
+/**
+ * An undici dispatcher that lets every request through unchanged and records
+ * what was sent, so a test can see the parameters the hop chain really used.
+ */
+export function recordingDispatcher(base: Dispatcher = new Agent()): { dispatcher: Dispatcher; sent: RecordedRequest[] } {
+  const sent: RecordedRequest[] = [];
+  const dispatcher = base.compose((dispatch) => (opts, handler) => {
+    const body = typeof opts.body === "string" ? opts.body : "";
+    const headers = Object.fromEntries(Object.entries((opts.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]));
+    sent.push({ method: opts.method, url: `${String(opts.origin ?? "")}${opts.path}`, headers, form: Object.fromEntries(new URLSearchParams(body)) });
+    return dispatch(opts, handler);
+  });
+  return { dispatcher, sent };
+}
+
+/** JSON.stringify, message and stack of a thrown value: everything a logger might print. */
+export function everythingAbout(err: unknown): string {
+  const e = err as Error;
+  return [JSON.stringify(err), e?.message, e?.stack, String(err)].join("\n");
+}
+
+/** The environment for `--outputs FILE` runs: nothing inherited from the machine running the tests. */
+export const NO_ENV: NodeJS.ProcessEnv = Object.freeze({}) as NodeJS.ProcessEnv;
+
+export interface UploadedCertificate {
+  certFile: string;
+  keyFile: string;
+  certificatePem: string;
+  privateKeyPem: string;
+  keyId: string;
+}
+
+/** A fresh test certificate, written to PEM files and (unless `upload: false`) added to the keyCredentials of the blueprint, or of the application `appId`. */
+export function blueprintCertificate(emulator: Emulator, dir: string, options: { upload?: boolean; appId?: string } = {}): UploadedCertificate {
+  const cert = selfSignedCertificate({ commonName: "agent-user-kit test blueprint credential" });
+  const keyId = randomUUID();
+  const certFile = join(dir, `cert-${keyId}.pem`);
+  const keyFile = join(dir, `key-${keyId}.pem`);
+  writeFileSync(certFile, cert.certificatePem);
+  writeFileSync(keyFile, cert.privateKeyPem, { mode: 0o600 });
+  if (options.upload !== false) {
+    const app = emulator.store.applicationByAppId(options.appId ?? emulator.outputs().blueprintAppId!)!;
+    app.keyCredentials.push({
+      keyId,
+      displayName: "test certificate",
+      type: "AsymmetricX509Cert",
+      usage: "Verify",
+      key: cert.certificate.raw.toString("base64"),
+      startDateTime: new Date(Date.now() - 60_000).toISOString(),
+      endDateTime: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+  }
+  return { certFile, keyFile, certificatePem: cert.certificatePem, privateKeyPem: cert.privateKeyPem, keyId };
+}
+
+/** A stand-in identity provider over real HTTP: each POST's form is answered 200 with `answer(form)` as JSON. */
+export async function formAnsweringServer(answer: (form: URLSearchParams) => unknown): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(answer(new URLSearchParams(body))));
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
+}

@@ -1,0 +1,44 @@
+/**
+ * The sources speak for themselves: no comment, message or help text points
+ * a reader at an issue number or a numbered section of a document this
+ * repository does not hold. A comment says its reason in place, or names a
+ * section of docs/protocol.md that exists.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const REPO = resolve(__dirname, "../..");
+const ROOMS = ["lib", "infra", "probes", "emulator"];
+/** What `grep -rnE "issue [0-9]|reference section|§" lib infra probes emulator` looks for. */
+const POINTER = /issue [0-9]|reference section|§/;
+
+/** Each line of every file under `rooms` that matches `pattern`, as grep -rn prints it. */
+function grep(rooms: readonly string[], pattern: RegExp): string[] {
+  return rooms.flatMap((room) =>
+    readdirSync(join(REPO, room), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .flatMap((entry) => {
+        const file = join(entry.parentPath, entry.name);
+        return readFileSync(file, "utf8")
+          .split("\n")
+          .flatMap((line, i) => (pattern.test(line) ? [`${file.slice(REPO.length + 1)}:${i + 1}: ${line.trim()}`] : []));
+      }),
+  );
+}
+
+it("no file in lib, infra, probes or emulator cites an issue number, a reference section or a §", () => {
+  expect(grep(ROOMS, POINTER)).toEqual([]);
+});
+
+it("the search reads every room, and knows a pointer when it sees one", () => {
+  expect(grep(ROOMS, /^import /).length).toBeGreaterThan(100);
+  for (const line of ["// see issue 24", "(reference section 3)", "as §5 says"]) expect(POINTER.test(line)).toBe(true);
+  expect(POINTER.test("// the issuer is the authority (docs/protocol.md, Hop 1)")).toBe(false);
+});
+
+it("every section of docs/protocol.md that a source file names exists", () => {
+  const headings = new Set([...readFileSync(join(REPO, "docs", "protocol.md"), "utf8").matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim()));
+  const pointers = grep(ROOMS, /docs\/protocol\.md, "/).flatMap((line) => [...line.matchAll(/docs\/protocol\.md, "([^"]+)"/g)].map((m) => ({ line, section: m[1]! })));
+  expect(pointers.length).toBeGreaterThan(5);
+  expect(pointers.filter(({ section }) => !headings.has(section)).map(({ line }) => line)).toEqual([]);
+});
