@@ -26,7 +26,7 @@ function unwrapped<O extends pulumi.ResourceOptions>(wrapper: string, type: stri
 
 /** The settings as one argument, and the resource's own inputs beside it, as the components took them. */
 type WrapperArgs<T extends GraphResourceInputs> = Omit<ResourceArgs<T>, keyof GraphResourceInputs> & {
-  /** Graph endpoint, replication window and provider version. */
+  /** Graph endpoint, consistency window and provider version. */
   settings: ProvisioningSettings;
 };
 

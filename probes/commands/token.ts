@@ -41,7 +41,7 @@ ${connectionHelp(false)}
 
 Examples:
   pulumi stack output --json --show-secrets > outputs.json
-  agent-user token --outputs outputs.json --agent research --json --replication-window 120
+  agent-user token --outputs outputs.json --agent research --json --consistency-window 120
   agent-user token --outputs outputs.json --all --concurrency 16 --json
   AGENT_USER_TENANT_ID=contoso.onmicrosoft.com AGENT_USER_BLUEPRINT_APP_ID=… agent-user token --agent-identity … --agent-user agent@contoso.onmicrosoft.com
 `;
