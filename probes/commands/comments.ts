@@ -6,7 +6,7 @@ import { readUserFile } from "../../lib/user-files";
 import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
 import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
-import { formatDiff, parseShape, type Shape } from "../comments/shape";
+import { formatDiff, parseShape, type RecordedShape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
 import { reportFailure } from "../report";
 import { resolveSettings } from "../../lib/settings";
@@ -54,7 +54,7 @@ Examples:
   agent-user comments "$SHARE_URL" --outputs outputs.json --baseline captures/plan/shape.json --json
 `;
 
-function readBaseline(path: string, cwd: string): Shape {
+function readBaseline(path: string, cwd: string): RecordedShape {
   return parseShape(readUserFile(path, resolve(cwd, path), { hint: "give the shape.json of an earlier capture", step: "--baseline" }), path);
 }
 
