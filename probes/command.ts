@@ -17,6 +17,8 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig, P extends boolean
   positionals?: P;
   /** The --help text, printed as is. */
   help: string;
+  /** Refuses arguments that must be caught before parsing, which would otherwise call them unknown. */
+  precheck?(argv: string[]): void;
   /** Resolves the settings and does the work; a usage or a kit error is thrown, and reported as a failure. */
   run(args: CommandArgs<O, P>, io: CliIo, json: boolean): Promise<R> | R;
   /** Prints the result and returns the exit code. */
@@ -27,13 +29,15 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig, P extends boolean
 
 /**
  * A command from its parts: parse the flags, print --help, run, report. Output
- * is JSON when --json is among the arguments, so that even a flag the parser
- * refuses is reported as JSON, and then when the parsed --json says so.
+ * of a command that takes --json is JSON when --json is among the arguments,
+ * so that even a flag the parser refuses is reported as JSON, and then when
+ * the parsed --json says so.
  */
 export function defineCommand<O extends ParseArgsOptionsConfig, R, P extends boolean = false>(spec: CommandSpec<O, P, R>): Command {
   return async (argv, io) => {
-    let json = argv.includes("--json");
+    let json = "json" in spec.options && argv.includes("--json");
     try {
+      spec.precheck?.(argv);
       const args = parseCommandArgs(spec.name, argv, spec.options, { positionals: spec.positionals });
       const { help, json: asJson } = args.values as { help?: boolean; json?: boolean };
       if (help) {
