@@ -7,7 +7,7 @@
 import "./peer-check";
 
 export { AgentUserKit, AGENT_USER_KIT_TYPE } from "./components/agent-user-kit";
-export type { AgentArgs, AgentResources, AgentUserKitArgs, AgentOutputs, StackOutputs } from "./components/agent-user-kit";
+export type { AgentArgs, AgentResources, AgentUserKitArgs, AgentUserKitOutputs, AgentOutputs, StackOutputs } from "./components/agent-user-kit";
 export { AgentIdentityBlueprint, BLUEPRINT_TYPE } from "./components/blueprint";
 export type { AgentIdentityBlueprintArgs, BlueprintCredentialArgs } from "./components/blueprint";
 export { AgentIdentity, AgentUser, AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "./components/unwrapped";

@@ -7,7 +7,7 @@ const HINTS: Readonly<Record<number, string>> = {
   7000215: "the client secret is wrong; use the secret's value (not its id), e.g. `pulumi stack output --show-secrets blueprintClientSecret`",
   7000222: "the client secret has expired; rotate it by changing secretEndDate and running `pulumi up`",
   700016:
-    "the client id is unknown in this tenant; check the id and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--replication-window 120)",
+    "the client id is unknown in this tenant; check the id and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--consistency-window 120)",
   90002: "the tenant was not found; check the tenant id or domain and the authority URL",
   82008: "hop 1 must send fmi_path (the agent identity id) with the api://AzureADTokenExchange/.default scope",
   700024: "the client assertion is expired or not yet valid; check this machine's clock",
@@ -23,10 +23,10 @@ const HINTS: Readonly<Record<number, string>> = {
   500011:
     "the resource is not in this tenant; check --resource (AGENT_USER_RESOURCE_URL) or add the resource's service principal; in hop 1 the resource is the token-exchange audience: check --token-exchange-audience (AGENT_USER_TOKEN_EXCHANGE_AUDIENCE)",
   65001:
-    "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (--replication-window 120)",
+    "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (--consistency-window 120)",
   50000: "a UPN was sent as user_id; pass a UPN as the agent user and it is sent as username",
   50034:
-    "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--replication-window 120)",
+    "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--consistency-window 120)",
   7000112: "the agent identity (or application) is disabled; enable it again (accountEnabled) in the Entra admin center, or run `agent-user doctor`",
   50057: "the agent user is disabled; enable the account (accountEnabled) or use another agent user",
   90055: "the identity provider is throttling requests; retry later",

@@ -52,7 +52,8 @@ export const CONNECTION_INPUTS = {
   resource: { value: "URL", env: "AGENT_USER_RESOURCE_URL", outputs: ["resourceUrl"], help: `default ${PUBLIC_CLOUD.resourceUrl}` },
   graph: { value: "URL", env: "AGENT_USER_GRAPH_URL", outputs: ["graphUrl"], graph: true, help: `default ${PUBLIC_CLOUD.graphUrl}` },
   timeout: { value: "SECONDS", help: `per-request timeout (default ${DEFAULT_TIMEOUT_S})` },
-  "replication-window": { value: "SECONDS", help: "keep retrying AADSTS700016/65001/50034 this long after a fresh\n`pulumi up` (default 0: fail at once)" },
+  "consistency-window": { value: "SECONDS", help: "keep retrying AADSTS700016/65001/50034 this long after a fresh\n`pulumi up` (default 0: fail at once)" },
+  "replication-window": { value: "SECONDS", help: "deprecated spelling of --consistency-window" },
 } as const satisfies Record<string, ConnectionOption>;
 
 // No prototype on any entry: a field an entry lacks (`env`, `outputs`, `graph`) reads as absent, never as

@@ -36,7 +36,7 @@ export interface HopChainConfig {
   http?: HttpOptions;
   retry?: RetryPolicy;
   /** How long to keep retrying "not replicated yet" answers (lib/aadsts.ts isReplicationAadsts); 0 fails at once. */
-  replicationWindowMs?: number;
+  consistencyWindowMs?: number;
   /** Its `now` is the wall clock (reported expiry, the `exp` check), its `monotonicNow` the one cached tokens age on. */
   hooks?: RetryHooks;
   /**
@@ -133,7 +133,7 @@ export class HopChain {
   private readonly cache = new TokenCache<CachedToken>();
   private readonly now: () => number;
   private readonly monotonicNow: () => number;
-  /** Token-client options without a replication window: the same for every request of a hop, so built once. */
+  /** Token-client options without a consistency window: the same for every request of a hop, so built once. */
   private readonly plainOptions: Record<Hop, TokenClientOptions>;
 
   constructor(config: HopChainConfig) {
@@ -237,7 +237,7 @@ export class HopChain {
   }
 
   private async request(hop: Hop, params: Record<string, string>, signal: AbortSignal | undefined): Promise<CachedToken> {
-    const window = this.config.replicationWindowMs ?? 0;
+    const window = this.config.consistencyWindowMs ?? 0;
     if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, signal ? { ...this.plainOptions[hop], signal } : this.plainOptions[hop]));
     const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);
@@ -247,7 +247,7 @@ export class HopChain {
       // The window was given and spent: telling the user to pass it again would send them in a circle.
       if (!notReplicated(err)) throw err;
       throw err.withHint(
-        `still not there after the ${Math.round(window / 1000)} s replication window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`,
+        `still not there after the ${Math.round(window / 1000)} s consistency window: check that the object exists and belongs to this chain (\`pulumi refresh\`, then \`pulumi up\`); objects made minutes ago can take longer, so a longer window may still help`,
       );
     }
   }

@@ -38,7 +38,7 @@ export function optionsOf(settings: ConnectionSettings): AgentUserTokenProviderO
     agentUser: settings.agentUser,
     resource: settings.resourceUrl,
     timeoutMs: settings.timeoutMs,
-    replicationWindowMs: settings.replicationWindowMs,
+    consistencyWindowMs: settings.consistencyWindowMs,
     tokenExchangeAudience: settings.tokenExchangeAudience,
   };
 }

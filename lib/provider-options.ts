@@ -45,6 +45,8 @@ export interface AgentUserTokenProviderOptions {
   /** Per-request timeout in milliseconds, more than 0 and at most 2,000,000,000; default 15,000. */
   timeoutMs?: number;
   /** How long to keep retrying "not replicated yet" answers (AADSTS700016, 65001, 50034) right after provisioning; default 0. */
+  consistencyWindowMs?: number;
+  /** @deprecated use `consistencyWindowMs`, of which this is a deprecated spelling. */
   replicationWindowMs?: number;
   /**
    * How long before a cached token stops being served (5 minutes before its
@@ -193,7 +195,7 @@ function credentialProblems(credential: unknown): string[] {
  * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
  */
 export function checkOptions(options: AgentUserTokenProviderOptions): string {
-  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, replicationWindowMs, refreshWindowMs, resource, retry, tokenExchangeAudience } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, consistencyWindowMs, replicationWindowMs, refreshWindowMs, resource, retry, tokenExchangeAudience } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
   const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
   const problems = [
@@ -202,7 +204,9 @@ export function checkOptions(options: AgentUserTokenProviderOptions): string {
     ...credentialProblems(options.credential),
     authorityProblem && `authorityUrl ${authorityProblem}`,
     timeoutMs !== undefined && millisecondsProblem("timeoutMs", timeoutMs, false),
+    consistencyWindowMs !== undefined && millisecondsProblem("consistencyWindowMs", consistencyWindowMs, true),
     replicationWindowMs !== undefined && millisecondsProblem("replicationWindowMs", replicationWindowMs, true),
+    consistencyWindowMs !== undefined && replicationWindowMs !== undefined && "give consistencyWindowMs only: replicationWindowMs is its deprecated spelling",
     refreshWindowMs !== undefined && millisecondsProblem("refreshWindowMs", refreshWindowMs, true),
     ...(retry !== undefined ? checkRetryPolicy("retry", retry).problems : []),
     agentIdentityId !== undefined && agentOptionProblem("agentIdentityId", agentIdentityId),

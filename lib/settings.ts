@@ -29,7 +29,7 @@ export interface ProbeSettings {
   agentIdentityId: string;
   agentUser: string;
   timeoutMs: number;
-  replicationWindowMs: number;
+  consistencyWindowMs: number;
   /** Where each input came from (flag, environment variable, --outputs key, default), never a value. */
   sources: Record<string, string>;
 }
@@ -95,6 +95,16 @@ export function seconds(name: string, value: string | undefined, fallback: numbe
     throw new UsageError(`${name} must be a number of seconds, got ${quoteValue(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_S}`);
   }
   return n * 1000;
+}
+
+/** --consistency-window, or its deprecated spelling --replication-window; both at once is refused, since one would silently win. */
+function consistencyWindow(flags: ConnectionFlags): number {
+  const given = flags["consistency-window"];
+  const deprecated = flags["replication-window"];
+  if (given !== undefined && deprecated !== undefined) {
+    throw new UsageError("--consistency-window and --replication-window were both given", "give --consistency-window only: --replication-window is its deprecated spelling");
+  }
+  return deprecated !== undefined ? seconds("--replication-window", deprecated, 0) : seconds("--consistency-window", given, 0);
 }
 
 /** The blueprint credential, and where it came from (never its value). */
@@ -305,7 +315,7 @@ export function resolveConnection(
     agentIdentityId,
     agentUser,
     timeoutMs: seconds("--timeout", flags.timeout, DEFAULT_TIMEOUT_S, false),
-    replicationWindowMs: seconds("--replication-window", flags["replication-window"], 0),
+    consistencyWindowMs: consistencyWindow(flags),
     sources,
   };
 }

@@ -32,7 +32,7 @@ export interface TokenErrorBody {
 export interface TokenRefusalFacts {
   retryAfterMs?: number;
   hop?: number;
-  /** Replaces the AADSTS code's hint, e.g. once a replication window has been spent. */
+  /** Replaces the AADSTS code's hint, e.g. once a consistency window has been spent. */
   hint?: string;
 }
 
@@ -66,7 +66,7 @@ export class TokenEndpointError extends AgentUserError {
     this.exitCode = exitCodeForStatus(status);
   }
 
-  /** The same refusal with a hint that knows more than the AADSTS code (a replication window already spent). */
+  /** The same refusal with a hint that knows more than the AADSTS code (a consistency window already spent). */
   withHint(hint: string): TokenEndpointError {
     const body = { error: this.error, error_description: this.description, error_codes: [...this.codes], trace_id: this.traceId, correlation_id: this.correlationId };
     return new TokenEndpointError(this.step, this.status, body, { retryAfterMs: this.retryAfterMs, hop: this.hop, hint });

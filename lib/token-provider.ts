@@ -63,7 +63,7 @@ export class AgentUserTokenProvider {
       // Every key given, undefined or not: the chain's own reads then never reach the prototype either.
       http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, maxBodyBytes: undefined, hop: undefined, signal: undefined },
       retry: checkRetryPolicy("retry", options.retry ?? DEFAULT_RETRY).policy,
-      replicationWindowMs: options.replicationWindowMs ?? 0,
+      consistencyWindowMs: options.consistencyWindowMs ?? options.replicationWindowMs ?? 0,
       hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
       tokenExchangeAudience: options.tokenExchangeAudience,
     };

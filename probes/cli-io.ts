@@ -78,7 +78,7 @@ export function processIo(): ProcessIo {
 /** Every command takes --help (and -h), so that no command can forget it. */
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
 
-type CommandArgs<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
+export type CommandArgs<O extends ParseArgsOptionsConfig, P extends boolean> = ReturnType<
   typeof parseArgs<{ args: string[]; options: O & typeof HELP_OPTION; strict: true; allowPositionals: P }>
 >;
 

@@ -1,7 +1,7 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
 import { callerId, createsAsManager, requireReach } from "./directory-auth";
-import { displayName, owners, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion } from "./odata";
@@ -62,7 +62,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     kind: "agentIdentityBlueprint",
     displayName: displayName(req, body),
     tags: tags(req, body.tags),
-    sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
+    sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     managerAppId: createsAsManager(req),
     passwordCredentials: [],

@@ -1,7 +1,7 @@
 import type { JwtClaims } from "../../lib/jwt";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, type GraphOperation, type OperationId } from "../../lib/graph-permissions";
-import type { Caller } from "../pipeline/authenticate";
+import type { AuthenticatedCaller } from "../pipeline/authenticate";
 import type { EmulatorContext, EmulatorRequest, Route } from "../router";
 import { graphError } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
@@ -35,7 +35,7 @@ export function heldBy(c: JwtClaims): string[] {
 }
 
 /** The caller's verified claims, or a 401/403 Reply in Graph's envelope. */
-function authorizeGraph(req: EmulatorRequest, caller: Caller, ctx: EmulatorContext, id: OperationId): JwtClaims {
+function authorizeGraph(req: EmulatorRequest, caller: AuthenticatedCaller, ctx: EmulatorContext, id: OperationId): JwtClaims {
   if (caller.token === undefined) throw graphError(req, GRAPH_ERRORS.tokenEmpty());
   const c = caller.claims;
   if (!c) throw graphError(req, GRAPH_ERRORS.tokenUnverified());
@@ -63,7 +63,7 @@ function authorizeGraph(req: EmulatorRequest, caller: Caller, ctx: EmulatorConte
 }
 
 /** The one check of a route's operation, before its handler, on the caller the pipeline authenticated; the caller's claims and the operation go on the request. */
-export function authorizeRoute(route: Route, req: EmulatorRequest, caller: Caller, ctx: EmulatorContext): void {
+export function authorizeRoute(route: Route, req: EmulatorRequest, caller: AuthenticatedCaller, ctx: EmulatorContext): void {
   if (!route.operation) return;
   req.caller = authorizeGraph(req, caller, ctx, route.operation);
   req.operation = route.operation;

@@ -44,7 +44,7 @@ export function referenced<T extends { createdAt: number }>(req: EmulatorRequest
  * The sponsor ids of `sponsors@odata.bind`: users or groups, at least one
  * (agentidentityblueprint-post, agentidentity-post), within the sponsor limits.
  */
-export function sponsorBinds(req: EmulatorRequest, ctx: EmulatorContext, value: unknown, what: string): string[] {
+export function readSponsorBinds(req: EmulatorRequest, ctx: EmulatorContext, value: unknown, what: string): string[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw graphError(req, GRAPH_ERRORS.sponsorsMissing(what));
   }

@@ -2,7 +2,7 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { ServicePrincipal } from "../store";
 import type { OperationId } from "../../lib/graph-permissions";
 import { callerAppId, callerId, createsAsManager, isReached, requireReach, type ReachTarget } from "./directory-auth";
-import { displayName, owners, referenced, resourceNotFound, sponsorBinds, visible } from "./directory";
+import { displayName, owners, referenced, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString } from "./odata";
@@ -109,7 +109,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     servicePrincipalType: "ServiceIdentity",
     servicePrincipalNames: [],
     agentIdentityBlueprintId: blueprintAppId,
-    sponsors: sponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
+    sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),

@@ -6,7 +6,7 @@ import type { SigningKey } from "../signing-key";
  * Who a Graph request says it is, read once: the rate limiter charges it and
  * the authorizer judges it, so each token's signature is verified once.
  */
-export interface Caller {
+export interface AuthenticatedCaller {
   /** The bearer token; absent when the Authorization header carries none. */
   token?: string;
   /**
@@ -18,7 +18,7 @@ export interface Caller {
 }
 
 /** The request's bearer token, and its claims when this emulator's key signed it. */
-export function authenticate(headers: IncomingHttpHeaders, key: SigningKey): Caller {
+export function authenticate(headers: IncomingHttpHeaders, key: SigningKey): AuthenticatedCaller {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
   if (!bearer) return {};
   const token = bearer[1]!;

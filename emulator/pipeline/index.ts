@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EmulatorContext, EmulatorResponse } from "../router";
-import { authenticate, type Caller } from "./authenticate";
+import { authenticate, type AuthenticatedCaller } from "./authenticate";
 import { faultResponse, takeFault } from "./faults";
 import { parseRequest, type HostPolicy } from "./parse";
 import { RateLimits } from "./rate-limit";
@@ -50,7 +50,7 @@ export function requestPipeline(settings: PipelineSettings): (scheme: "http" | "
       req.socket.destroy();
       return;
     }
-    const caller: Caller = surface === "graph" ? authenticate(req.headers, ctx.key) : {};
+    const caller: AuthenticatedCaller = surface === "graph" ? authenticate(req.headers, ctx.key) : {};
     let response: EmulatorResponse;
     if (fault.kind === "throttle" || fault.kind === "unavailable") {
       response = faultResponse(surface, fault.kind, fault.retryAfterS, req);

@@ -1,6 +1,6 @@
 import type { Faults } from "../faults";
 import type { Surface } from "../router";
-import { appIdOf, type Caller } from "./authenticate";
+import { appIdOf, type AuthenticatedCaller } from "./authenticate";
 
 /**
  * Per-key token buckets for the emulator's `idp-rate` and `graph-rate` faults:
@@ -9,7 +9,7 @@ import { appIdOf, type Caller } from "./authenticate";
  */
 
 /** Milliseconds since an arbitrary origin; injected so tests run on a fake clock. */
-export type Clock = () => number;
+export type MonotonicNow = () => number;
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
 
@@ -24,7 +24,7 @@ export class RateLimiter {
   /** `perSecond` requests per second per key, burst `perSecond`. */
   constructor(
     private readonly perSecond: number,
-    private readonly clock: Clock = () => performance.now(),
+    private readonly clock: MonotonicNow = () => performance.now(),
   ) {
     if (!(perSecond > 0)) throw new RangeError(`rate must be positive, got ${perSecond}`);
   }
@@ -56,7 +56,7 @@ const UNVERIFIED_CALLER = "(unverified caller)";
  * to UNVERIFIED_CALLER, never to the application it names: otherwise anyone
  * could spend another client's quota.
  */
-function bucketOf(surface: "token" | "graph", params: Record<string, string>, caller: Caller): string {
+function bucketOf(surface: "token" | "graph", params: Record<string, string>, caller: AuthenticatedCaller): string {
   if (surface === "token") return (params.tenant ?? "imds").toLowerCase();
   return (caller.claims && appIdOf(caller.claims)) ?? UNVERIFIED_CALLER;
 }
@@ -73,7 +73,7 @@ export class RateLimits {
   constructor(private readonly faults: Faults) {}
 
   /** Charges the request to its bucket; ok when the surface has no rate set. */
-  charge(surface: Surface, params: Record<string, string>, caller: Caller): RateDecision {
+  charge(surface: Surface, params: Record<string, string>, caller: AuthenticatedCaller): RateDecision {
     if (surface === "other") return { ok: true };
     const config = this.faults.current();
     const rate = surface === "token" ? config.idpRate : config.graphRate;

@@ -4,7 +4,7 @@ import { graphErrorResponse } from "../graph/envelope";
 import { GRAPH_ERRORS } from "../graph/errors";
 import { matchRoute, Reply, type EmulatorContext, type EmulatorRequest, type EmulatorResponse, type MatchedRoute } from "../router";
 import { ROUTES } from "../routes";
-import type { Caller } from "./authenticate";
+import type { AuthenticatedCaller } from "./authenticate";
 import { isGraphPath } from "./parse";
 
 /** The route that serves the request, or the 404 (no such path) or 405 (no such method) answer, in the shape of the surface the path belongs to. */
@@ -19,7 +19,7 @@ export function findRoute(method: string, path: string, req: { headers: Incoming
 }
 
 /** The authorize and route stages: the route's operation checked against the caller, then its handler; a Reply thrown by either is the answer. */
-export async function runRoute(match: MatchedRoute, request: EmulatorRequest, caller: Caller, ctx: EmulatorContext): Promise<EmulatorResponse> {
+export async function runRoute(match: MatchedRoute, request: EmulatorRequest, caller: AuthenticatedCaller, ctx: EmulatorContext): Promise<EmulatorResponse> {
   try {
     authorizeRoute(match.route, request, caller, ctx);
     return await match.route.handler(request, ctx);

@@ -6,7 +6,7 @@ import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
-import { AgentIdentity, AgentUser } from "../providers/resources";
+import { AgentIdentityResource, AgentUserResource } from "../providers/resources";
 import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "./unwrapped";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
@@ -97,7 +97,7 @@ export interface AgentOutputs {
  * them by: the top-level agent keys describe the first agent, and `agents`
  * every agent by name. The two credential outputs exist only in their mode.
  */
-export interface StackOutputs extends AgentOutputs {
+export interface AgentUserKitOutputs extends AgentOutputs {
   tenantId: pulumi.Output<string>;
   authorityUrl: pulumi.Output<string>;
   graphUrl: pulumi.Output<string>;
@@ -111,10 +111,13 @@ export interface StackOutputs extends AgentOutputs {
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
+/** @deprecated use `AgentUserKitOutputs`; `StackOutputs` of `agent-user-kit` is the outputs file as `agent-user token` reads it. */
+export type StackOutputs = AgentUserKitOutputs;
+
 /** One agent's resources, in the order they are made. */
 export interface AgentResources {
-  identity: AgentIdentity;
-  user: AgentUser;
+  identity: AgentIdentityResource;
+  user: AgentUserResource;
   grant: AgentUserGrant;
 }
 
@@ -126,7 +129,7 @@ export interface AgentResources {
  * registered, so a mistake fails preview, naming the agent and the field.
  */
 export class AgentUserKit extends pulumi.ComponentResource {
-  readonly outputs: StackOutputs;
+  readonly outputs: AgentUserKitOutputs;
   /** The blueprint component: application, principal and credential. */
   readonly blueprint: AgentIdentityBlueprint;
   /** The blueprint principal (also `blueprint.principal`). */
@@ -159,12 +162,12 @@ export class AgentUserKit extends pulumi.ComponentResource {
     const agents = args.agents.map((agent, index) => {
       const prefix = index === 0 && args.singleAgentNames ? name : `${name}-${agent.name}`;
       const field = <K extends keyof AgentConfig>(key: K) => pick((c) => c.agents[index]![key]);
-      const identity = new AgentIdentity(
+      const identity = new AgentIdentityResource(
         `${prefix}-identity`,
         { ...settings, displayName: field("identityName"), blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
         { parent: this, aliases: doubledName(`${prefix}-identity`, AGENT_IDENTITY_TYPE, this) },
       );
-      const user = new AgentUser(
+      const user = new AgentUserResource(
         `${prefix}-user`,
         { ...settings, displayName: field("userName"), mailNickname: field("userName"), userPrincipalName: field("userPrincipalName"), identityParentId: identity.identityId },
         { parent: this, aliases: doubledName(`${prefix}-user`, AGENT_USER_TYPE, this) },
@@ -202,7 +205,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
   }
 }
 
-function agentOutputs(identity: AgentIdentity, user: AgentUser, grant: AgentUserGrant): AgentOutputs {
+function agentOutputs(identity: AgentIdentityResource, user: AgentUserResource, grant: AgentUserGrant): AgentOutputs {
   return {
     agentIdentityId: identity.identityId,
     agentUserId: user.userId,

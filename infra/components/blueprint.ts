@@ -26,7 +26,7 @@ export interface AgentIdentityBlueprintArgs {
   tenantId: pulumi.Input<string>;
   /** The federated credential's audience (an `api://` identifier); the authority's cloud's by default. */
   tokenExchangeAudience?: pulumi.Input<string>;
-  /** Graph endpoint, replication window and provider version for the Graph objects. */
+  /** Graph endpoint, consistency window and provider version for the Graph objects. */
   settings: ProvisioningSettings;
 }
 

@@ -26,7 +26,7 @@ function unwrapped<O extends pulumi.ResourceOptions>(wrapper: string, type: stri
 
 /** The settings as one argument, and the resource's own inputs beside it, as the components took them. */
 type WrapperArgs<T extends GraphResourceInputs> = Omit<ResourceArgs<T>, keyof GraphResourceInputs> & {
-  /** Graph endpoint, replication window and provider version. */
+  /** Graph endpoint, consistency window and provider version. */
   settings: ProvisioningSettings;
 };
 
@@ -37,9 +37,9 @@ export type AgentUserArgs = WrapperArgs<dynamic.AgentUserInputs>;
  * The agent identity `{name}-identity`, named and aliased as the AgentIdentity
  * component made it: what AgentUserKit makes, and what programs written
  * against the component keep, with their stacks. New code may use
- * `dynamic.AgentIdentity`, with the settings among its inputs.
+ * `dynamic.AgentIdentityResource`, with the settings among its inputs.
  */
-export class AgentIdentity extends dynamic.AgentIdentity {
+export class AgentIdentity extends dynamic.AgentIdentityResource {
   constructor(name: string, { settings, ...own }: AgentIdentityArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super(`${name}-identity`, { ...settings, ...own }, unwrapped(name, AGENT_IDENTITY_TYPE, opts));
   }
@@ -48,10 +48,10 @@ export class AgentIdentity extends dynamic.AgentIdentity {
 /**
  * The agent user `{name}-user`, named and aliased as the AgentUser component
  * made it: what AgentUserKit makes, and what programs written against the
- * component keep, with their stacks. New code may use `dynamic.AgentUser`,
- * with the settings among its inputs.
+ * component keep, with their stacks. New code may use
+ * `dynamic.AgentUserResource`, with the settings among its inputs.
  */
-export class AgentUser extends dynamic.AgentUser {
+export class AgentUser extends dynamic.AgentUserResource {
   constructor(name: string, { settings, ...own }: AgentUserArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super(`${name}-user`, { ...settings, ...own }, unwrapped(name, AGENT_USER_TYPE, opts));
   }

@@ -88,7 +88,7 @@ export const agentIdentityProvider = graphProvider<AgentIdentityInputs, AgentIde
 });
 
 /** An agent identity made from a blueprint; its object id is the client id of hops 2 and 3. */
-export class AgentIdentity extends pulumi.dynamic.Resource {
+export class AgentIdentityResource extends pulumi.dynamic.Resource {
   declare readonly displayName: pulumi.Output<string>;
   declare readonly sponsors: pulumi.Output<string[]>;
   declare readonly identityId: pulumi.Output<string>;

@@ -103,7 +103,7 @@ async function patch(session: GraphSession, path: string, current: Partial<Recor
 }
 
 /** The agent user of an agent identity: the user the delegated token of hop 3 is for. */
-export class AgentUser extends pulumi.dynamic.Resource {
+export class AgentUserResource extends pulumi.dynamic.Resource {
   declare readonly userPrincipalName: pulumi.Output<string>;
   declare readonly userId: pulumi.Output<string>;
 

@@ -3,12 +3,12 @@ import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
 import { redactJwts } from "../../lib/redact";
 import { readUserFile } from "../../lib/user-files";
-import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import type { Command } from "../cli-io";
+import { defineCommand } from "../command";
 import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
-import { formatDiff, parseShape, type Shape } from "../comments/shape";
+import { formatDiff, parseShape, type RecordedShape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
-import { reportFailure } from "../report";
 import { resolveSettings } from "../../lib/settings";
 import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
@@ -54,7 +54,7 @@ Examples:
   agent-user comments "$SHARE_URL" --outputs outputs.json --baseline captures/plan/shape.json --json
 `;
 
-function readBaseline(path: string, cwd: string): Shape {
+function readBaseline(path: string, cwd: string): RecordedShape {
   return parseShape(readUserFile(path, resolve(cwd, path), { hint: "give the shape.json of an earlier capture", step: "--baseline" }), path);
 }
 
@@ -76,23 +76,20 @@ function reportJson(report: CaptureReport): string {
   return jsonLine({ ok: exitCode === ExitCode.ok, exitCode, dir, item: item ?? null, comments, commentPages, repliedComments, replies, responses, drift: drift ?? null, problem: problem ?? null, summary });
 }
 
-export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
-  let json = argv.includes("--json");
-  try {
-    const { values, positionals } = parseCommandArgs("comments", argv, {
-      ...CONNECTION_OPTIONS,
-      ...GRAPH_OPTIONS,
-      ...VERBOSE_OPTION,
-      out: { type: "string" },
-      "all-replies": { type: "boolean" },
-      baseline: { type: "string" },
-      json: { type: "boolean" },
-    }, { positionals: true });
-    if (values.help) {
-      io.stdout(HELP);
-      return ExitCode.ok;
-    }
-    json = values.json ?? false;
+export const run: Command = defineCommand({
+  name: "comments",
+  options: {
+    ...CONNECTION_OPTIONS,
+    ...GRAPH_OPTIONS,
+    ...VERBOSE_OPTION,
+    out: { type: "string" },
+    "all-replies": { type: "boolean" },
+    baseline: { type: "string" },
+    json: { type: "boolean" },
+  },
+  positionals: true,
+  help: HELP,
+  run: async ({ values, positionals }, io, json) => {
     if (positionals.length > 1) throw new UsageError(`expected one <share_url>, got ${positionals.length}`, 'see "agent-user comments --help"');
     // Every input is checked before the first request.
     const shareUrl = validateShareUrl(positionals[0]);
@@ -100,12 +97,14 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const settings = resolveSettings(values, io.env, io.cwd);
     const verbose = values.verbose ?? false;
     if (verbose && !json) reportSources(io, settings);
-    const report = await captureSharedFile(settings, shareUrl, {
+    return captureSharedFile(settings, shareUrl, {
       hooks: progressHooks(io, { verbose, json }),
       outDir: resolve(io.cwd, values.out ?? defaultCaptureDir()),
       allReplies: values["all-replies"] ?? false,
       baseline,
     });
+  },
+  report: (report, io, json) => {
     if (json) {
       io.stdout(redactJwts(reportJson(report)));
     } else {
@@ -114,7 +113,5 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       else if (report.exitCode === ExitCode.shapeDrift) io.stderr("error: shape drift against the baseline (listed above)\n");
     }
     return report.exitCode;
-  } catch (err) {
-    return reportFailure(err, io, json);
-  }
-};
+  },
+});

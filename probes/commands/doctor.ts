@@ -3,12 +3,12 @@ import { ExitCode, UsageError } from "../../lib/errors";
 import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
-import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import type { CliIo, Command } from "../cli-io";
+import { defineCommand } from "../command";
 import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { diagnose, readOnce } from "../doctor/chain";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
-import { reportFailure } from "../report";
 import { CONFIG_FILE_OPTION, readStackConfigFile } from "../stack-config";
 import { checkFleetAgent } from "../token-fleet";
 
@@ -70,24 +70,20 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
   });
 }
 
-export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
-  let json = argv.includes("--json");
-  try {
-    const { values } = parseCommandArgs("doctor", argv, {
-      ...CONNECTION_OPTIONS,
-      ...GRAPH_OPTIONS,
-      ...VERBOSE_OPTION,
-      ...CONFIG_FILE_OPTION,
-      all: { type: "boolean" },
-      "warn-days": { type: "string" },
-      "fail-on-warning": { type: "boolean" },
-      json: { type: "boolean" },
-    });
-    if (values.help) {
-      io.stdout(HELP);
-      return ExitCode.ok;
-    }
-    json = values.json ?? false;
+export const run: Command = defineCommand({
+  name: "doctor",
+  options: {
+    ...CONNECTION_OPTIONS,
+    ...GRAPH_OPTIONS,
+    ...VERBOSE_OPTION,
+    ...CONFIG_FILE_OPTION,
+    all: { type: "boolean" },
+    "warn-days": { type: "string" },
+    "fail-on-warning": { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  help: HELP,
+  run: async ({ values }, io, json) => {
     const hooks = progressHooks(io, { verbose: values.verbose ?? false, json });
     const options = { warnDays: warnDays(values["warn-days"]), now: Date.now(), hooks };
     const list = targets(values, io);
@@ -100,11 +96,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
       const found = await diagnose(graph, target, options);
       checks.push(...(target.name === undefined ? found : found.map((c) => ({ ...c, agent: target.name }))));
     }
-    const bad = broken(checks, values["fail-on-warning"] ?? false);
+    return { checks, bad: broken(checks, values["fail-on-warning"] ?? false) };
+  },
+  report: ({ checks, bad }, io, json) => {
     if (json) io.stdout(jsonLine({ ok: !bad, links: checks }));
     else io.stdout(formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
-  } catch (err) {
-    return reportFailure(err, io, json);
-  }
-};
+  },
+});

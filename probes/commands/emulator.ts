@@ -9,9 +9,9 @@ import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
 import { didYouMean } from "../../lib/did-you-mean";
 import { startEmulator, type Emulator, type ProvisionerSecret } from "../../emulator/server";
-import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import type { CliIo, Command, CommandArgs } from "../cli-io";
+import { defineCommand } from "../command";
 import { launcherGone, launcherLinks } from "../launcher";
-import { reportFailure } from "../report";
 
 const HELP = `agent-user emulator: a local tenant (identity provider and Microsoft Graph) on loopback
 
@@ -225,7 +225,7 @@ export function untilStopped(): Promise<string> {
 
 /** What the flags ask for, checked before anything is started or written. */
 interface EmulatorPlan {
-  values: ReturnType<typeof parseEmulatorFlags>;
+  values: CommandArgs<typeof EMULATOR_OPTIONS, false>["values"];
   tenant: ReturnType<typeof loadTenantFile> | undefined;
   agents: number | undefined;
   roles: string[] | undefined;
@@ -235,22 +235,21 @@ interface EmulatorPlan {
   envFile: string | undefined;
 }
 
-function parseEmulatorFlags(argv: string[]) {
-  return parseCommandArgs("emulator", argv, {
-    port: { type: "string" },
-    "https-port": { type: "string" },
-    "tenant-file": { type: "string" },
-    tenant: { type: "string" },
-    agents: { type: "string" },
-    "provisioner-roles": { type: "string" },
-    "refuse-blueprint-secrets": { type: "boolean" },
-    faults: { type: "string" },
-    outputs: { type: "string" },
-    "env-out": { type: "string" },
-    "ca-file": { type: "string" },
-    https: { type: "boolean" },
-  }).values;
-}
+/** The emulator's flags, as node:util parseArgs options. */
+const EMULATOR_OPTIONS = {
+  port: { type: "string" },
+  "https-port": { type: "string" },
+  "tenant-file": { type: "string" },
+  tenant: { type: "string" },
+  agents: { type: "string" },
+  "provisioner-roles": { type: "string" },
+  "refuse-blueprint-secrets": { type: "boolean" },
+  faults: { type: "string" },
+  outputs: { type: "string" },
+  "env-out": { type: "string" },
+  "ca-file": { type: "string" },
+  https: { type: "boolean" },
+} as const;
 
 /** The flags checked against each other; a refusal is a UsageError naming them. */
 function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
@@ -325,16 +324,11 @@ function banner(emulator: Emulator, plan: EmulatorPlan, tenantId: string, caPath
   ].join("\n");
 }
 
-export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
+/** Serves until a stop signal, then closes; the signal is what stopped it. */
+async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string> {
   // A certificate is made anew at every start: a directory made to hold it goes when the emulator stops.
   let madeDir: string | undefined;
   try {
-    refuseNodeEnvFile(argv);
-    const values = parseEmulatorFlags(argv);
-    if (values.help) {
-      io.stdout(HELP);
-      return ExitCode.ok;
-    }
     const plan = planOf(values, io);
     const { outputsFile, envFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
@@ -364,11 +358,20 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const signal = await stopped;
     io.stdout(`emulator stopping (${signal})\n`);
     await emulator.close();
-    io.stdout(`emulator stopped (${signal})\n`);
-    return ExitCode.ok;
-  } catch (err) {
-    return reportFailure(err, io, false);
+    return signal;
   } finally {
     if (madeDir) rmSync(madeDir, { recursive: true, force: true });
   }
-};
+}
+
+export const run: Command = defineCommand({
+  name: "emulator",
+  options: EMULATOR_OPTIONS,
+  help: HELP,
+  precheck: refuseNodeEnvFile,
+  run: ({ values }, io) => serve(values, io),
+  report: (signal, io) => {
+    io.stdout(`emulator stopped (${signal})\n`);
+    return ExitCode.ok;
+  },
+});

@@ -1,10 +1,11 @@
 import { printable, quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { parseCommandArgs, type Command } from "../cli-io";
+import type { Command } from "../cli-io";
+import { defineCommand } from "../command";
 import { DEFAULT_TOOLING_DIR, MANIFEST_FILE_NAME } from "../manifest/locate";
 import { ManifestError } from "../manifest/problems";
 import { WORD_SERVER_NAME, formatManifestReport, inspectManifest } from "../manifest/report";
-import { failureJson, reportFailure, type FailureJson } from "../report";
+import { failureJson, type FailureJson } from "../report";
 
 const USAGE = `agent-user manifest: check that tool servers are registered in ToolingManifest.json
 
@@ -35,37 +36,9 @@ Examples:
   AGENT_USER_TOOLING_DIR=config agent-user manifest --require mcp_CalendarTools
 `;
 
-interface ManifestArgs {
-  path?: string;
-  toolingDir?: string;
-  require: string[];
-  json: boolean;
-  help: boolean;
-}
-
 function nonEmpty(name: string, value: string | undefined): string | undefined {
   if (value !== undefined && value.trim() === "") throw new UsageError(`${name} must not be empty`);
   return value;
-}
-
-function parseManifestArgs(argv: string[]): ManifestArgs {
-  const { values, positionals } = parseCommandArgs("manifest", argv, {
-    "tooling-dir": { type: "string" },
-    require: { type: "string", multiple: true },
-    json: { type: "boolean" },
-  }, { positionals: true });
-  if (positionals.length > 1) {
-    throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => quoteValue(p)).join(" ")}`);
-  }
-  const required = values.require ?? [];
-  required.forEach((name) => nonEmpty("--require", name));
-  return {
-    path: nonEmpty("PATH", positionals[0]),
-    toolingDir: nonEmpty("--tooling-dir", values["tooling-dir"]),
-    require: required,
-    json: values.json ?? false,
-    help: values.help ?? false,
-  };
 }
 
 /** The shared failure object, plus the facts a script needs to point at the bad spot. */
@@ -73,25 +46,34 @@ function manifestFailureJson(err: ManifestError): FailureJson & Pick<ManifestErr
   return { ...failureJson(err), problems: err.problems, tried: err.tried };
 }
 
-export const run: Command = async (argv, io) => {
-  // Known before parsing, so that even an argument error comes out as JSON.
-  const json = argv.includes("--json");
-  try {
-    const args = parseManifestArgs(argv);
-    if (args.help) {
-      io.stdout(USAGE);
-      return ExitCode.ok;
+export const run: Command = defineCommand({
+  name: "manifest",
+  options: {
+    "tooling-dir": { type: "string" },
+    require: { type: "string", multiple: true },
+    json: { type: "boolean" },
+  },
+  positionals: true,
+  help: USAGE,
+  run: ({ values, positionals }, io) => {
+    if (positionals.length > 1) {
+      throw new UsageError(`expected at most one PATH, got ${positionals.length}: ${positionals.map((p) => quoteValue(p)).join(" ")}`);
     }
-    const report = inspectManifest({ cwd: io.cwd, env: io.env, path: args.path, toolingDir: args.toolingDir, require: args.require });
+    const required = values.require ?? [];
+    required.forEach((name) => nonEmpty("--require", name));
+    const path = nonEmpty("PATH", positionals[0]);
+    const toolingDir = nonEmpty("--tooling-dir", values["tooling-dir"]);
+    return inspectManifest({ cwd: io.cwd, env: io.env, path, toolingDir, require: required });
+  },
+  report: (report, io, json) => {
     io.stdout(json ? jsonLine(report) : formatManifestReport(report));
     if (report.ok) return ExitCode.ok;
     if (!json) io.stderr(`error: not registered in ${printable(report.file)}: ${printable(report.missing.join(", "))}\n`);
     return ExitCode.notRegistered;
-  } catch (err) {
-    if (json && err instanceof ManifestError) {
-      io.stdout(jsonLine(manifestFailureJson(err)));
-      return err.exitCode;
-    }
-    return reportFailure(err, io, json);
-  }
-};
+  },
+  failure: (err, io, json) => {
+    if (!json || !(err instanceof ManifestError)) return undefined;
+    io.stdout(jsonLine(manifestFailureJson(err)));
+    return err.exitCode;
+  },
+});

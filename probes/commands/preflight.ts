@@ -5,11 +5,11 @@ import { UsageError } from "../../lib/errors";
 import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { seconds } from "../../lib/settings";
 import { broken, formatChecks } from "../checks";
-import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import type { CliIo, Command } from "../cli-io";
+import { defineCommand } from "../command";
 import { preflight } from "../preflight/checklist";
 import { progressHooks, VERBOSE_OPTION } from "../progress";
 import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
-import { reportFailure } from "../report";
 import { CONFIG_FILE_OPTION, CONFIG_FLAGS, readStackConfigFile, stackConfig } from "../stack-config";
 
 const HELP = `agent-user preflight: check a stack's configuration against the tenant before \`pulumi up\`
@@ -80,24 +80,20 @@ function endpoints(values: Record<string, unknown>, io: CliIo): Record<string, s
   return out;
 }
 
-export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
-  let json = argv.includes("--json");
-  try {
-    const { values } = parseCommandArgs("preflight", argv, {
-      ...CONFIG_FLAGS,
-      ...VERBOSE_OPTION,
-      ...CONFIG_FILE_OPTION,
-      stack: { type: "string" },
-      graph: { type: "string" },
-      authority: { type: "string" },
-      timeout: { type: "string" },
-      json: { type: "boolean" },
-    });
-    if (values.help) {
-      io.stdout(HELP);
-      return ExitCode.ok;
-    }
-    json = values.json === true;
+export const run: Command = defineCommand({
+  name: "preflight",
+  options: {
+    ...CONFIG_FLAGS,
+    ...VERBOSE_OPTION,
+    ...CONFIG_FILE_OPTION,
+    stack: { type: "string" },
+    graph: { type: "string" },
+    authority: { type: "string" },
+    timeout: { type: "string" },
+    json: { type: "boolean" },
+  },
+  help: HELP,
+  run: async ({ values }, io, json) => {
     const file = values["config-from-stack"] as string | undefined;
     const stackFile = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env);
     const config = stackConfig(stackFile, { ...(values as Record<string, string | undefined>), ...endpoints(values, io) });
@@ -105,11 +101,11 @@ export const run: Command = async (argv: string[], io: CliIo): Promise<number> =
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
     const hooks = progressHooks(io, { verbose: values.verbose === true, json });
     const graph = provisionerGraph({ ...where, timeoutMs, hooks });
-    const checks = await preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
+    return preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
+  },
+  report: (checks, io, json) => {
     const bad = broken(checks, false);
     io.stdout(json ? jsonLine({ ok: !bad, links: checks }) : formatChecks(checks));
     return bad ? ExitCode.brokenLink : ExitCode.ok;
-  } catch (err) {
-    return reportFailure(err, io, json);
-  }
-};
+  },
+});

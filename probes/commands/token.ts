@@ -1,8 +1,9 @@
 import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
-import { parseCommandArgs, type CliIo, type Command } from "../cli-io";
+import type { CliIo, Command } from "../cli-io";
+import { defineCommand } from "../command";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
-import { failureJson, reportFailure } from "../report";
+import { failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
 import type { ConnectionFlags } from "../../lib/connection-options";
 import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
@@ -41,7 +42,7 @@ ${connectionHelp(false)}
 
 Examples:
   pulumi stack output --json --show-secrets > outputs.json
-  agent-user token --outputs outputs.json --agent research --json --replication-window 120
+  agent-user token --outputs outputs.json --agent research --json --consistency-window 120
   agent-user token --outputs outputs.json --all --concurrency 16 --json
   AGENT_USER_TENANT_ID=contoso.onmicrosoft.com AGENT_USER_BLUEPRINT_APP_ID=… agent-user token --agent-identity … --agent-user agent@contoso.onmicrosoft.com
 `;
@@ -72,40 +73,41 @@ export function formatToken(token: AgentUserAccessToken, showToken: boolean): st
   return `${lines.join("\n")}\n`;
 }
 
-export const run: Command = async (argv: string[], io: CliIo): Promise<number> => {
-  let json = argv.includes("--json");
-  try {
-    const { values } = parseCommandArgs("token", argv, {
-      ...CONNECTION_OPTIONS,
-      ...VERBOSE_OPTION,
-      json: { type: "boolean" },
-      "show-token": { type: "boolean" },
-      all: { type: "boolean" },
-      concurrency: { type: "string" },
-    });
-    if (values.help) {
-      io.stdout(HELP);
-      return ExitCode.ok;
-    }
-    json = values.json ?? false;
-    if (values.all) return await runAll(values, io, json);
+/** What `token` minted: one agent's token, or with --all each agent's result. */
+type Minted = { showToken: boolean } & ({ token: AgentUserAccessToken } | { fleet: FleetResult[] });
+
+export const run: Command = defineCommand({
+  name: "token",
+  options: {
+    ...CONNECTION_OPTIONS,
+    ...VERBOSE_OPTION,
+    json: { type: "boolean" },
+    "show-token": { type: "boolean" },
+    all: { type: "boolean" },
+    concurrency: { type: "string" },
+  },
+  help: HELP,
+  run: async ({ values }, io, json): Promise<Minted> => {
+    const showToken = values["show-token"] ?? false;
+    if (values.all) return { fleet: await mintAll(values, io, json), showToken };
     if (values.concurrency !== undefined) throw new UsageError("--concurrency applies to --all only", "mint for every agent of the --outputs file with --all --concurrency N");
     const settings = resolveSettings(values, io.env, io.cwd);
     const verbose = values.verbose ?? false;
     if (verbose && !json) reportSources(io, settings);
-    const token = await providerFor(settings, progressHooks(io, { verbose, json })).getToken();
-    const showToken = values["show-token"] ?? false;
-    if (json) {
-      const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
-      io.stdout(jsonLine({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
-    } else {
-      io.stdout(formatToken(token, showToken));
-    }
-    return ExitCode.ok;
-  } catch (err) {
-    return reportFailure(err, io, json);
+    return { token: await providerFor(settings, progressHooks(io, { verbose, json })).getToken(), showToken };
+  },
+  report: (minted, io, json) => ("fleet" in minted ? reportFleet(minted.fleet, minted.showToken, io, json) : reportToken(minted.token, minted.showToken, io, json)),
+});
+
+function reportToken(token: AgentUserAccessToken, showToken: boolean, io: CliIo, json: boolean): number {
+  if (json) {
+    const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
+    io.stdout(jsonLine({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
+  } else {
+    io.stdout(formatToken(token, showToken));
   }
-};
+  return ExitCode.ok;
+}
 
 /** The result column of a failed agent: its AADSTS or Graph code when it has one, else the error's kind. */
 function failureCode(error: AgentUserError): string {
@@ -142,7 +144,7 @@ function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<
 type TokenFlags = ConnectionFlags & { json?: boolean; verbose?: boolean; "show-token"?: boolean; concurrency?: string };
 
 /** `token --all`: every agent of the --outputs file through one provider, so T1 and T2 are shared per agent identity. */
-async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<number> {
+async function mintAll(values: TokenFlags, io: CliIo, json: boolean): Promise<FleetResult[]> {
   const { settings, agents } = resolveFleetSettings(values, io.env, io.cwd);
   const concurrency = concurrencyOf(values.concurrency);
   const verbose = values.verbose ?? false;
@@ -154,9 +156,8 @@ async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<num
   let failed = 0;
   const show = () => line?.show(`minting agent user tokens: ${done}/${agents.length} done${failed > 0 ? `, ${failed} failed` : ""}`);
   show();
-  let results: FleetResult[];
   try {
-    results = await mintFleet(provider, agents, {
+    return await mintFleet(provider, agents, {
       concurrency,
       source: `--outputs ${values.outputs}`,
       onResult: (result) => {
@@ -168,7 +169,9 @@ async function runAll(values: TokenFlags, io: CliIo, json: boolean): Promise<num
   } finally {
     line?.clear();
   }
-  const showToken = values["show-token"] ?? false;
+}
+
+function reportFleet(results: FleetResult[], showToken: boolean, io: CliIo, json: boolean): number {
   if (json) {
     io.stdout(jsonLine(fleetJson(results, showToken)));
   } else {

@@ -10,7 +10,7 @@ import type { ProbeSettings } from "../../lib/settings";
 import { assertNewCaptureDir, CaptureDir } from "./capture-dir";
 import { Recorder, type IndexEntry, type Recorded } from "./recorder";
 import { mapLimit } from "../map-limit";
-import { diffShapes, hasDrift, ShapeRecorder, type Shape, type ShapeDiff } from "./shape";
+import { diffShapes, hasDrift, ShapeRecorder, type RecordedShape, type ShapeDiff } from "./shape";
 import { shareIdFor, validateShareUrl } from "./share-id";
 
 /**
@@ -32,7 +32,7 @@ export interface CaptureOptions {
   /** Fetch the replies of every comment, not only of the first. */
   allReplies?: boolean;
   /** An earlier shape.json to compare with. */
-  baseline?: Shape;
+  baseline?: RecordedShape;
   /** A token provider to reuse; the agent user token is minted fresh all the same. */
   provider?: AgentUserTokenProvider;
   /** Told of each retry's wait (progress on a terminal, or with --verbose). */
@@ -69,7 +69,7 @@ export interface CaptureReport {
   replies: number;
   /** capture.json's entries: every answer, retried ones included. */
   requests: IndexEntry[];
-  shape: Shape;
+  shape: RecordedShape;
   drift?: ShapeDiff;
   problem?: CaptureProblem;
   /** One paragraph in plain words, for people and for `npm start`. */

@@ -20,7 +20,7 @@ export interface KindShape {
   fields: Record<string, string>;
 }
 
-export type Shape = { format: typeof SHAPE_FORMAT } & Record<ShapeKind, KindShape>;
+export type RecordedShape = { format: typeof SHAPE_FORMAT } & Record<ShapeKind, KindShape>;
 
 type JsonType = "string" | "number" | "boolean" | "null" | "object" | "array";
 
@@ -58,8 +58,8 @@ export class ShapeRecorder {
     walk(value, "", 0);
   }
 
-  shape(): Shape {
-    const shape = { format: SHAPE_FORMAT } as Shape;
+  shape(): RecordedShape {
+    const shape = { format: SHAPE_FORMAT } as RecordedShape;
     for (const [kind, { count, fields }] of this.seen) {
       const sorted = [...fields.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       shape[kind] = { observed: count, fields: Object.fromEntries(sorted.map(([path, types]) => [path, [...types].sort().join("|")])) };
@@ -69,7 +69,7 @@ export class ShapeRecorder {
 }
 
 /** Reads a baseline written by an earlier capture; anything else is bad input. */
-export function parseShape(text: string, name: string): Shape {
+export function parseShape(text: string, name: string): RecordedShape {
   const bad = (why: string) => new UsageError(`${name} is not a shape.json written by "agent-user comments": ${why}`, "give the shape.json of an earlier capture", "--baseline");
   const parsed = parseJson(text);
   if ("problem" in parsed) throw bad(`invalid JSON at ${describeJsonProblem(parsed.problem)}`);
@@ -81,7 +81,7 @@ export function parseShape(text: string, name: string): Shape {
       throw bad(`"${kind}" must be {"observed": number, "fields": {path: "type"}}`);
     }
   }
-  return json as Shape;
+  return json as RecordedShape;
 }
 
 export interface ShapeChange {
@@ -101,7 +101,7 @@ export interface ShapeDiff {
   notCompared: Array<{ kind: ShapeKind; reason: string }>;
 }
 
-export function diffShapes(baseline: Shape, current: Shape): ShapeDiff {
+export function diffShapes(baseline: RecordedShape, current: RecordedShape): ShapeDiff {
   const diff: ShapeDiff = { added: [], removed: [], retyped: [], notCompared: [] };
   for (const kind of SHAPE_KINDS) {
     const before = baseline[kind];

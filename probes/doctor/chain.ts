@@ -256,7 +256,7 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
       const newest = found.created.sort((a, b) => Date.parse(b.at) - Date.parse(a.at))[0];
       const age = newest ? `; the newest object, the ${newest.what}, was created ${ago(newest.at, o.now)}` : "";
       return void found.checks.push(
-        failed(link, undefined, `${what}; the objects look right, so this is likely replication lag${age}`, "wait 2 to 5 minutes and run doctor again, or mint with --replication-window 120"),
+        failed(link, undefined, `${what}; the objects look right, so this is likely replication lag${age}`, "wait 2 to 5 minutes and run doctor again, or mint with --consistency-window 120"),
       );
     }
     found.checks.push(failed(link, undefined, `${what}; points at the ${cause} link`, err.hint ?? `check the ${cause} link`));

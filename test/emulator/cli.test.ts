@@ -102,6 +102,13 @@ describe("agent-user emulator", () => {
     expect(run.stderr).toContain("--https chooses the URLs the --outputs file names; give --outputs FILE too");
   });
 
+  it("an unknown --json is a usage error in text, as the emulator prints no JSON, exit 2", () => {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--json"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe('error: usage: unknown flag --json for agent-user emulator\nhint: see "agent-user emulator --help"\n');
+  });
+
   it("refuses a --tenant file that is JSON but not an object with exit 2, not an internal error", () => {
     writeFileSync(join(dir, "null-tenant.json"), "null");
     const run = spawnSync(process.execPath, [CLI, "emulator", "--tenant", "null-tenant.json"], { cwd: dir, encoding: "utf8" });

@@ -6,7 +6,7 @@
  * its URN inside the component.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { AgentIdentity, AgentUser, type ProvisioningSettings } from "../../infra";
+import { AgentIdentity, AgentUser, dynamic, type ProvisioningSettings } from "../../infra";
 import { DYNAMIC, IDS, installMocks, only, valueOf } from "./program-harness";
 
 const SETTINGS: ProvisioningSettings = {
@@ -19,6 +19,13 @@ const SPONSOR = "5e000000-0000-0000-0000-000000000001";
 const STACK = "urn:pulumi:test::agent-user-kit::";
 
 describe("AgentIdentity and AgentUser of the Pulumi entry", () => {
+  it("are apart from the dynamic resources, whose old names dynamic.AgentIdentity and dynamic.AgentUser still work", () => {
+    expect(dynamic.AgentIdentity).toBe(dynamic.AgentIdentityResource);
+    expect(dynamic.AgentUser).toBe(dynamic.AgentUserResource);
+    expect(Object.getPrototypeOf(AgentIdentity)).toBe(dynamic.AgentIdentityResource);
+    expect(Object.getPrototypeOf(AgentUser)).toBe(dynamic.AgentUserResource);
+  });
+
   it("take the component's arguments and make the resource it held, named as it named it, aliased from its URN there", async () => {
     const { registrations } = await installMocks();
     const identity = new AgentIdentity("legacy", {

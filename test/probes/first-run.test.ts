@@ -120,12 +120,12 @@ describe("waiting is never silent on a terminal or with --verbose, and never in 
     expect(run.stderr).toBe("");
   });
 
-  it("a spent replication window is not answered with advice to pass it again", async () => {
+  it("a spent consistency window is not answered with advice to pass it again", async () => {
     const file = writeOutputs(ctx.scratch.dir, ctx.emulator.outputs(), { agentUserId: "00000000-0000-4000-8000-0000000000aa" });
-    const run = await cli(["token", "--outputs", file, "--replication-window", "1"]);
+    const run = await cli(["token", "--outputs", file, "--consistency-window", "1"]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/hint: still not there after the 1 s replication window/);
-    expect(run.stderr).not.toContain("--replication-window 120");
+    expect(run.stderr).toMatch(/hint: still not there after the 1 s consistency window/);
+    expect(run.stderr).not.toContain("--consistency-window 120");
   });
 });
 

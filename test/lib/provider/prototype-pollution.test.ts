@@ -37,7 +37,7 @@ afterAll(() => new Promise((done) => trap.close(done)));
 const OPTION_NAMES = [
   ...new Set([
     // AgentUserTokenProvider's options, its credential, retry policy and hooks
-    ...["tenantId", "blueprintAppId", "credential", "authorityUrl", "agentIdentityId", "agentUser", "resource", "timeoutMs", "replicationWindowMs", "refreshWindowMs", "retry", "hooks", "dispatcher"],
+    ...["tenantId", "blueprintAppId", "credential", "authorityUrl", "agentIdentityId", "agentUser", "resource", "timeoutMs", "consistencyWindowMs", "replicationWindowMs", "refreshWindowMs", "retry", "hooks", "dispatcher"],
     ...["kind", "secret", "certificate", "clientId", "tokenFile", "imdsEndpoint"],
     // loadCertificate's argument
     ...["certificatePem", "privateKeyPem", "passphrase"],

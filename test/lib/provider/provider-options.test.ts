@@ -151,6 +151,8 @@ describe("the constructor refuses options it cannot use, naming the option", () 
     ["timeoutMs: Infinity", { timeoutMs: Infinity }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got Infinity/],
     ["timeoutMs past what a timer holds", { timeoutMs: 2 ** 31 }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got 2147483648/],
     ["timeoutMs as a string", { timeoutMs: "1000" }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got "1000"/],
+    ["consistencyWindowMs: -1", { consistencyWindowMs: -1 }, /consistencyWindowMs must be a number of milliseconds, 0 to 2000000000, got -1/],
+    ["consistencyWindowMs with its deprecated spelling replicationWindowMs", { consistencyWindowMs: 1000, replicationWindowMs: 1000 }, /give consistencyWindowMs only: replicationWindowMs is its deprecated spelling/],
     ["replicationWindowMs: -1", { replicationWindowMs: -1 }, /replicationWindowMs must be a number of milliseconds, 0 to 2000000000, got -1/],
     ["replicationWindowMs: NaN", { replicationWindowMs: NaN }, /replicationWindowMs must be a number of milliseconds, 0 to 2000000000, got NaN/],
     ["refreshWindowMs: -1", { refreshWindowMs: -1 }, /refreshWindowMs must be a number of milliseconds, 0 to 2000000000, got -1/],

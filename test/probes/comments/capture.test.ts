@@ -3,7 +3,7 @@ import path from "node:path";
 import { COMMENTS_PAGE_SIZE } from "../../../emulator/graph/files";
 import { ExitCode } from "../../../lib/errors";
 import type { IndexEntry } from "../../../probes/comments/recorder";
-import type { Shape } from "../../../probes/comments/shape";
+import type { RecordedShape } from "../../../probes/comments/shape";
 import { comment, graphToken, readJson, readResponseFile, SHARE_URLS, startHarness, type Harness } from "./harness";
 
 interface CaptureIndex {
@@ -92,7 +92,7 @@ describe("agent-user comments: capture", () => {
       "03-replies-comment-002-page-002.http",
       "03-replies-comment-003-page-001.http",
     ]);
-    const shape = await readJson<Shape>(path.join(h.cwd, "all", "shape.json"));
+    const shape = await readJson<RecordedShape>(path.join(h.cwd, "all", "shape.json"));
     expect(shape.reply.observed).toBe(5);
   });
 
@@ -104,7 +104,7 @@ describe("agent-user comments: capture", () => {
     expect(stdout).toContain("0 comments on 1 page, so no replies were asked for");
     expect(pathsOf("/comments")).toHaveLength(1);
     expect(pathsOf("/replies")).toHaveLength(0);
-    const shape = await readJson<Shape>(path.join(h.cwd, "cap", "shape.json"));
+    const shape = await readJson<RecordedShape>(path.join(h.cwd, "cap", "shape.json"));
     expect(shape.comment).toEqual({ observed: 0, fields: {} });
   });
 

@@ -225,7 +225,7 @@ describe("rejections the command meets with a wrong configuration", () => {
   it("an unknown blueprint: AADSTS700016, exit 3, hint names the replication window", async () => {
     const run = await runCli(["token", "--outputs", file({ blueprintAppId: "0f0f0f0f-1234-4321-8888-0123456789ab" }), "--json"], NO_ENV);
     expect(run.code).toBe(3);
-    expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, status: 400, error: "unauthorized_client", codes: [700016], hint: expect.stringMatching(/--replication-window/) });
+    expect(onlyJson(run)).toMatchObject({ ok: false, hop: 1, status: 400, error: "unauthorized_client", codes: [700016], hint: expect.stringMatching(/--consistency-window/) });
   });
 
   it("a refusal names the id it refused (only credentials are scrubbed from it) and carries Entra's trace and correlation ids", async () => {

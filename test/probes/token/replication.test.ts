@@ -1,6 +1,6 @@
 /**
  * Right after `pulumi up`, new objects and grants are unknown to the token
- * endpoint for a while (AADSTS700016, 65001). With --replication-window the
+ * endpoint for a while (AADSTS700016, 65001). With --consistency-window the
  * probe waits that out, never longer than the window; without it, it fails
  * at once with a hint that names the flag.
  * Nothing here replicates on a clock: the lag outlasts any test, and a test
@@ -22,7 +22,7 @@ async function refusedSince(from: number): Promise<void> {
 /** Runs `token` with a replication window; once the token endpoint has refused it, `replicate` brings the objects into view. */
 async function tokenWaitingFor(agent: { agentIdentityId: string; agentUserId: string }, replicate: () => void): Promise<{ run: CliRun; statuses: number[] }> {
   const from = ctx.emulator.requests.length;
-  const running = token(agent, ["--replication-window", "60"]);
+  const running = token(agent, ["--consistency-window", "60"]);
   await refusedSince(from);
   replicate();
   const { run, statuses } = await running;
@@ -47,15 +47,15 @@ async function token(agent: { agentIdentityId: string; agentUserId: string }, ex
 const ids = (a: AgentFixture) => ({ agentIdentityId: a.identity.id, agentUserId: a.user.id });
 
 describe("a new agent identity, agent user and grant", () => {
-  it("without --replication-window: fails at once on hop 2 with AADSTS700016, exit 3, hint names the flag", async () => {
+  it("without --consistency-window: fails at once on hop 2 with AADSTS700016, exit 3, hint names the flag", async () => {
     const { run, statuses } = await token(ids(addAgent(ctx.emulator)));
     expect(run.code).toBe(3);
     // No retry: one refusal and it stops.
     expect(statuses).toEqual([200, 400]);
-    expect(onlyJson(run)).toMatchObject({ ok: false, hop: 2, codes: [700016], hint: expect.stringMatching(/--replication-window 120/) });
+    expect(onlyJson(run)).toMatchObject({ ok: false, hop: 2, codes: [700016], hint: expect.stringMatching(/--consistency-window 120/) });
   });
 
-  it("with --replication-window: retries until the objects have replicated, then mints the token", async () => {
+  it("with --consistency-window: retries until the objects have replicated, then mints the token", async () => {
     const agent = addAgent(ctx.emulator);
     const { run, statuses } = await tokenWaitingFor(ids(agent), () => replicateAgent(agent));
     expect(run.code).toBe(0);
@@ -71,7 +71,7 @@ describe("a new agent identity, agent user and grant", () => {
     const { run, statuses } = await token(ids(agent));
     expect(run.code).toBe(3);
     expect(statuses).toEqual([200, 200, 400]);
-    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [50034], hint: expect.stringMatching(/--replication-window/) });
+    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [50034], hint: expect.stringMatching(/--consistency-window/) });
   });
 
   it("a new agent user of an identity that has already replicated is waited for too", async () => {
@@ -85,7 +85,7 @@ describe("a new agent identity, agent user and grant", () => {
     expect(run.code).toBe(0);
   });
 
-  it("a window shorter than the lag ends with the replication error soon after the window, not at the 30 s retry bound", async () => {
+  it("a window shorter than the lag, given by its deprecated spelling --replication-window, ends with the replication error soon after the window, not at the 30 s retry bound", async () => {
     const agent = addAgent(ctx.emulator);
     const { run, ms } = await token(ids(agent), ["--replication-window", "1"]);
     expect(run.code).toBe(3);
@@ -111,7 +111,7 @@ describe("a new grant for an existing agent identity and agent user", () => {
     const { run, statuses } = await token(seeded());
     expect(run.code).toBe(3);
     expect(statuses).toEqual([200, 200, 400]);
-    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [65001], hint: expect.stringMatching(/--replication-window/) });
+    expect(onlyJson(run)).toMatchObject({ hop: 3, codes: [65001], hint: expect.stringMatching(/--consistency-window/) });
   });
 
   it("with --replication-window: waits for the grant to take effect; T1 and T2 are not asked for again", async () => {

@@ -106,6 +106,7 @@ describe("invalid inputs", () => {
     ["--agent-user", "research.@contoso.onmicrosoft.com", /the agent user must be an object id \(GUID\) or a UPN, got "research\.@contoso\.onmicrosoft\.com"/],
     ["--tenant", "not a tenant", /the tenant must be a GUID or a domain, got "not a tenant"/],
     ["--timeout", "soon", /--timeout must be a number of seconds, got "soon"/],
+    ["--consistency-window", "2m", /--consistency-window must be a number of seconds, got "2m"/],
     ["--replication-window", "2m", /--replication-window must be a number of seconds, got "2m"/],
     // 0 s, or more than a Node timer holds (it then fires after 1 ms), would time out every request: exit 4 instead of 2.
     ["--timeout", "0", /--timeout must be a number of seconds, got "0"/],
@@ -113,6 +114,12 @@ describe("invalid inputs", () => {
     ["--timeout", "1e10", /--timeout must be a number of seconds, got "1e10"/],
   ])("%s %s", async (flag, value, expected) => {
     expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
+  });
+
+  it("--consistency-window with its deprecated spelling --replication-window: refused, naming the one to keep", async () => {
+    const refused = await usageError(["--outputs", file(), "--consistency-window", "10", "--replication-window", "10"]);
+    expect(refused.message).toMatch(/--consistency-window and --replication-window were both given/);
+    expect(refused.hint).toMatch(/give --consistency-window only/);
   });
 
   it("an empty --resource is refused rather than sending scope=/.default", async () => {
@@ -190,7 +197,8 @@ describe("help", () => {
     const token = await runCli(["token", "--help"]);
     expect(token.code).toBe(0);
     expect(token.stdout).toMatch(/--show-token/);
-    expect(token.stdout).toMatch(/--replication-window SECONDS/);
+    expect(token.stdout).toMatch(/--consistency-window SECONDS/);
+    expect(token.stdout).toMatch(/--replication-window SECONDS +deprecated spelling of --consistency-window/);
   });
 
   it("no command, or an unknown one, exits 2", async () => {
