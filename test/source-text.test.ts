@@ -42,3 +42,22 @@ it("every section of docs/protocol.md that a source file names exists", () => {
   expect(pointers.length).toBeGreaterThan(5);
   expect(pointers.filter(({ section }) => !headings.has(section)).map(({ line }) => line)).toEqual([]);
 });
+
+/** Each .ts source under `rooms` longer than `max` lines, with its length. */
+function longerThan(rooms: readonly string[], max: number): string[] {
+  return rooms.flatMap((room) =>
+    readdirSync(join(REPO, room), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+      .flatMap((entry) => {
+        const file = join(entry.parentPath, entry.name);
+        const lines = readFileSync(file, "utf8").split("\n").length - 1;
+        return lines > max ? [`${file.slice(REPO.length + 1)}: ${lines} lines`] : [];
+      }),
+  );
+}
+
+it("no .ts file in lib, infra, probes or emulator is over 400 lines: small files named for what they hold", () => {
+  expect(longerThan(ROOMS, 400)).toEqual([]);
+  // The count is wc -l's, and a file of a few lines is seen.
+  expect(longerThan(["lib"], 3).length).toBeGreaterThan(10);
+});
