@@ -1,27 +1,25 @@
 import * as pulumi from "@pulumi/pulumi";
 import { AgentUserKit } from "./components/agent-user-kit";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, STACK_CONFIG, validateConfig, type KitConfig, type RawConfig } from "./config";
-import { kitArgs } from "./stack-args";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type RawConfig } from "./config";
 
 /**
- * Reads `agent-user-kit:*` from the stack and validates it. Here, not in
- * config.ts: doctor and preflight validate the same keys from a file, and
- * must not need the Pulumi SDK (an optional peer) to do it.
+ * Reads `agent-user-kit:*` from the stack. Here, not in config.ts: doctor
+ * and preflight validate the same keys from a file, and must not need the
+ * Pulumi SDK (an optional peer) to do it.
  */
-function readConfig(): KitConfig {
+function readConfig(): RawConfig {
   const config = new pulumi.Config(CONFIG_NAMESPACE);
   const raw: RawConfig = {};
   for (const key of CONFIG_KEYS) {
     const value = config.get(key);
     if (value !== undefined) raw[key] = value;
   }
-  // The stack file is where a placeholder would have come from: name it.
-  return validateConfig(raw, new Date(), { ...STACK_CONFIG, hint: `in Pulumi.${pulumi.getStack()}.yaml: ${STACK_CONFIG.hint}` });
+  return raw;
 }
 
-// readConfig throws before any resource is registered, so a bad key fails preview, not `up` halfway.
-const config = readConfig();
-const kit = new AgentUserKit("agent-user-kit", kitArgs(config));
+// The kit checks the configuration before it registers any resource, so a bad key fails preview, not `up` halfway.
+// The stack file is where a placeholder would have come from: the problems name it.
+const kit = new AgentUserKit("agent-user-kit", { stackConfig: readConfig(), stackFile: `Pulumi.${pulumi.getStack()}.yaml` });
 
 // The names `agent-user token --outputs` reads; the top-level agent keys describe the first agent.
 export const tenantId = kit.outputs.tenantId;

@@ -185,6 +185,21 @@ function hasCredential(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: 
   ].some(Boolean);
 }
 
+/** The resource, which must not be blank: it names the API the token is for. */
+function checkResource(resource: string, names: InputNames): string {
+  if (resource.trim()) return resource;
+  const places = [names.flags && "--resource", names.env && "AGENT_USER_RESOURCE_URL", !names.flags && names.outputs && `"resourceUrl" in ${names.outputs}`].filter(Boolean).join(", ");
+  throw new UsageError(`the resource (${places}) is empty; it names the API the token is for, e.g. https://graph.microsoft.com`);
+}
+
+/** Hop 1's audience, named by where it came from (`source`: a flag, a variable or the outputs). */
+function checkExchangeAudience(audience: string, source: string, names: InputNames): void {
+  const problem = tokenExchangeAudienceProblem(audience);
+  if (!problem) return;
+  const where = source.startsWith("--outputs") && names.outputs ? `"tokenExchangeAudience" in ${names.outputs}` : source;
+  throw new UsageError(`the token-exchange audience (${where}) ${problem}, got ${quoteValue(audience)}`, "leave it out to use the authority's cloud's");
+}
+
 /** Resolves and validates every input; throws UsageError naming every missing one, or the first bad one. */
 export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): ProbeSettings {
   return resolveAgentSettings(flags, env, cwd).settings;
@@ -288,20 +303,11 @@ export function resolveConnection(
   if (!isGuid(tenantId) && !isDomainName(tenantId)) {
     throw new UsageError(`the tenant must be a GUID or a domain, got ${quoteValue(tenantId)}`);
   }
-  const resource = pick("resource", PUBLIC_CLOUD.resourceUrl)!;
-  if (!resource.trim()) {
-    const places = [names.flags && "--resource", names.env && "AGENT_USER_RESOURCE_URL", !names.flags && names.outputs && `"resourceUrl" in ${names.outputs}`].filter(Boolean).join(", ");
-    throw new UsageError(`the resource (${places}) is empty; it names the API the token is for, e.g. https://graph.microsoft.com`);
-  }
+  const resource = checkResource(pick("resource", PUBLIC_CLOUD.resourceUrl)!, names);
   const authorityUrl = assertSecureUrl("the authority URL", pick("authority", PUBLIC_CLOUD.authorityUrl)!, baseUrlProblem).origin;
   const graphUrl = assertSecureUrl("the Graph URL", pick("graph", PUBLIC_CLOUD.graphUrl)!, baseUrlProblem).origin;
   const exchangeAudience = pick("token-exchange-audience");
-  const audienceProblem = exchangeAudience === undefined ? undefined : tokenExchangeAudienceProblem(exchangeAudience);
-  if (audienceProblem) {
-    const source = sources.tokenExchangeAudience!;
-    const where = source.startsWith("--outputs") && names.outputs ? `"tokenExchangeAudience" in ${names.outputs}` : source;
-    throw new UsageError(`the token-exchange audience (${where}) ${audienceProblem}, got ${quoteValue(exchangeAudience)}`, "leave it out to use the authority's cloud's");
-  }
+  if (exchangeAudience !== undefined) checkExchangeAudience(exchangeAudience, sources.tokenExchangeAudience!, names);
   const { credential, source } = pickCredential(flags, env, outputs, cwd, names);
   sources.credential = source;
   return {

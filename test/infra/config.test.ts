@@ -9,7 +9,6 @@ import {
   type RawConfig,
 } from "../../infra/config";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "../../infra/scope-policy";
-import { kitArgs } from "../../infra/stack-args";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 
 const SPONSOR = "5E000000-0000-0000-0000-000000000001";
@@ -184,12 +183,11 @@ describe("validateConfig", () => {
   });
 
   describe("service URLs and the replication window", () => {
-    it("takes the token-exchange audience as given, else the authority's cloud's; the stack passes it to the component", () => {
+    it("takes the token-exchange audience as given, else the authority's cloud's", () => {
       expect(validateConfig({ ...BASE, authorityUrl: "https://login.microsoftonline.us" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchangeUSGov");
       expect(validateConfig({ ...BASE, authorityUrl: "https://login.chinacloudapi.cn" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchangeChina");
       const given = validateConfig({ ...BASE, authorityUrl: "https://login.microsoftonline.us", tokenExchangeAudience: " api://AzureADTokenExchange " }, NOW);
       expect(given.tokenExchangeAudience).toBe("api://AzureADTokenExchange");
-      expect(kitArgs(given).tokenExchangeAudience).toBe("api://AzureADTokenExchange");
       // Blank, as `pulumi config set agent-user-kit:tokenExchangeAudience ""` leaves it: the cloud's.
       expect(validateConfig({ ...BASE, tokenExchangeAudience: "" }, NOW).tokenExchangeAudience).toBe("api://AzureADTokenExchange");
     });

@@ -4,10 +4,9 @@ import { AGENT_USER_KIT_TYPE, AgentUserKit, type StackOutputs } from "../../infr
 import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
 import { GRANT_TYPE } from "../../infra/components/grant";
-import { validateConfig, type RawConfig } from "../../infra/config";
+import type { RawConfig } from "../../infra/config";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../lib/version";
-import { kitArgs } from "../../infra/stack-args";
 import { AZURE, DYNAMIC, IDS, installMocks, only, valueOf, type Lookup, type Registration } from "./program-harness";
 
 const SPONSOR = "5e000000-0000-0000-0000-000000000001";
@@ -32,7 +31,7 @@ interface Run {
 /** Runs the top-level component under mocks until every output has resolved. */
 async function run(raw: RawConfig): Promise<Run> {
   const { registrations, lookups } = await installMocks();
-  const kit = new AgentUserKit("kit", kitArgs(validateConfig({ ...BASE, ...raw })));
+  const kit = new AgentUserKit("kit", { stackConfig: { ...BASE, ...raw } });
   const outputs: Record<string, unknown> = {};
   for (const [key, output] of Object.entries(kit.outputs)) outputs[key] = await valueOf(output as pulumi.Output<unknown>);
   return { kit, registrations, lookups, outputs };

@@ -1,0 +1,108 @@
+import type { FederatedIdentityCredential, KeyCredential, PasswordCredential } from "./tenant-credentials";
+
+/** The directory objects of the emulated tenant (applications, service principals, users, groups) and delegated grants, with the changes a PATCH may make. */
+
+export type ApplicationKind = "application" | "agentIdentityBlueprint";
+
+export interface Application {
+  id: string;
+  appId: string;
+  kind: ApplicationKind;
+  displayName: string;
+  uniqueName?: string | null;
+  /** Free-form tags; the blueprint provider finds its own blueprint by one. */
+  tags?: string[];
+  sponsors: string[];
+  owners: string[];
+  passwordCredentials: PasswordCredential[];
+  keyCredentials: KeyCredential[];
+  federatedIdentityCredentials: FederatedIdentityCredential[];
+  /** The appId that created it holding AgentIdentityBlueprint.CreateAsManager, which then reaches it alone. */
+  managerAppId?: string;
+  createdAt: number;
+}
+
+/** A delegated permission a resource API publishes (Graph's permissionScope). */
+export interface PermissionScope {
+  id: string;
+  value: string;
+  type: "User" | "Admin";
+  isEnabled: boolean;
+  adminConsentDisplayName: string;
+  adminConsentDescription: string;
+  userConsentDisplayName: string | null;
+  userConsentDescription: string | null;
+}
+
+export type ServicePrincipalKind = "servicePrincipal" | "agentIdentityBlueprintPrincipal" | "agentIdentity";
+
+export interface ServicePrincipal {
+  id: string;
+  appId: string;
+  kind: ServicePrincipalKind;
+  displayName: string;
+  servicePrincipalType: "Application" | "ServiceIdentity" | "ManagedIdentity";
+  /** Identifier URIs this principal answers to as a token resource, e.g. https://graph.microsoft.com. */
+  servicePrincipalNames: string[];
+  /** For agent identities: the blueprint's appId. */
+  agentIdentityBlueprintId?: string;
+  sponsors: string[];
+  /** Object ids of the principals that created it: owners may manage it with create-only permissions. */
+  owners?: string[];
+  /** Application permissions granted to this principal on Microsoft Graph. */
+  graphAppRoles: string[];
+  /** False when an administrator disabled it: no token is issued to it. Enabled when absent. */
+  accountEnabled?: boolean;
+  /** The delegated permissions this principal publishes as a resource API. */
+  oauth2PermissionScopes?: PermissionScope[];
+  /** For a blueprint principal: the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
+  managerAppId?: string;
+  createdAt: number;
+}
+
+export type UserKind = "user" | "agentUser";
+
+export interface User {
+  id: string;
+  kind: UserKind;
+  displayName: string;
+  userPrincipalName: string;
+  mailNickname: string;
+  accountEnabled: boolean;
+  /** For agent users: the agent identity's object id. */
+  identityParentId?: string;
+  /** For agent users: sponsors (users or groups), which the create call does not set. */
+  sponsors?: string[];
+  createdAt: number;
+}
+
+/**
+ * A group. Only Microsoft 365 groups (groupTypes "Unified") and groups with
+ * dynamic membership ("DynamicMembership") may sponsor, and no role-assignable
+ * one (agentidentity-post-sponsors).
+ */
+export interface Group {
+  id: string;
+  displayName: string;
+  groupTypes: string[];
+  isAssignableToRole: boolean;
+  createdAt: number;
+}
+
+export interface PermissionGrant {
+  id: string;
+  clientId: string;
+  consentType: "Principal" | "AllPrincipals";
+  principalId: string | null;
+  resourceId: string;
+  scope: string;
+  /** Creates and changes reach the token endpoint only from this moment. */
+  effectiveAt: number;
+  /** The scope tokens see until effectiveAt; undefined when the grant did not exist before. */
+  previousScope?: string;
+}
+
+/** The fields a PATCH or a drift may change; ids, kinds and creation times stay. */
+export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials">>;
+export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled">>;
+export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId">>;

@@ -1,0 +1,241 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigError, STACK_CONFIG, validateConfig, type ConfigKey, type ConfigSource, type CredentialMode, type KitConfig, type RawConfig } from "../config";
+import type { BlueprintCredentialArgs } from "./blueprint";
+
+/*
+ * AgentUserKit's two inputs, the component's arguments and the stack
+ * program's configuration, and how each is checked once against the stack
+ * configuration's rules (config.ts) before any resource is registered.
+ */
+
+/**
+ * One agent of AgentUserKit. `name` is plain: it names the agent's resources,
+ * which exist before any Output resolves.
+ */
+export interface AgentArgs {
+  /** The agent's name: its key in `agents` and part of its resources' names. */
+  name: string;
+  /** Display name of the agent identity; the agent's name by default. */
+  identityName?: pulumi.Input<string>;
+  /** Mail nickname of the agent user and the part of its UPN before the @. */
+  userName: pulumi.Input<string>;
+  /** Delegated scopes of its grant; the kit's `scopes` by default. */
+  scopes?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/**
+ * The arguments. Each value is a pulumi.Input. Which resources exist is plain:
+ * the agents' names and the credential mode.
+ */
+export interface AgentUserKitArgs {
+  /** Display name of the agent identity blueprint (at most 256 characters). */
+  blueprintName: pulumi.Input<string>;
+  /** Object ids of the users who sponsor the blueprint and every agent identity; at least one. */
+  sponsors: pulumi.Input<pulumi.Input<string>[]>;
+  /** Verified domain of the tenant that every agent user's UPN ends with. */
+  userDomain: pulumi.Input<string>;
+  /** The agents made from the blueprint: each gets its agent identity, agent user and grant. */
+  agents: AgentArgs[];
+  /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
+  scopes?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The scopes an agent may hold; infra/scope-policy.ts's ALLOWED_SCOPES by default. */
+  allowedScopes?: pulumi.Input<pulumi.Input<string>[]>;
+  /** appId of the resource API the scopes belong to; Microsoft Graph's by default. */
+  resourceAppId?: pulumi.Input<string>;
+  /**
+   * How the blueprint proves itself in hop 1, in the shape AgentIdentityBlueprint
+   * takes: `{ mode: "secret", endDate? }` (the default), `{ mode: "managedIdentity",
+   * existingPrincipalId }`, `{ mode: "managedIdentity", newIdentity: { resourceGroupName,
+   * location } }` or `{ mode: "certificate", certificatePem }` (its expiry is the
+   * certificate's own). A mode name alone with the fields below is the earlier form, kept.
+   */
+  credential?: BlueprintCredentialArgs | CredentialMode;
+  /** @deprecated use `credential: { mode: "secret", endDate }`. */
+  secretEndDate?: pulumi.Input<string>;
+  /** @deprecated use `credential: { mode: "managedIdentity", existingPrincipalId }`. */
+  managedIdentityPrincipalId?: pulumi.Input<string>;
+  /** @deprecated use `credential: { mode: "managedIdentity", newIdentity: { resourceGroupName, location } }`. */
+  resourceGroupName?: pulumi.Input<string>;
+  /** @deprecated use `credential: { mode: "managedIdentity", newIdentity: { resourceGroupName, location } }`. */
+  location?: pulumi.Input<string>;
+  /** @deprecated use `credential: { mode: "certificate", certificatePem }`. */
+  certificatePem?: pulumi.Input<string>;
+  /** Microsoft Graph base URL; https://graph.microsoft.com by default (the emulator's for local work). */
+  graphUrl?: pulumi.Input<string>;
+  /** Identity provider base URL; https://login.microsoftonline.com by default. */
+  authorityUrl?: pulumi.Input<string>;
+  /**
+   * The audience of the blueprint's federated credential and of hop 1 (an
+   * `api://` identifier); by default the authority's cloud's:
+   * api://AzureADTokenExchange, or the US Government or China one.
+   */
+  tokenExchangeAudience?: pulumi.Input<string>;
+  /** How long a create waits for the object it depends on to replicate, in seconds (default 120). */
+  consistencyWindowSeconds?: pulumi.Input<number>;
+  /**
+   * Prefix the first agent's resources with `{name}` alone (`{name}-grant`
+   * and so on), as one-agent stacks made before fleets did, so that they keep
+   * their URNs. Other agents' are always prefixed `{name}-{agent}`.
+   */
+  singleAgentNames?: boolean;
+}
+
+/**
+ * The stack program's configuration as Pulumi hands it over: the kit checks
+ * it once, as the stack's keys (the one-agent keys included), and each
+ * problem names its `agent-user-kit:` key.
+ */
+export interface AgentUserKitStackConfig {
+  stackConfig: RawConfig;
+  /** The file the keys were set in, e.g. `Pulumi.dev.yaml`, for the hint of a problem. */
+  stackFile?: string;
+}
+
+/**
+ * What decides which resources exist, known at construction (the agents'
+ * names, the credential's form, the first agent's resource names), and the
+ * checked configuration every value comes from.
+ */
+export interface KitPlan {
+  checked: pulumi.Output<KitConfig>;
+  agentNames: readonly string[];
+  singleAgentNames: boolean;
+  credential: CredentialMode;
+  /** A managed identity credential names an existing principal rather than a new identity. */
+  existingPrincipal: boolean;
+}
+
+/**
+ * The stack configuration, all plain values: checked once, now, so a mistake
+ * fails preview before any resource is registered. A stack configured with
+ * the one-agent keys keeps the resource names it had before fleets.
+ */
+export function stackPlan(given: AgentUserKitStackConfig): KitPlan {
+  const source = given.stackFile === undefined ? STACK_CONFIG : { ...STACK_CONFIG, hint: `in ${given.stackFile}: ${STACK_CONFIG.hint}` };
+  const config = validateConfig(given.stackConfig, new Date(), source);
+  return {
+    checked: pulumi.output(config) as pulumi.Output<KitConfig>,
+    agentNames: config.agents.map((agent) => agent.name),
+    singleAgentNames: config.shorthand,
+    credential: config.credential.mode,
+    existingPrincipal: "existingPrincipalId" in config.credential,
+  };
+}
+
+/** The arguments: plain values are checked now, so a mistake fails preview; the same checks run on every value once the Outputs resolve. */
+export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
+  const args = withFlatCredential(name, given);
+  checkKnownArgs(name, args);
+  return {
+    checked: pulumi.output(args as AgentUserKitArgsInput).apply((resolved) => validateKitArgs(name, resolved)),
+    agentNames: args.agents.map((agent) => agent.name),
+    singleAgentNames: args.singleAgentNames === true,
+    credential: args.credential ?? "secret",
+    existingPrincipal: args.managedIdentityPrincipalId !== undefined,
+  };
+}
+
+type FlatArgs = Omit<AgentUserKitArgs, "credential"> & { credential?: CredentialMode };
+
+const FLAT_CREDENTIAL_KEYS = ["secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"] as const;
+
+/**
+ * The credential as the validator reads it (the stack configuration's flat
+ * keys): one rule set checks both forms. Both forms at once is refused, since
+ * one would silently win.
+ */
+function withFlatCredential(name: string, args: AgentUserKitArgs): FlatArgs {
+  const credential = args.credential;
+  if (credential === undefined || typeof credential === "string") return args as FlatArgs;
+  const source = kitSource(name);
+  const both = FLAT_CREDENTIAL_KEYS.filter((key) => args[key] !== undefined);
+  if (both.length > 0) throw new ConfigError(both.map((key) => ({ key, message: "is the earlier form of credential: give it inside credential, not beside it" })), source);
+  const flat: FlatArgs = { ...args, credential: credential.mode };
+  if (credential.mode === "secret") flat.secretEndDate = credential.endDate;
+  else if (credential.mode === "certificate") {
+    if (credential.endDate !== undefined) throw new ConfigError([{ key: "credential", message: "endDate is the certificate's own expiry here: leave it out" }], source);
+    flat.certificatePem = credential.certificatePem;
+  } else if ("existingPrincipalId" in credential) flat.managedIdentityPrincipalId = credential.existingPrincipalId;
+  else Object.assign(flat, { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location });
+  return flat;
+}
+
+/** The arguments with every Input resolved, as the apply-time check reads them. */
+type AgentUserKitArgsInput = pulumi.Unwrap<FlatArgs>;
+type Resolved = pulumi.UnwrappedObject<FlatArgs>;
+
+/** Keys whose check also reads other keys: unknown while any of those is. */
+const READS: Partial<Record<ConfigKey, readonly ConfigKey[]>> = {
+  agents: ["userDomain", "scopes", "allowedScopes"],
+  scopes: ["allowedScopes"],
+};
+const CREDENTIAL_KEYS: readonly ConfigKey[] = ["credential", "secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"];
+
+/** Whether a value holds an Output anywhere (an Output, or a list or agent with one inside). */
+function holdsOutput(value: unknown): boolean {
+  if (pulumi.Output.isInstance(value) || value instanceof Promise) return true;
+  if (Array.isArray(value)) return value.some(holdsOutput);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsOutput);
+  return false;
+}
+
+/**
+ * The check of validateKitArgs on the values known now: those holding an
+ * Output are left out, and so are the problems of every key whose check
+ * reads one of them. The rest fails here, before any resource is registered.
+ */
+function checkKnownArgs(name: string, args: FlatArgs): void {
+  const known: Record<string, unknown> = {};
+  const unknown = new Set<ConfigKey>();
+  for (const [key, value] of Object.entries(args)) {
+    if (holdsOutput(value)) unknown.add(key as ConfigKey);
+    else known[key] = value;
+  }
+  if (CREDENTIAL_KEYS.some((key) => unknown.has(key))) for (const key of CREDENTIAL_KEYS) unknown.add(key);
+  for (const [key, reads] of Object.entries(READS)) if (reads.some((read) => unknown.has(read))) unknown.add(key as ConfigKey);
+  try {
+    validateKitArgs(name, known as Resolved);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const problems = err.problems.filter((problem) => !unknown.has(problem.key));
+    if (problems.length > 0) throw new ConfigError(problems, kitSource(name));
+  }
+}
+
+function kitSource(name: string): ConfigSource {
+  return {
+    prefix: `AgentUserKit ${JSON.stringify(name)}: `,
+    hint: "fix the AgentUserKit arguments; docs/pulumi.md, \"The components\", lists each one",
+    agentsOnly: true,
+  };
+}
+
+/**
+ * The arguments as the stack configuration's validator reads them, so the
+ * component and the stack program check the same rules: on the values known
+ * at construction, and on all of them once the Outputs resolve.
+ */
+function validateKitArgs(name: string, args: Resolved): KitConfig {
+  const raw: RawConfig = {};
+  const keys: Array<keyof FlatArgs & keyof RawConfig> = [
+    "blueprintName",
+    "sponsors",
+    "userDomain",
+    "agents",
+    "scopes",
+    "allowedScopes",
+    "resourceAppId",
+    "credential",
+    "secretEndDate",
+    "managedIdentityPrincipalId",
+    "resourceGroupName",
+    "location",
+    "certificatePem",
+    "graphUrl",
+    "authorityUrl",
+    "tokenExchangeAudience",
+    "consistencyWindowSeconds",
+  ];
+  for (const key of keys) if (args[key] !== undefined) (raw as Record<string, unknown>)[key] = args[key];
+  return validateConfig(raw, new Date(), kitSource(name));
+}

@@ -1,0 +1,45 @@
+/** The stack configuration's keys and their raw form, as Pulumi hands them over. */
+
+/** The project's configuration namespace: keys are `agent-user-kit:<key>`. */
+export const CONFIG_NAMESPACE = "agent-user-kit";
+
+export const CONFIG_KEYS = [
+  "userDomain",
+  "blueprintName",
+  "agentIdentityName",
+  "agentUserName",
+  "sponsors",
+  "scopes",
+  "allowedScopes",
+  "resourceAppId",
+  "credential",
+  "managedIdentityPrincipalId",
+  "resourceGroupName",
+  "location",
+  "certificatePem",
+  "secretEndDate",
+  "graphUrl",
+  "authorityUrl",
+  "tokenExchangeAudience",
+  "consistencyWindowSeconds",
+  "agents",
+] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** Configuration as Pulumi hands it over (lists arrive JSON-encoded), or as a test writes it. */
+export type RawConfig = Partial<Record<ConfigKey, string | readonly string[] | number | readonly AgentSpec[]>>;
+
+/** One agent of a fleet: its identity, its agent user and their grant. */
+export interface AgentSpec {
+  /** The agent's name: its key in the `agents` stack output and in `--agent`, and part of its resources' names. */
+  name: string;
+  /** Display name of the agent identity; the agent's name by default. */
+  identityName?: string;
+  /** Mail nickname of the agent user and the part of its UPN before the @. */
+  userName: string;
+  /** Delegated scopes of its grant; the stack's `scopes` by default. */
+  scopes?: string[];
+}
+
+/** Records one problem with a key; validation goes on to report every problem at once. */
+export type Fail = (key: ConfigKey, message: string) => void;

@@ -1,0 +1,105 @@
+import { BETA, V1, type KitOperation } from "./graph-operation";
+
+const FILES = ["Files.Read.All", "Files.ReadWrite.All", "Sites.Read.All", "Sites.ReadWrite.All"];
+
+/** The permission table's rows for service principals, grants, domains (doctor, preflight, the azuread resources) and the files `agent-user comments` reads. */
+export const DIRECTORY_OPERATIONS = {
+  // --- Service principals, grants and domains.
+  "servicePrincipal.list": {
+    summary: "find a service principal by appId (Microsoft Graph's, the resource API's)",
+    method: "GET",
+    path: "/v1.0/servicePrincipals",
+    application: ["Application.Read.All", "Application.ReadWrite.OwnedBy", "Application.ReadWrite.All", "Directory.Read.All"],
+    delegated: ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"],
+    source: `docs: ${V1}/serviceprincipal-list-permissions.md`,
+    callers: ["azuread", "doctor", "preflight"],
+  },
+  "grant.create": {
+    summary: "create the delegated permission grant (azuread.ServicePrincipalDelegatedPermissionGrant)",
+    method: "POST",
+    path: "/v1.0/oauth2PermissionGrants",
+    application: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    delegated: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    source: `docs: ${BETA}/oauth2permissiongrant-post-permissions.md`,
+    callers: ["azuread"],
+  },
+  "grant.list": {
+    summary: "list an agent identity's delegated permission grants",
+    method: "GET",
+    path: "/v1.0/oauth2PermissionGrants",
+    application: ["Directory.Read.All", "DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    delegated: ["Directory.Read.All", "DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    source: `docs: ${V1}/oauth2permissiongrant-list-permissions.md`,
+    note: "DelegatedPermissionGrant.Read.All is listed for a get, not for a list; the row keeps to the list page",
+    callers: ["doctor"],
+  },
+  "grant.get": {
+    summary: "read the delegated permission grant (azuread refresh)",
+    method: "GET",
+    path: "/v1.0/oauth2PermissionGrants/{id}",
+    application: ["DelegatedPermissionGrant.Read.All", "Directory.Read.All", "DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    delegated: ["DelegatedPermissionGrant.Read.All", "Directory.Read.All", "DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    source: `docs: ${BETA}/oauth2permissiongrant-get-permissions.md`,
+    callers: ["azuread"],
+  },
+  "grant.update": {
+    summary: "change the grant's scopes (azuread)",
+    method: "PATCH",
+    path: "/v1.0/oauth2PermissionGrants/{id}",
+    application: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    delegated: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    source: `docs: ${BETA}/oauth2permissiongrant-update-permissions.md`,
+    callers: ["azuread"],
+  },
+  "grant.delete": {
+    summary: "delete the grant (azuread)",
+    method: "DELETE",
+    path: "/v1.0/oauth2PermissionGrants/{id}",
+    application: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    delegated: ["DelegatedPermissionGrant.ReadWrite.All", "Directory.ReadWrite.All"],
+    source: "docs: api-reference/v1.0/api/oauth2permissiongrant-delete.md; the post and update includes",
+    note: "the stored delete page is old and lists only Directory.ReadWrite.All for applications; the row takes the post and update pages' DelegatedPermissionGrant.ReadWrite.All",
+    callers: ["azuread"],
+  },
+  "domain.get": {
+    summary: "read a domain of the tenant",
+    method: "GET",
+    path: "/v1.0/domains/{id}",
+    application: ["Domain.Read.All", "Domain.ReadWrite.All", "Directory.Read.All"],
+    delegated: ["Domain.Read.All", "Domain.ReadWrite.All", "Directory.Read.All"],
+    source: `docs: ${V1}/domain-get-permissions.md`,
+    callers: ["preflight"],
+  },
+
+  // --- Files, for `agent-user comments` (the agent user's delegated token only).
+  "share.driveItem": {
+    summary: "resolve a sharing link",
+    method: "GET",
+    path: "/v1.0/shares/{shareId}/driveItem",
+    application: [],
+    delegated: FILES,
+    source: "learn: shares-get?view=graph-rest-1.0",
+    note: "the emulator serves it to a user token only: the comment probe runs as the agent user",
+    callers: ["comments"],
+  },
+  "comments.list": {
+    summary: "list a file's comments",
+    method: "GET",
+    path: "/beta/drives/{driveId}/items/{itemId}/comments",
+    application: [],
+    delegated: FILES,
+    source: "learn: the beta comments pages (as shares-get)",
+    note: "no reference page with a permission table was found; the row takes shares-get's delegated permissions",
+    callers: ["comments"],
+  },
+  "comments.replies": {
+    summary: "list a comment's replies",
+    method: "GET",
+    path: "/beta/drives/{driveId}/items/{itemId}/comments/{commentId}/replies",
+    application: [],
+    delegated: FILES,
+    source: "learn: the beta comments pages (as shares-get)",
+    note: "no reference page with a permission table was found; the row takes shares-get's delegated permissions",
+    callers: ["comments"],
+  },
+} as const satisfies Record<string, KitOperation>;
