@@ -18,7 +18,7 @@ export interface EmulatorRequest {
   /** scheme://host:port the client used, e.g. for a token endpoint URL or an @odata.nextLink. */
   origin: string;
   /** The verified claims of the caller, on a route that names a Graph operation. */
-  caller?: JwtClaims;
+  callerClaims?: JwtClaims;
   /** The Graph operation the caller was authorized for. */
   operation?: OperationId;
 }

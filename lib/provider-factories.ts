@@ -1,3 +1,4 @@
+import { isObject, ownProperties } from "./json-value";
 import type { AgentUserTokenProviderOptions } from "./provider-options";
 import { resolveConnection, type ConnectionSettings, type InputNames } from "./settings";
 import { parseStackOutputs, selectAgent } from "./stack-outputs";
@@ -25,6 +26,17 @@ export function optionsFromStackOutputs(outputs: unknown, agent: string | undefi
 /** The options the AGENT_USER_* environment variables give. */
 export function optionsFromEnvironment(env: NodeJS.ProcessEnv): AgentUserTokenProviderOptions {
   return optionsOf(resolveConnection({}, env, {}, process.cwd(), false, ENVIRONMENT_NAMES));
+}
+
+/**
+ * The options read, then the caller's overrides over them. An override's
+ * deprecated replicationWindowMs replaces the window read, as
+ * consistencyWindowMs would: it is the same option under its old name.
+ */
+export function withOverrides(read: AgentUserTokenProviderOptions, overrides: Partial<AgentUserTokenProviderOptions> | undefined): AgentUserTokenProviderOptions {
+  const given = isObject(overrides) ? (ownProperties(overrides) as Partial<AgentUserTokenProviderOptions>) : {};
+  const { consistencyWindowMs, ...rest } = read;
+  return Object.hasOwn(given, "replicationWindowMs") ? { ...rest, ...given } : { ...rest, consistencyWindowMs, ...given };
 }
 
 /** Resolved connection settings as the provider's options. */

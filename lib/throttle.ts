@@ -62,7 +62,11 @@ export function throttleGate(key: string, hooks: RetryHooks = {}, signal?: Abort
 async function admit(key: string, gate: Gate, hooks: RetryHooks, signal: AbortSignal | undefined): Promise<ReleaseThrottle> {
   const now = hooks.now ?? Date.now;
   for (;;) {
-    if (signal?.aborted) return nothingToRelease;
+    if (signal?.aborted) {
+      // It may have been woken for a place it will not take: the next in the queue takes it instead.
+      if (gate.inFlight < PACED_IN_FLIGHT) gate.queue.shift()?.();
+      return nothingToRelease;
+    }
     const t = now();
     if (t < gate.openAt) {
       const wait = gate.openAt - t;

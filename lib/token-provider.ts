@@ -16,7 +16,7 @@ import {
   type AgentUserTokenRequestOptions,
   type GetAgentUserTokenOptions,
 } from "./provider-options";
-import { optionsFromEnvironment, optionsFromStackOutputs, optionsOf } from "./provider-factories";
+import { optionsFromEnvironment, optionsFromStackOutputs, optionsOf, withOverrides } from "./provider-factories";
 import { DEFAULT_REFRESH_WINDOW_MS, RefreshSchedule } from "./refresh-schedule";
 
 export type { AbortSignalLike };
@@ -91,12 +91,12 @@ export class AgentUserTokenProvider {
    */
   static fromStackOutputs(outputs: unknown, overrides: Partial<AgentUserTokenProviderOptions> & { agent?: string } = {}): AgentUserTokenProvider {
     const { agent, ...rest } = ownProperties(overrides);
-    return new AgentUserTokenProvider({ ...optionsFromStackOutputs(outputs, agent), ...rest });
+    return new AgentUserTokenProvider(withOverrides(optionsFromStackOutputs(outputs, agent), rest));
   }
 
   /** A provider from the AGENT_USER_* environment variables the `agent-user` command reads. */
   static fromEnvironment(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AgentUserTokenProviderOptions> = {}): AgentUserTokenProvider {
-    return new AgentUserTokenProvider({ ...optionsFromEnvironment(env), ...overrides });
+    return new AgentUserTokenProvider(withOverrides(optionsFromEnvironment(env), overrides));
   }
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */

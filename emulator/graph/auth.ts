@@ -65,12 +65,12 @@ function authorizeGraph(req: EmulatorRequest, caller: AuthenticatedCaller, ctx: 
 /** The one check of a route's operation, before its handler, on the caller the pipeline authenticated; the caller's claims and the operation go on the request. */
 export function authorizeRoute(route: Route, req: EmulatorRequest, caller: AuthenticatedCaller, ctx: EmulatorContext): void {
   if (!route.operation) return;
-  req.caller = authorizeGraph(req, caller, ctx, route.operation);
+  req.callerClaims = authorizeGraph(req, caller, ctx, route.operation);
   req.operation = route.operation;
 }
 
 /** The claims `authorizeRoute` verified; a handler on a route without an operation has no caller. */
 export function callerOf(req: EmulatorRequest): JwtClaims {
-  if (!req.caller) throw new Error(`[emulator] ${req.method} ${req.url.pathname} names no operation, so it has no verified caller`);
-  return req.caller;
+  if (!req.callerClaims) throw new Error(`[emulator] ${req.method} ${req.url.pathname} names no operation, so it has no verified caller`);
+  return req.callerClaims;
 }

@@ -89,14 +89,16 @@ function workDir(page: string): string {
   return dir;
 }
 
-const alive = (pgid: number): boolean => {
+/** Sends `signal` to the process group; whether the group was there to take it. */
+const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
   try {
-    process.kill(-pgid, 0);
+    process.kill(-pgid, signal);
     return true;
   } catch {
     return false;
   }
 };
+const alive = (pgid: number): boolean => signalGroup(pgid, 0);
 
 interface ShellRun {
   code: number | null;
@@ -116,20 +118,23 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Shel
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => void (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
-    const stuck = setTimeout(() => process.kill(-pgid, "SIGKILL"), 90_000);
+    // A shell or a process it started that is still there after this long is stuck: it is killed and reported.
+    let stuck = false;
+    const ceiling = setTimeout(() => {
+      stuck = true;
+      signalGroup(pgid, "SIGKILL");
+    }, 90_000);
     child.on("exit", (code) => {
-      // A background emulator ends when the shell that started it is gone (its launcher watch); wait for that.
-      let waited = 0;
+      // A background emulator ends when the shell that started it is gone (its launcher watch): wait for that, however long it takes on a loaded machine.
       const check = (): void => {
-        if (alive(pgid) && waited < 10_000) {
-          waited += 50;
+        if (alive(pgid) && !stuck) {
           setTimeout(check, 50);
           return;
         }
-        clearTimeout(stuck);
-        const leftover = alive(pgid);
-        if (leftover) process.kill(-pgid, "SIGKILL");
-        else groups.delete(pgid);
+        clearTimeout(ceiling);
+        const leftover = stuck;
+        signalGroup(pgid, "SIGKILL");
+        groups.delete(pgid);
         done({ code, stdout, stderr, leftover });
       };
       check();

@@ -105,6 +105,25 @@ describe("the shared gate", () => {
     expect(stayedAdmitted).toBe(true);
   });
 
+  it("passes a place on when the caller woken for it leaves before taking it: the queue behind it still moves", async () => {
+    const c = clock();
+    holdThrottleGate("gate-abort-woken", 1_000, c.now);
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < 4; i++) void throttleGate("gate-abort-woken", c)!.then((release) => releases.push(release));
+    const leaving = new AbortController();
+    void throttleGate("gate-abort-woken", c, leaving.signal);
+    let stayedAdmitted = false;
+    // With a signal too, so that it queues behind the leaving caller, in the order they came.
+    void throttleGate("gate-abort-woken", c, new AbortController().signal)!.then(() => (stayedAdmitted = true));
+    await settle();
+    expect(releases).toHaveLength(4);
+    // An answer comes in and wakes the first in the queue, whose caller aborts before its turn runs.
+    releases[0]!();
+    leaving.abort();
+    await settle();
+    expect(stayedAdmitted).toBe(true);
+  });
+
   it("keeps the later of two holds, shares no wait longer than the retry budget's 30 s, and is forgotten a second after", async () => {
     const c = clock();
     holdThrottleGate("gate-two", 5_000, c.now);

@@ -10,8 +10,8 @@ import ts from "typescript";
 
 const REPO = resolve(__dirname, "../..");
 const ROOMS = ["lib", "infra", "probes", "emulator"];
-/** What `grep -rnE "issue [0-9]|reference section|§" lib infra probes emulator` looks for. */
-const POINTER = /issue [0-9]|reference section|§/;
+/** What `grep -rniE "issue #?[0-9]|reference section|§" lib infra probes emulator` looks for (an upstream project's "owner/repo#N" is a source, not one of ours). */
+const POINTER = /\bissue #?[0-9]|reference section|§/i;
 
 /** Each line of every file under `rooms` that matches `pattern`, as grep -rn prints it. */
 function grep(rooms: readonly string[], pattern: RegExp): string[] {

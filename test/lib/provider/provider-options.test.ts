@@ -63,6 +63,15 @@ describe("the authority URL: https, or plain http only to this machine, whicheve
     expect(refusal(() => AgentUserTokenProvider.fromEnvironment(env, { authorityUrl: REMOTE_HTTP })).message).toMatch(plainHttp);
   });
 
+  it("a window override of fromStackOutputs or fromEnvironment replaces the window read, under either of its names", () => {
+    const env = { AGENT_USER_TENANT_ID: ctx.out.tenantId, AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId, AGENT_USER_BLUEPRINT_SECRET: SECRET };
+    for (const window of [{ consistencyWindowMs: 60_000 }, { replicationWindowMs: 60_000 }]) {
+      expect(AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs(), window)).toBeInstanceOf(AgentUserTokenProvider);
+      expect(AgentUserTokenProvider.fromEnvironment(env, window)).toBeInstanceOf(AgentUserTokenProvider);
+    }
+    expect(refusal(() => AgentUserTokenProvider.fromEnvironment(env, { consistencyWindowMs: 1, replicationWindowMs: 1 })).message).toMatch(/give consistencyWindowMs only/);
+  });
+
   it("refuses what the CLI refuses: a user name in the URL, a path, no URL at all", () => {
     expect(refusal(() => new AgentUserTokenProvider(options({ authorityUrl: "https://user:pw@login.example.com" }))).message).toMatch(/authorityUrl must not carry a user name or password/);
     expect(refusal(() => new AgentUserTokenProvider(options({ authorityUrl: "https://login.microsoftonline.com/organizations" }))).message).toMatch(/authorityUrl must be a base URL/);
