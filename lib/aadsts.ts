@@ -1,13 +1,14 @@
 /**
  * What to do about each AADSTS code the agent-user flow can meet
- * (docs/protocol.md, "AADSTS codes").
+ * (docs/protocol.md, "AADSTS codes"). A setting is named as the library's
+ * option; the CLI names its flag instead (probes/report.ts, cliHint).
  */
 const HINTS: Readonly<Record<number, string>> = {
   7000216: "the request carried no client credential; configure a blueprint secret, certificate, or managed identity",
   7000215: "the client secret is wrong; use the secret's value (not its id), e.g. `pulumi stack output --show-secrets blueprintClientSecret`",
   7000222: "the client secret has expired; rotate it by changing secretEndDate and running `pulumi up`",
   700016:
-    "the client id is unknown in this tenant; check the id and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--consistency-window 120)",
+    "the client id is unknown in this tenant; check the id and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (consistencyWindowMs: 120000)",
   90002: "the tenant was not found; check the tenant id or domain and the authority URL",
   82008: "hop 1 must send fmi_path (the agent identity id) with the api://AzureADTokenExchange/.default scope",
   700024: "the client assertion is expired or not yet valid; check this machine's clock",
@@ -21,12 +22,12 @@ const HINTS: Readonly<Record<number, string>> = {
   900144: "a required parameter is missing from the token request; this is a bug in the caller, please report it",
   70011: "the scope is invalid; ask for {resource}/.default, e.g. https://graph.microsoft.com/.default",
   500011:
-    "the resource is not in this tenant; check --resource (AGENT_USER_RESOURCE_URL) or add the resource's service principal; in hop 1 the resource is the token-exchange audience: check --token-exchange-audience (AGENT_USER_TOKEN_EXCHANGE_AUDIENCE)",
+    "the resource is not in this tenant; check `resource` or add the resource's service principal; in hop 1 the resource is the token-exchange audience: check `tokenExchangeAudience`",
   65001:
-    "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (--consistency-window 120)",
+    "no permission grant for this agent identity and agent user; run `pulumi up`, or wait up to 2 minutes for replication (consistencyWindowMs: 120000)",
   50000: "a UPN was sent as user_id; pass a UPN as the agent user and it is sent as username",
   50034:
-    "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (--consistency-window 120)",
+    "the agent user was not found; check the agent user id or UPN and the tenant, or, right after `pulumi up`, wait up to 2 minutes for replication (consistencyWindowMs: 120000)",
   7000112: "the agent identity (or application) is disabled; enable it again (accountEnabled) in the Entra admin center, or run `agent-user doctor`",
   50057: "the agent user is disabled; enable the account (accountEnabled) or use another agent user",
   90055: "the identity provider is throttling requests; retry later",

@@ -53,7 +53,7 @@ async function managedIdentityToken(cred: Extract<BlueprintCredential, { kind: "
   if (cred.tokenFile) {
     // Read at each token request: platforms rotate the file.
     // The path is not shown: a token pasted where its path belongs would be printed.
-    const hint = "it takes the path of a file that holds the token (AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE, --managed-identity-token-file), not the token itself";
+    const hint = "it takes the path of a file that holds the token (`credential.tokenFile`), not the token itself";
     return readUserFile("the managed identity token file", cred.tokenFile, { hint, maxBytes: USER_FILE_LIMITS.credential }).trim();
   }
   const base = cred.imdsEndpoint ?? DEFAULT_IMDS_ENDPOINT;

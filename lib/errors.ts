@@ -141,7 +141,7 @@ function networkHint(code: string): string {
     return "the server's TLS certificate is not trusted; for the local emulator, set NODE_EXTRA_CA_CERTS to its CA file";
   }
   if (code === "ETIMEDOUT" || code.includes("TIMEOUT")) {
-    return "the server did not answer in time; check connectivity or raise --timeout";
+    return "the server did not answer in time; check connectivity or raise `timeoutMs`";
   }
   if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
     return "check the URL and that the service (or the local emulator) is running";

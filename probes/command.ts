@@ -45,9 +45,20 @@ export function defineCommand<O extends ParseArgsOptionsConfig, R, P extends boo
         return ExitCode.ok;
       }
       json = asJson === true;
+      warnDeprecated(spec.name, args.values as Record<string, unknown>, io);
       return spec.report(await spec.run(args, io, json), io, json);
     } catch (err) {
       return spec.failure?.(err, io, json) ?? reportFailure(err, io, json);
     }
   };
+}
+
+/** Deprecated flag spellings, each with the flag that replaces it. */
+const DEPRECATED_FLAGS: Readonly<Record<string, string>> = { "replication-window": "consistency-window" };
+
+/** One line on stderr per deprecated spelling given alone (given with its replacement, settings refuse the pair). */
+function warnDeprecated(command: string, values: Record<string, unknown>, io: CliIo): void {
+  for (const [old, flag] of Object.entries(DEPRECATED_FLAGS)) {
+    if (values[old] !== undefined && values[flag] === undefined) io.stderr(`agent-user ${command}: --${old} is deprecated and goes in the next release; use --${flag}\n`);
+  }
 }

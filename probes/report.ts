@@ -3,6 +3,27 @@ import { printable, printableLines, jsonLine } from "../lib/printable";
 import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
 
+/**
+ * The library's hints name its options; the CLI's name the flag (and the
+ * variable) that sets the same thing. Each option a library hint names, as the
+ * CLI says it.
+ */
+const FLAG_WORDS: ReadonlyArray<readonly [RegExp, (...groups: string[]) => string]> = [
+  [/consistencyWindowMs: (\d+)/g, (ms) => `--consistency-window ${Number(ms) / 1000}`],
+  [/check `resource`/g, () => "check --resource (AGENT_USER_RESOURCE_URL)"],
+  [/check `tokenExchangeAudience`/g, () => "check --token-exchange-audience (AGENT_USER_TOKEN_EXCHANGE_AUDIENCE)"],
+  [/raise `timeoutMs`/g, () => "raise --timeout"],
+  [/\(`credential\.tokenFile`\)/g, () => "(AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE, --managed-identity-token-file)"],
+];
+
+/** A library error's hint as the CLI says it: each option named by its flag. */
+export function cliHint(hint: string): string;
+export function cliHint(hint: string | undefined): string | undefined;
+export function cliHint(hint: string | undefined): string | undefined {
+  if (hint === undefined) return undefined;
+  return FLAG_WORDS.reduce((text, [option, flag]) => text.replace(option, (_, ...groups: string[]) => flag(...groups)), hint);
+}
+
 /** The machine-readable form of a failure: `{"ok":false,"hop","status","error","codes","message","hint"}`. */
 export interface FailureJson {
   ok: false;
@@ -29,7 +50,7 @@ export function failureJson(err: AgentUserError): FailureJson {
     error: err.code,
     codes: [...err.codes],
     message: err.message,
-    hint: err.hint ?? null,
+    hint: cliHint(err.hint) ?? null,
     ...supportIds(err),
   };
 }
@@ -52,7 +73,7 @@ export function reportFailure(err: unknown, io: CliIo, json: boolean): number {
   } else {
     const ids = supportIds(err);
     const support = ids.traceId || ids.correlationId ? `trace id: ${printable(ids.traceId ?? "-")}, correlation id: ${printable(ids.correlationId ?? "-")}\n` : "";
-    io.stderr(`error: ${printableLines(err.message)}\n${err.hint ? `hint: ${printableLines(err.hint)}\n` : ""}${support}`);
+    io.stderr(`error: ${printableLines(err.message)}\n${err.hint ? `hint: ${printableLines(cliHint(err.hint))}\n` : ""}${support}`);
   }
   return err.exitCode;
 }

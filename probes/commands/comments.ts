@@ -1,3 +1,4 @@
+import { cliHint } from "../report";
 import { resolve } from "node:path";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
@@ -109,7 +110,7 @@ export const run: Command = defineCommand({
       io.stdout(redactJwts(reportJson(report)));
     } else {
       io.stdout(redactJwts(formatReport(report)));
-      if (report.problem) io.stderr(`error: ${printableLines(report.problem.message)}\nhint: ${printableLines(report.problem.hint)}\n`);
+      if (report.problem) io.stderr(`error: ${printableLines(report.problem.message)}\nhint: ${printableLines(cliHint(report.problem.hint))}\n`);
       else if (report.exitCode === ExitCode.shapeDrift) io.stderr("error: shape drift against the baseline (listed above)\n");
     }
     return report.exitCode;

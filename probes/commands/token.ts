@@ -3,7 +3,7 @@ import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
 import { HOP_STEPS } from "../../lib/hop-chain";
 import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
-import { failureJson } from "../report";
+import { cliHint, failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
 import type { ConnectionFlags } from "../../lib/connection-options";
 import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
@@ -176,7 +176,7 @@ function reportFleet(results: FleetResult[], showToken: boolean, io: CliIo, json
     io.stdout(jsonLine(fleetJson(results, showToken)));
   } else {
     io.stdout(formatFleet(results, showToken));
-    for (const r of results) if (!r.ok) io.stderr(`${printable(r.name)}: error: ${printableLines(r.error.message)}\n${r.error.hint ? `  hint: ${printableLines(r.error.hint)}\n` : ""}`);
+    for (const r of results) if (!r.ok) io.stderr(`${printable(r.name)}: error: ${printableLines(r.error.message)}\n${r.error.hint ? `  hint: ${printableLines(cliHint(r.error.hint))}\n` : ""}`);
   }
   return fleetExitCode(results.map((r) => (r.ok ? ExitCode.ok : r.error.exitCode)));
 }

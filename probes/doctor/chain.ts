@@ -1,3 +1,4 @@
+import { cliHint } from "../report";
 import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
 import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
@@ -259,7 +260,7 @@ async function tokensLink(t: DoctorTarget, o: DoctorOptions, found: Found): Prom
         failed(link, undefined, `${what}; the objects look right, so this is likely replication lag${age}`, "wait 2 to 5 minutes and run doctor again, or mint with --consistency-window 120"),
       );
     }
-    found.checks.push(failed(link, undefined, `${what}; points at the ${cause} link`, err.hint ?? `check the ${cause} link`));
+    found.checks.push(failed(link, undefined, `${what}; points at the ${cause} link`, cliHint(err.hint) ?? `check the ${cause} link`));
   }
 }
 

@@ -1,3 +1,4 @@
+import { cliHint } from "../report";
 import { decodeJwtClaims } from "../../lib/jwt";
 import { GraphError, type GraphClient } from "../../lib/graph-client";
 import {
@@ -92,7 +93,7 @@ function permissionsCheck(token: string): Check {
 
 /** A check a 403 kept from running: Graph's code, and the permission the call takes (the same hint doctor gives), as the fix. */
 const denied = (link: string, id: string, { denied: err }: Denied) =>
-  warning(link, id, `not checked: the provisioner may not read it (403 ${err.code})`, `${err.hint ?? "grant the provisioner the permission this read takes"}; or check it by hand`);
+  warning(link, id, `not checked: the provisioner may not read it (403 ${err.code})`, `${cliHint(err.hint) ?? "grant the provisioner the permission this read takes"}; or check it by hand`);
 
 async function domainCheck(graph: GraphClient, config: KitConfig): Promise<Check> {
   const link = "upn domain";

@@ -89,6 +89,7 @@ describe("a new agent identity, agent user and grant", () => {
     const agent = addAgent(ctx.emulator);
     const { run, ms } = await token(ids(agent), ["--replication-window", "1"]);
     expect(run.code).toBe(3);
+    expect(run.stderr).toContain("agent-user token: --replication-window is deprecated and goes in the next release; use --consistency-window\n");
     expect(onlyJson(run)).toMatchObject({ hop: 2, codes: [700016] });
     // The window plus at most one backoff step (5 s) and the requests themselves.
     expect(ms).toBeLessThan(1000 + 5000 + 2000);
