@@ -184,12 +184,12 @@ describe("provisionerToken", () => {
     process.env.ARM_CLIENT_SECRET = "env-secret";
     let now = 0;
     const clock = () => now;
-    expect(await provisionerToken(directory.url, `${directory.url}/`, clock)).toBe("provisioner-access-token");
+    expect(await provisionerToken(directory.url, `${directory.url}/`, { now: clock })).toBe("provisioner-access-token");
     now = 3_600_000 - EXPIRY_MARGIN_MS - 1;
-    await provisionerToken(directory.url, directory.url, clock);
+    await provisionerToken(directory.url, directory.url, { now: clock });
     expect(tokenRequests()).toHaveLength(1);
     now += 2;
-    await provisionerToken(directory.url, directory.url, clock);
+    await provisionerToken(directory.url, directory.url, { now: clock });
     expect(tokenRequests()).toHaveLength(2);
     expect(Object.fromEntries(tokenRequests()[0]!)).toEqual({
       grant_type: "client_credentials",
@@ -259,9 +259,9 @@ describe("provisionerToken", () => {
         ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token",
       });
       let now = 0;
-      await provisionerToken(directory.url, directory.url, () => now);
+      await provisionerToken(directory.url, directory.url, { now: () => now });
       now = 3_600_000; // the Graph token has expired, and with it long ago the ID token that bought it
-      await provisionerToken(directory.url, directory.url, () => now);
+      await provisionerToken(directory.url, directory.url, { now: () => now });
       const first = new URL(oidcRequests()[0]!.path, directory.url);
       expect([first.searchParams.get("api-version"), first.searchParams.get("audience")]).toEqual(["2.0", "api://AzureADTokenExchange"]);
       expect(tokenRequests().map((r) => [r.get("client_assertion_type"), r.get("client_assertion")])).toEqual([

@@ -59,7 +59,7 @@ async function blueprintSends(credential: BlueprintCredential): Promise<Record<s
 async function provisionerSends(env: Record<string, string>): Promise<Record<string, string>> {
   forgetProvisionerTokens();
   const from = directory.seen.length;
-  await provisionerToken(directory.url, "https://graph.microsoft.com", Date.now, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT, ...env });
+  await provisionerToken(directory.url, "https://graph.microsoft.com", { now: Date.now, env: { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT, ...env } });
   return authFields(directory.seen[from]!.body);
 }
 

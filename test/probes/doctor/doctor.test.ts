@@ -282,7 +282,7 @@ describe("agent-user doctor", () => {
     const run = await doctor([], [], undefined, undefined, { ARM_CLIENT_SECRET: "wrong" });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/AADSTS7000215/);
-    expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET or azuread:clientSecret\) is wrong or has expired/);
+    expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET\) is wrong or has expired/);
     expect(run.stderr).not.toMatch(/blueprintClientSecret/);
   });
 });
