@@ -290,11 +290,6 @@ export async function configureProvisioner(request: { config: ConfigLookup }): P
   runtime().config = request.config;
 }
 
-/** Drops cached tokens, e.g. when a test switches tenants. */
-export function forgetProvisionerTokens(): void {
-  runtime().tokens.clear();
-}
-
 /**
  * A Graph token for the provisioner (client credentials, scope
  * `{graphUrl}/.default`), from the shared token client, cached until five

@@ -15,7 +15,8 @@ import { HopChain } from "../../../lib/hop-chain";
 import { agentUserToken } from "../../harness";
 import { decodeJwt } from "../../../lib/jwt";
 import { tokenEndpoint } from "../../../lib/token-client";
-import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
+import { provisionerToken } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { startFakeDirectory } from "../../infra/fake-directory";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -58,7 +59,7 @@ async function blueprintSends(credential: BlueprintCredential): Promise<Record<s
 }
 
 async function provisionerSends(env: Record<string, string>): Promise<Record<string, string>> {
-  forgetProvisionerTokens();
+  forgetProvisioner();
   const from = directory.seen.length;
   await provisionerToken(directory.url, "https://graph.microsoft.com", Date.now, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT, ...env });
   return authFields(directory.seen[from]!.body);
