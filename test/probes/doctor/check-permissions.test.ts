@@ -24,7 +24,7 @@ type Command = "doctor" | "preflight";
 const lostReads = (missing: string, command: Command): OperationId[] =>
   uncovered(CHECK_OPERATIONS, KIT_SET.filter((p) => p !== missing))
     .map(({ id }) => id)
-    .filter((id) => (GRAPH_OPERATIONS[id].callers as readonly string[]).includes(command));
+    .filter((id) => GRAPH_OPERATIONS[id].callers.includes(command));
 
 /** Every permission of the set that one of doctor's or preflight's reads cannot do without. */
 const READ_SET = KIT_SET.filter((p) => lostReads(p, "doctor").length + lostReads(p, "preflight").length > 0);
