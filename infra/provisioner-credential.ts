@@ -306,11 +306,6 @@ export async function configureProvisioner(request: { config: ConfigLookup }): P
   runtime().config = request.config;
 }
 
-/** Drops cached tokens, e.g. when a test switches tenants. */
-export function forgetProvisionerTokens(): void {
-  runtime().tokens.clear();
-}
-
 /** Where provisionerToken reads the provisioner from, besides the stack configuration the engine passed. */
 export interface ProvisionerTokenOptions {
   /** A monotonic clock in milliseconds. */

@@ -7,13 +7,13 @@ import { selfSignedCertificate } from "../../emulator/certificate";
 import { decodeJwt } from "../../lib/jwt";
 import {
   configureProvisioner,
-  forgetProvisionerTokens,
   gatherSettings,
   provisionerToken,
   readPemBundle,
   resolveProvisionerCredential,
   type ProvisionerSettings,
 } from "../../infra/provisioner-credential";
+import { forgetProvisioner } from "../provisioner-state";
 import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { startFakeDirectory } from "./fake-directory";
 
@@ -167,7 +167,7 @@ describe("provisionerToken", () => {
     });
   });
   beforeEach(() => {
-    forgetProvisionerTokens();
+    forgetProvisioner();
     directory.seen.length = 0;
     for (const key of Object.keys(process.env)) if (key.startsWith("ARM_") || key.startsWith("ACTIONS_ID_TOKEN_")) delete process.env[key];
     Object.assign(process.env, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT });
@@ -243,7 +243,7 @@ describe("provisionerToken", () => {
     process.env.ARM_OIDC_TOKEN_FILE_PATH = join(dir, "oidc-token");
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "first.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
-    forgetProvisionerTokens();
+    forgetProvisioner();
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "second.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
     expect(tokenRequests().map((r) => r.get("client_assertion"))).toEqual(["first.oidc.token", "second.oidc.token"]);

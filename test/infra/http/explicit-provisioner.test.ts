@@ -5,7 +5,7 @@
  * an explicit provider's settings do in the azuread provider.
  */
 import { blueprintProvider } from "../../../infra/providers/blueprint";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { blueprintInputs, DEFAULT_IDS, startTenant, type Tenant } from "./tenant";
 
 describe("a Graph resource given an explicit azuread provider's settings", () => {
@@ -16,7 +16,7 @@ describe("a Graph resource given an explicit azuread provider's settings", () =>
     secret = process.env.ARM_CLIENT_SECRET!;
   });
   afterAll(() => t.close());
-  beforeEach(() => forgetProvisionerTokens());
+  beforeEach(() => forgetProvisioner());
 
   const explicit = (clientSecret: string) => ({ tenantId: t.emulator.store.tenantId, clientId: DEFAULT_IDS.provisionerAppId, clientSecret });
 
