@@ -51,6 +51,8 @@ export const kit = new AgentUserKit("agents", {
         moduleResolution: ts.ModuleResolutionKind.Node10,
         target: ts.ScriptTarget.ES2022,
         esModuleInterop: true,
+        // The kit's sources load the permission table from JSON, as the repository's tsconfig allows.
+        resolveJsonModule: true,
         skipLibCheck: true,
         types: ["node"],
         typeRoots: [join(ROOT, "node_modules", "@types")],
