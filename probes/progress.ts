@@ -1,6 +1,6 @@
 import { printable } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
-import type { ConnectionSettings } from "../lib/settings";
+import type { ConnectionSettings } from "./settings";
 import type { CliIo } from "./cli-io";
 
 /** The --verbose flag of every command that mints a token. */

@@ -10,7 +10,7 @@ import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type RecordedShape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
-import { resolveSettings } from "../../lib/settings";
+import { resolveSettings } from "../settings";
 import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
 import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 

@@ -1,6 +1,6 @@
 import { quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
+import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import type { CliIo, Command } from "../cli-io";

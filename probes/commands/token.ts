@@ -2,12 +2,11 @@ import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
 import { HOP_STEPS } from "../../lib/hop-chain";
-import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
+import type { AgentUserAccessToken } from "../../lib/token-provider";
 import { cliHint, failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
-import type { ConnectionFlags } from "../../lib/connection-options";
-import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
-import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
+import { CONNECTION_OPTIONS, connectionHelp, type ConnectionFlags } from "../connection-flags";
+import { providerFor, resolveFleetSettings, resolveSettings } from "../settings";
 import { liveLine, progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
 import { concurrencyOf, DEFAULT_CONCURRENCY, fleetExitCode, mintFleet, type FleetResult } from "../token-fleet";
 
