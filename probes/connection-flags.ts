@@ -83,6 +83,15 @@ export const CONNECTION_OPTIONS = stringOptions(false) as StringOptions<Exclude<
 /** Only for commands that read Graph (comments, doctor): minting a token reads none. */
 export const GRAPH_OPTIONS = stringOptions(true) as StringOptions<GraphFlag>;
 
+/** The --verbose flag of every command that reads Graph or mints a token. */
+export const VERBOSE_OPTION = { verbose: { type: "boolean" } } as const;
+
+/** The flags every command that mints a token takes: the connection flags, --verbose and --json. */
+export const MINTING_OPTIONS = { ...CONNECTION_OPTIONS, ...VERBOSE_OPTION, json: { type: "boolean" } } as const;
+
+/** The flags of a command that mints a token and reads Graph with it (comments, doctor). */
+export const GRAPH_READING_OPTIONS = { ...MINTING_OPTIONS, ...GRAPH_OPTIONS } as const;
+
 /** Where the text of every option starts, continuation lines included. */
 const TEXT_COLUMN = 37;
 

@@ -3,9 +3,6 @@ import type { RetryHooks } from "../lib/retry";
 import type { ConnectionSettings } from "./settings";
 import type { CliIo } from "./cli-io";
 
-/** The --verbose flag of every command that mints a token. */
-export const VERBOSE_OPTION = { verbose: { type: "boolean" } } as const;
-
 /**
  * What a person waiting at a terminal is told while the command waits out a
  * 429, a 503 or replication lag: which step, what it answered, how long, and
@@ -20,6 +17,15 @@ export function progressHooks(io: CliIo, options: { verbose: boolean; json: bool
       io.stderr(`waiting ${(delayMs / 1000).toFixed(1)} s before attempt ${attempt + 1}: ${what}\n`);
     },
   };
+}
+
+/**
+ * What every command that mints a token shows before its work: with
+ * --verbose, where each input came from; and the hooks that show its waits.
+ */
+export function announceSettings(io: CliIo, settings: ConnectionSettings, options: { verbose: boolean; json: boolean }): RetryHooks | undefined {
+  if (options.verbose && !options.json) reportSources(io, settings);
+  return progressHooks(io, options);
 }
 
 /** --verbose: where each input came from. Values are shown only for ids and URLs, never for the credential. */

@@ -5,9 +5,9 @@ import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
-import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
+import { connectionHelp, GRAPH_READING_OPTIONS } from "../connection-flags";
 import { diagnose, readOnce } from "../doctor/chain";
-import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { progressHooks } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
 import { CONFIG_FILE_OPTION, readStackConfigFile } from "../stack-config";
 import { checkFleetAgent } from "../token-fleet";
@@ -73,14 +73,11 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
 export const run: Command = defineCommand({
   name: "doctor",
   options: {
-    ...CONNECTION_OPTIONS,
-    ...GRAPH_OPTIONS,
-    ...VERBOSE_OPTION,
+    ...GRAPH_READING_OPTIONS,
     ...CONFIG_FILE_OPTION,
     all: { type: "boolean" },
     "warn-days": { type: "string" },
     "fail-on-warning": { type: "boolean" },
-    json: { type: "boolean" },
   },
   help: HELP,
   run: async ({ values }, io, json) => {

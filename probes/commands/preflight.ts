@@ -2,13 +2,13 @@ import { jsonLine } from "../../lib/printable";
 import { ExitCode } from "../../lib/errors";
 import { UsageError } from "../../lib/errors";
 import { PUBLIC_CLOUD } from "../../lib/entra-rules";
-import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S } from "../connection-flags";
+import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, VERBOSE_OPTION } from "../connection-flags";
 import { timeoutOf } from "../settings";
 import { broken, formatChecks } from "../checks";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
 import { preflight } from "../preflight/checklist";
-import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { progressHooks } from "../progress";
 import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
 import { CONFIG_FILE_OPTION, CONFIG_FLAGS, readStackConfigFile, stackConfig } from "../stack-config";
 
