@@ -4,7 +4,7 @@ import { UsageError } from "../lib/errors";
 import { DEFAULT_TIMEOUT_MS } from "../lib/http";
 import { ownProperties } from "../lib/json-value";
 import { environmentPlace, OPTION_SOURCES, resolveConnection, stackOutputsPlace, type Given, type InputPlace, type SourcedInput } from "../lib/option-sources";
-import { MAX_TIMER_MS } from "../lib/option-checks";
+import { isTimerMs, MAX_TIMER_MS } from "../lib/option-checks";
 import { quoteValue } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
 import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "../lib/stack-outputs";
@@ -55,17 +55,14 @@ export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs
   return parseStackOutputs(json, `--outputs ${path}`);
 }
 
-/** Node's timers hold at most 2^31-1 ms; a longer delay silently becomes 1 ms. */
-const MAX_TIMER_S = MAX_TIMER_MS / 1000;
-
-/** A flag's value in seconds, as milliseconds; undefined when the flag is absent. */
+/** A flag's value in seconds, as milliseconds, held to the library's rule for a timer; undefined when the flag is absent. */
 export function seconds(name: string, value: string | undefined, allowZero = true): number | undefined {
   if (value === undefined) return undefined;
-  const n = value.trim() === "" ? NaN : Number(value);
-  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_TIMER_S) {
-    throw new UsageError(`${name} must be a number of seconds, got ${quoteValue(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_S}`);
+  const ms = value.trim() === "" ? NaN : Number(value) * 1000;
+  if (!isTimerMs(ms, allowZero)) {
+    throw new UsageError(`${name} must be a number of seconds, got ${quoteValue(value)}`, `give ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_MS / 1000}`);
   }
-  return n * 1000;
+  return ms;
 }
 
 /** --timeout, or the library's default. */
