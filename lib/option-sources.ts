@@ -3,7 +3,7 @@ import { loadCertificate } from "./client-assertion";
 import { baseUrlOf, PUBLIC_CLOUD } from "./entra-rules";
 import { UsageError } from "./errors";
 import { ownProperties } from "./json-value";
-import { baseUrlRule, optionProblems, type AgentUserTokenProviderOptions, type CheckedOption } from "./provider-options";
+import { baseUrlRule, checkOptions, type AgentUserTokenProviderOptions, type CheckedOption } from "./provider-options";
 import type { StackOutputs } from "./stack-outputs";
 import { readUserFile, USER_FILE_LIMITS } from "./user-files";
 import type { BlueprintCredential } from "./blueprint-credential";
@@ -228,7 +228,6 @@ export function resolveConnection(givenPlaces: readonly InputPlace[], cwd: strin
   sources.credential = picked.source;
   const nameOf = (option: CheckedOption): string => (option === "credential.imdsEndpoint" ? mergedParts(places).imdsEndpoint?.name : read[option]?.name) ?? option;
   const graphProblem = baseUrlRule(graphUrl);
-  const problems = [...optionProblems({ ...options, credential: picked.credential }, nameOf), ...(graphProblem ? [`${read.graphUrl!.name} ${graphProblem}`] : [])];
-  if (problems.length > 0) throw new UsageError(problems.join("; "));
-  return { options: { ...options, credential: picked.credential, authorityUrl: baseUrlOf(options.authorityUrl) }, graphUrl: baseUrlOf(graphUrl), sources };
+  const authorityUrl = checkOptions({ ...options, credential: picked.credential }, nameOf, graphProblem ? [`${read.graphUrl!.name} ${graphProblem}`] : []);
+  return { options: { ...options, credential: picked.credential, authorityUrl }, graphUrl: baseUrlOf(graphUrl), sources };
 }

@@ -123,7 +123,7 @@ export const STEP = "agent user token";
  * provider's options, a getToken() request, and every reader of variables,
  * stack outputs or flags name the input their own way and check it here.
  */
-export const OPTION_RULES = {
+const OPTION_RULES = {
   tenantId: (value: unknown) => (isGuid(value) || (typeof value === "string" && isDomainName(value)) ? undefined : `must be the tenant's GUID or a domain, got ${shownValue(value)}`),
   blueprintAppId: (value: unknown) => (isGuid(value) ? undefined : `must be the blueprint's appId (a GUID), got ${shownValue(value)}`),
   agentIdentityId: (value: unknown) => (isGuid(value) ? undefined : `must be the agent identity's object id (a GUID), got ${shownValue(value)}`),
@@ -208,6 +208,11 @@ function credentialProblems(given: unknown, name: InputName): string[] {
   }
 }
 
+/** The fix of a wrong token-exchange audience: the authority's cloud's is nearly always the right one. */
+function audienceHint(audience: unknown): string | undefined {
+  return audience !== undefined && OPTION_RULES.tokenExchangeAudience(audience) ? "leave the token-exchange audience out to use the authority's cloud's" : undefined;
+}
+
 /** The options that OPTION_RULES check when given; tenantId and blueprintAppId are checked given or not. */
 const OPTIONAL_CHECKED = ["agentIdentityId", "agentUser", "resource", "tokenExchangeAudience"] as const;
 
@@ -216,7 +221,7 @@ const OPTIONAL_CHECKED = ["agentIdentityId", "agentUser", "resource", "tokenExch
  * variables, stack outputs or flags names the place a value came from, the
  * library the option. Never a secret or a key.
  */
-export function optionProblems(options: AgentUserTokenProviderOptions, name: InputName = optionName): string[] {
+function optionProblems(options: AgentUserTokenProviderOptions, name: InputName): string[] {
   // Own properties only: an option some other code put on Object.prototype is none of the caller's.
   const given = ownProperties(options) as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
   const { timeoutMs, consistencyWindowMs, replicationWindowMs, refreshWindowMs, retry } = given;
@@ -241,10 +246,12 @@ export function optionProblems(options: AgentUserTokenProviderOptions, name: Inp
  * UsageError naming each wrong option (as `name` names it), not a TypeError
  * from the first getToken(), and the blueprint credential goes to an
  * authority over https, or over plain http only to this machine (the
- * emulator). Returns the authority URL's origin, the one spelling the kit keeps.
+ * emulator). `others` are a reader's problems with inputs beside the options
+ * (the CLI's Graph URL), refused with them. Returns the authority URL's
+ * origin, the one spelling the kit keeps.
  */
-export function checkOptions(options: AgentUserTokenProviderOptions, name: InputName = optionName): string {
-  const problems = optionProblems(options, name);
-  if (problems.length > 0) throw new UsageError(problems.join("; "));
+export function checkOptions(options: AgentUserTokenProviderOptions, name: InputName = optionName, others: readonly string[] = []): string {
+  const problems = [...optionProblems(options, name), ...others];
+  if (problems.length > 0) throw new UsageError(problems.join("; "), audienceHint(options.tokenExchangeAudience));
   return new URL(options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl).origin;
 }
