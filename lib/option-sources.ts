@@ -118,7 +118,7 @@ function readCredentialFile(from: Given, cwd: string, holds: string): string {
   });
 }
 
-/** The first place's of each credential part (a certificate's file from one place and its key from another is fine). */
+/** Each credential part from the highest place that gives it (a certificate from one place and its key from another is fine). */
 function mergedParts(places: readonly InputPlace[]): CredentialParts {
   const parts = Object.create(null) as CredentialParts;
   for (const place of [...places].reverse()) for (const [part, value] of Object.entries(place.credential)) if (value) parts[part as keyof CredentialParts] = value;

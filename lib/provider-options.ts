@@ -161,13 +161,13 @@ export function optionProblem(option: CheckedOption, value: unknown, name: strin
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
 export function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
   if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
-  const named = (names: ReadonlyArray<"agentIdentityId" | "agentUser" | "resource" | "tenantId">) =>
-    names.filter((name) => request[name] !== undefined).map((name) => optionProblem(name, request[name], `${name} of getToken()`));
-  const problems = named(["agentIdentityId", "agentUser", "resource"]);
+  const checked = (name: "agentIdentityId" | "agentUser" | "resource" | "tenantId") =>
+    request[name] === undefined ? undefined : optionProblem(name, request[name], `${name} of getToken()`);
+  const problems = [checked("agentIdentityId"), checked("agentUser"), checked("resource")];
   for (const flag of ["fresh", "enableCae"] as const) {
     if (request[flag] !== undefined && typeof request[flag] !== "boolean") problems.push(`${flag} of getToken() must be true or false, got ${shownValue(request[flag])}`);
   }
-  problems.push(...named(["tenantId"]));
+  problems.push(checked("tenantId"));
   const { claims } = request as Partial<Record<keyof AgentUserTokenRequestOptions, unknown>>;
   if (claims !== undefined) {
     if (typeof claims !== "string") problems.push(`claims of getToken() must be a JSON string, got ${shownValue(claims)}`);
