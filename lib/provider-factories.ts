@@ -14,7 +14,7 @@ const STACK_OUTPUTS = "the stack outputs";
 /** The options the parsed JSON of `pulumi stack output --json --show-secrets` gives, for the agent named (the only or first one when absent). */
 export function optionsFromStackOutputs(outputs: unknown, agent: string | undefined): AgentUserTokenProviderOptions {
   const source = "stack outputs";
-  const selected = selectAgent(parseStackOutputs(outputs, source), agent, source, { pick: "the agent override ({ agent: NAME })", name: "the agent override" });
+  const selected = selectAgent(parseStackOutputs(outputs, source), agent, source);
   const missingHint = "pass the parsed JSON of `pulumi stack output --json --show-secrets`";
   return resolveConnection([stackOutputsPlace(selected, STACK_OUTPUTS)], process.cwd(), { agentRequired: false, missingHint }).options;
 }

@@ -7,7 +7,7 @@ import { environmentPlace, OPTION_SOURCES, resolveConnection, stackOutputsPlace,
 import { isTimerMs, MAX_TIMER_MS } from "../lib/option-checks";
 import { quoteValue } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
-import { fleetAgents, parseStackOutputs, selectAgent, type FleetAgent, type StackOutputs } from "../lib/stack-outputs";
+import { fleetAgents, parseStackOutputs, selectAgent, type AgentOptionNames, type FleetAgent, type StackOutputs } from "../lib/stack-outputs";
 import { AgentUserTokenProvider } from "../lib/token-provider";
 import { readJsonFile } from "../lib/user-files";
 import { CONNECTION_INPUTS, type ConnectionFlag, type ConnectionFlags } from "./connection-flags";
@@ -45,6 +45,9 @@ export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentU
 /** What a first run without --outputs is pointed at. */
 const OUTPUTS_HINT =
   "after `pulumi up`, `pulumi stack output --json --show-secrets > outputs.json` writes every one of these; pass --outputs outputs.json (or try it on the emulator: `agent-user emulator --outputs outputs.json`)";
+
+/** How errors name the flag that picks an agent of a fleet's --outputs file. */
+export const AGENT_FLAG: AgentOptionNames = { pick: "--agent NAME", name: "--agent" };
 
 /** The --outputs file, parsed and checked key by key; every agent of a fleet's map is kept (token --all, doctor --all). */
 export function readOutputsFile(path: string, cwd: string): Partial<StackOutputs> {
@@ -133,7 +136,7 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
 export function resolveAgentSettings(givenFlags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
   const flags = ownProperties(givenFlags);
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
-  const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`) : {};
+  const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`, AGENT_FLAG) : {};
   return { settings: resolveFlags(flags, env, outputs, cwd, true) as ProbeSettings, outputs };
 }
 

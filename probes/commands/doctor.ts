@@ -1,6 +1,6 @@
 import { quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../settings";
+import { AGENT_FLAG, resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import type { CliIo, Command } from "../cli-io";
@@ -66,7 +66,7 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
     checkFleetAgent(name, agentIdentityId, agentUser, source);
     const agentSettings = { ...settings, agentIdentityId, agentUser };
     // Outputs without an agents map are one unnamed agent, as without --all.
-    return all.agents === undefined ? { outputs: all, settings: agentSettings } : { name, outputs: selectAgent(all, name, source), settings: agentSettings };
+    return all.agents === undefined ? { outputs: all, settings: agentSettings } : { name, outputs: selectAgent(all, name, source, AGENT_FLAG), settings: agentSettings };
   });
 }
 
