@@ -5,6 +5,7 @@ import type { AgentConfig, KitConfig } from "../config";
 import { argsPlan, stackPlan, type AgentUserKitArgs, type AgentUserKitStackConfig, type KitPlan } from "./kit-args";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
+import { withExplicitProvisioner } from "./explicit-provisioner";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
 import { AgentIdentityResource, AgentUserResource } from "../providers/resources";
@@ -79,6 +80,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
       consistencyWindowMs: pick((c) => c.consistencyWindowMs),
       // The package version: a new version updates each resource's serialized provider in state, so deletes and refreshes run it.
       providerVersion: PACKAGE_VERSION,
+      ...withExplicitProvisioner(this),
     };
     const sponsors = pick((c) => c.sponsors);
     const tenantId = azuread.getClientConfigOutput({ parent: this }).tenantId;

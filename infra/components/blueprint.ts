@@ -4,6 +4,8 @@ import { tokenExchangeAudience } from "../../lib/entra-rules";
 import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
+import { credentialRefusedHooks } from "./credential-refused";
+import { withExplicitProvisioner } from "./explicit-provisioner";
 import type { ProvisioningSettings } from "./settings";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
@@ -51,10 +53,11 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
 
   constructor(name: string, args: AgentIdentityBlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
     super(BLUEPRINT_TYPE, name, {}, opts);
+    const settings: ProvisioningSettings = args.settings.provisioner === undefined ? { ...args.settings, ...withExplicitProvisioner(this) } : args.settings;
     const blueprint = new Blueprint(
       name,
       {
-        ...args.settings,
+        ...settings,
         displayName: args.displayName,
         sponsors: args.sponsors,
         // Unique per project, stack and component: a retried create finds its own blueprint by it.
@@ -65,7 +68,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     );
     const principal = new BlueprintPrincipal(
       `${name}-principal`,
-      { ...args.settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
+      { ...settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
       { parent: this },
     );
     this.application = blueprint;
@@ -73,7 +76,6 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     this.appId = blueprint.appId;
     this.objectId = blueprint.objectId;
     this.principalId = principal.principalId;
-
     // azuread 6 addresses an application as "/applications/{objectId}".
     const applicationId = pulumi.interpolate`/applications/${blueprint.objectId}`;
     const credential = args.credential;
@@ -81,7 +83,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       const password = new azuread.ApplicationPassword(
         `${name}-secret`,
         { applicationId, displayName: `${name}-secret`, endDate: credential.endDate },
-        { parent: this },
+        { parent: this, hooks: credentialRefusedHooks(name, "secret") },
       );
       this.clientSecret = pulumi.secret(password.value);
     } else if (credential.mode === "managedIdentity") {
@@ -117,7 +119,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       new azuread.ApplicationCertificate(
         `${name}-certificate`,
         { applicationId, type: "AsymmetricX509Cert", encoding: "pem", value: credential.certificatePem, endDate: credential.endDate },
-        { parent: this },
+        { parent: this, hooks: credentialRefusedHooks(name, "certificate") },
       );
     }
 
