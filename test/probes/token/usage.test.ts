@@ -117,6 +117,13 @@ describe("invalid inputs", () => {
     expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
   });
 
+  it("every bad input at once, each named by the flag, the variable or the --outputs key it came from", async () => {
+    const { message } = await usageError(["--outputs", file({ agentIdentityId: "1234" }), "--tenant", "not a tenant"], { AGENT_USER_BLUEPRINT_APP_ID: "my-blueprint" });
+    expect(message).toBe(
+      'configuration: --tenant must be the tenant\'s GUID or a domain, got "not a tenant"; AGENT_USER_BLUEPRINT_APP_ID must be the blueprint\'s appId (a GUID), got "my-blueprint"; "agentIdentityId" in --outputs must be the agent identity\'s object id (a GUID), got "1234"',
+    );
+  });
+
   it("--consistency-window with its deprecated spelling --replication-window: refused, naming the one to keep", async () => {
     const refused = await usageError(["--outputs", file(), "--consistency-window", "10", "--replication-window", "10"]);
     expect(refused.message).toMatch(/--consistency-window and --replication-window were both given/);
