@@ -38,7 +38,7 @@ export function reportSources(io: CliIo, settings: ConnectionSettings): void {
     agentIdentityId: settings.agentIdentityId,
     agentUserId: settings.agentUser,
     agentUserPrincipalName: settings.agentUser,
-    resourceUrl: settings.resourceUrl,
+    resourceUrl: settings.resource,
     graphUrl: settings.graphUrl,
   };
   for (const [key, source] of Object.entries(settings.sources)) {

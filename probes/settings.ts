@@ -1,9 +1,8 @@
 import { resolve } from "node:path";
-import type { BlueprintCredential } from "../lib/blueprint-credential";
 import { UsageError } from "../lib/errors";
 import { DEFAULT_TIMEOUT_MS } from "../lib/http";
 import { ownProperties } from "../lib/json-value";
-import { environmentPlace, OPTION_SOURCES, resolveConnection, stackOutputsPlace, type Given, type InputPlace, type SourcedInput } from "../lib/option-sources";
+import { environmentPlace, OPTION_SOURCES, resolveConnection, stackOutputsPlace, type Given, type InputPlace, type ReadConnection, type SourcedInput } from "../lib/option-sources";
 import { isTimerMs, MAX_TIMER_MS } from "../lib/option-checks";
 import { quoteValue } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
@@ -21,26 +20,21 @@ import { CONNECTION_INPUTS, type ConnectionFlag, type ConnectionFlags } from "./
  * its variable or its outputs key.
  */
 
-export interface ProbeSettings {
-  tenantId: string;
-  authorityUrl: string;
-  graphUrl: string;
-  resourceUrl: string;
-  /** Hop 1's audience when given; the authority's cloud's otherwise (entra-rules' tokenExchangeAudience). */
-  tokenExchangeAudience?: string;
-  blueprintAppId: string;
-  credential: BlueprintCredential;
-  agentIdentityId: string;
-  agentUser: string;
+/**
+ * Connection settings whose agent identity and agent user may be left to each
+ * request (a provider for a fleet): the provider's options, as checked, with
+ * what only the CLI reads besides.
+ */
+export type ConnectionSettings = ReadConnection["options"] & {
+  /** --timeout, or the library's default: Graph reads take it too. */
   timeoutMs: number;
-  /** --consistency-window; the provider's default when absent. */
-  consistencyWindowMs?: number;
+  graphUrl: string;
   /** Where each input came from (flag, environment variable, --outputs key, default), never a value. */
   sources: Record<string, string>;
-}
+};
 
-/** Connection settings whose agent identity and agent user may be left to each request (a provider for a fleet). */
-export type ConnectionSettings = Omit<ProbeSettings, "agentIdentityId" | "agentUser"> & { agentIdentityId?: string; agentUser?: string };
+/** The settings of a command that mints for one agent. */
+export type ProbeSettings = ConnectionSettings & { agentIdentityId: string; agentUser: string };
 
 /** What a first run without --outputs is pointed at. */
 const OUTPUTS_HINT =
@@ -109,22 +103,8 @@ function flagPlace(flags: ConnectionFlags): InputPlace {
 /** Flags, variables and outputs (already narrowed to one agent) resolved into the settings of a command. */
 function resolveFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings {
   const places = [flagPlace(flags), environmentPlace(env), stackOutputsPlace(outputs, "--outputs")];
-  const read = resolveConnection(places, cwd, { agentRequired, missingHint: flags.outputs === undefined ? OUTPUTS_HINT : undefined });
-  const { options } = read;
-  return {
-    tenantId: options.tenantId,
-    authorityUrl: options.authorityUrl,
-    graphUrl: read.graphUrl,
-    resourceUrl: options.resource,
-    tokenExchangeAudience: options.tokenExchangeAudience,
-    blueprintAppId: options.blueprintAppId,
-    credential: options.credential,
-    agentIdentityId: options.agentIdentityId,
-    agentUser: options.agentUser,
-    timeoutMs: timeoutOf(flags.timeout),
-    consistencyWindowMs: consistencyWindow(flags),
-    sources: read.sources,
-  };
+  const { options, graphUrl, sources } = resolveConnection(places, cwd, { agentRequired, missingHint: flags.outputs === undefined ? OUTPUTS_HINT : undefined });
+  return { ...options, timeoutMs: timeoutOf(flags.timeout), consistencyWindowMs: consistencyWindow(flags), graphUrl, sources };
 }
 
 /** Resolves and validates every input; throws UsageError naming every missing one, or each bad one. */
@@ -163,19 +143,7 @@ export function resolveFleetSettings(
   return { settings: resolveFlags(flags, sharedEnv, shared, cwd, false), agents, outputs };
 }
 
-/** The provider for settings a command resolved. */
-export function providerFor(settings: ConnectionSettings, hooks?: RetryHooks): AgentUserTokenProvider {
-  return new AgentUserTokenProvider({
-    tenantId: settings.tenantId,
-    blueprintAppId: settings.blueprintAppId,
-    credential: settings.credential,
-    authorityUrl: settings.authorityUrl,
-    agentIdentityId: settings.agentIdentityId,
-    agentUser: settings.agentUser,
-    resource: settings.resourceUrl,
-    timeoutMs: settings.timeoutMs,
-    consistencyWindowMs: settings.consistencyWindowMs,
-    tokenExchangeAudience: settings.tokenExchangeAudience,
-    hooks,
-  });
+/** The provider for settings a command resolved: its options, without the Graph URL and the sources only the CLI reads. */
+export function providerFor({ graphUrl: _graphUrl, sources: _sources, ...options }: ConnectionSettings, hooks?: RetryHooks): AgentUserTokenProvider {
+  return new AgentUserTokenProvider({ ...options, hooks });
 }

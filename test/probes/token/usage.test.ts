@@ -192,7 +192,7 @@ describe("plain http is refused except on loopback", () => {
 describe("empty environment variables", () => {
   it("count as unset, so --outputs and the defaults still apply (as for the credential variables)", () => {
     const settings = resolveSettings({ outputs: file() }, { AGENT_USER_TENANT_ID: "", AGENT_USER_RESOURCE_URL: "", AGENT_USER_AGENT_USER_ID: "", AGENT_USER_AUTHORITY_URL: "" }, ctx.scratch.dir);
-    expect(settings).toMatchObject({ tenantId: ctx.out.tenantId, resourceUrl: ctx.out.resourceUrl, agentUser: ctx.out.agentUserId, authorityUrl: ctx.out.authorityUrl });
+    expect(settings).toMatchObject({ tenantId: ctx.out.tenantId, resource: ctx.out.resourceUrl, agentUser: ctx.out.agentUserId, authorityUrl: ctx.out.authorityUrl });
   });
 });
 
