@@ -46,7 +46,7 @@ export interface Given {
   value: string;
   source: string;
   name: string;
-  /** The stack outputs key it was read from, or the input's first one. */
+  /** The stack outputs key it was read from; absent for any other place. */
   key?: string;
 }
 
