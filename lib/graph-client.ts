@@ -5,7 +5,7 @@ import { BODY_LIMITS, parseRetryAfter, ResponseTooLargeError, send, type HttpOpt
 import { isObject } from "./json-value";
 import { printable } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
-import { DEFAULT_RETRY, lagTolerant, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, lagTolerant, NO_CONSISTENCY_WINDOW_MS, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
 
 /** Graph's error envelope. */
@@ -257,7 +257,7 @@ export class GraphClient {
     const url = this.resolve(pathOrUrl);
     const step = stepOf(method, url);
     const base = this.options.retry ?? DEFAULT_RETRY;
-    const window = call.consistencyWindowMs ?? 0;
+    const window = call.consistencyWindowMs ?? NO_CONSISTENCY_WINDOW_MS;
     const { policy, classify } =
       window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
     return withRetry(

@@ -3,7 +3,7 @@ import { federatedAssertion } from "./client-auth";
 import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
-import { DEFAULT_RETRY, lagTolerant, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY, lagTolerant, NO_CONSISTENCY_WINDOW_MS, transientOnly, type RetryHooks, type RetryPolicy } from "./retry";
 import { isLoopbackUrl } from "./urls";
 import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "./entra-rules";
 import { TokenCache, type AbortSignalLike } from "./token-cache";
@@ -231,7 +231,7 @@ export class HopChain {
   }
 
   private async request(hop: Hop, params: Record<string, string>, signal: AbortSignal | undefined): Promise<CachedToken> {
-    const window = this.config.consistencyWindowMs ?? 0;
+    const window = this.config.consistencyWindowMs ?? NO_CONSISTENCY_WINDOW_MS;
     if (window <= 0) return this.minted(await requestToken(HOP_STEPS[hop], this.endpoint, params, signal ? { ...this.plainOptions[hop], signal } : this.plainOptions[hop]));
     const notReplicated = (err: unknown): err is TokenEndpointError => err instanceof TokenEndpointError && err.codes.some(isReplicationAadsts);
     const { policy, classify } = lagTolerant(this.config.retry ?? DEFAULT_RETRY, window, notReplicated, this.config.hooks?.now);

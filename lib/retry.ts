@@ -13,6 +13,13 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/**
+ * The consistency window when none is given: a "not replicated yet" answer
+ * fails at once, with a hint to give one. Waiting is the caller's choice,
+ * since only the caller knows the objects are new (right after `pulumi up`).
+ */
+export const NO_CONSISTENCY_WINDOW_MS = 0;
+
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, maxElapsedMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 };
 
 /**

@@ -2,7 +2,7 @@ import type { BlueprintCredential } from "./blueprint-credential";
 import { AbortError, UsageError } from "./errors";
 import { HopChain, type AgentUserTokenRequest, type HopChainConfig } from "./hop-chain";
 import type { AbortSignalLike } from "./token-cache";
-import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks } from "./retry";
+import { checkRetryPolicy, DEFAULT_RETRY, NO_CONSISTENCY_WINDOW_MS, type RetryHooks } from "./retry";
 import { shownValue } from "./option-checks";
 import { PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, ownProperties } from "./json-value";
@@ -62,7 +62,7 @@ export class AgentUserTokenProvider {
       // Every key given, undefined or not: the chain's own reads then never reach the prototype either.
       http: { timeoutMs: options.timeoutMs, dispatcher: options.dispatcher, maxBodyBytes: undefined, hop: undefined, signal: undefined },
       retry: checkRetryPolicy("retry", options.retry ?? DEFAULT_RETRY).policy,
-      consistencyWindowMs: options.consistencyWindowMs ?? options.replicationWindowMs ?? 0,
+      consistencyWindowMs: options.consistencyWindowMs ?? options.replicationWindowMs ?? NO_CONSISTENCY_WINDOW_MS,
       hooks: { sleep: hooks.sleep, random: hooks.random, now: hooks.now, monotonicNow: hooks.monotonicNow, onRetry: hooks.onRetry },
       tokenExchangeAudience: options.tokenExchangeAudience,
     };

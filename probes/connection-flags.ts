@@ -1,5 +1,6 @@
 import { PUBLIC_CLOUD, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
 import { DEFAULT_TIMEOUT_MS } from "../lib/http";
+import { NO_CONSISTENCY_WINDOW_MS } from "../lib/retry";
 import { CREDENTIAL_VARIABLES, OPTION_SOURCES, type SourcedInput } from "../lib/option-sources";
 
 /*
@@ -58,7 +59,7 @@ export const CONNECTION_INPUTS = {
   resource: { value: "URL", ...sets("resource"), help: `default ${PUBLIC_CLOUD.resourceUrl}` },
   graph: { value: "URL", ...sets("graphUrl"), graph: true, help: `default ${PUBLIC_CLOUD.graphUrl}` },
   timeout: { value: "SECONDS", help: `per-request timeout (default ${DEFAULT_TIMEOUT_S})` },
-  "consistency-window": { value: "SECONDS", help: "keep retrying AADSTS700016/65001/50034 this long after a fresh\n`pulumi up` (default 0: fail at once)" },
+  "consistency-window": { value: "SECONDS", help: `keep retrying AADSTS700016/65001/50034 this long after a fresh\n\`pulumi up\` (default ${NO_CONSISTENCY_WINDOW_MS / 1000}: fail at once)` },
   "replication-window": { value: "SECONDS", help: "deprecated spelling of --consistency-window" },
 } as const satisfies Record<string, ConnectionOption>;
 
