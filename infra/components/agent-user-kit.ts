@@ -75,10 +75,12 @@ export class AgentUserKit extends pulumi.ComponentResource {
    */
   readonly agentResources: pulumi.Output<Readonly<Record<string, AgentResources>>>;
   private readonly registeredAgents?: Readonly<Record<string, AgentResources>>;
+  private readonly kitName: string;
 
   constructor(name: string, given: AgentUserKitArgs | AgentUserKitStackConfig, opts?: pulumi.ComponentResourceOptions) {
     const plan = "stackConfig" in given ? stackPlan(given) : argsPlan(name, given);
     super(AGENT_USER_KIT_TYPE, name, {}, opts);
+    this.kitName = name;
     const checked = plan.checked;
     const pick = <T>(read: (config: KitConfig) => T): pulumi.Output<T> => checked.apply(read);
     const settings: ProvisioningSettings = {
@@ -138,7 +140,8 @@ export class AgentUserKit extends pulumi.ComponentResource {
    */
   get agents(): Readonly<Record<string, AgentResources>> {
     if (this.registeredAgents === undefined) {
-      throw new UsageError("agents of AgentUserKit is not known at construction: an Output decides the agents", "read agentResources, an Output of the same record", "AgentUserKit");
+      const step = `AgentUserKit ${JSON.stringify(this.kitName)}`;
+      throw new UsageError("agents is not known at construction, since an Output decides the agents", "read agentResources, an Output of the same record", step);
     }
     return this.registeredAgents;
   }
