@@ -80,6 +80,14 @@ export class GraphError extends AgentUserError {
   }
 }
 
+/**
+ * The fix when a tenant refuses a secret or a certificate on a blueprint:
+ * Entra's create-blueprint page says only some tenants accept password or key
+ * credentials on a blueprint, and documents no error code for the refusal.
+ */
+export const USE_MANAGED_IDENTITY =
+  "use `credential: managedIdentity` (agent-user-kit:credential managedIdentity), a managed identity's federated credential";
+
 /** What a Graph refusal means and what to do (docs/protocol.md, "Graph codes"). */
 function graphHint(status: number, code: string, step: string): string {
   if (status >= 300 && status < 400) return "Graph does not redirect these calls: the Graph URL points at something else (a proxy, a sign-in page); check it";
@@ -93,8 +101,7 @@ function graphHint(status: number, code: string, step: string): string {
   if (status === 400) {
     const op = method && path ? operationOf(method, path) : undefined;
     if (op === "blueprint.password.add" || op === "blueprint.certificate.update") {
-      // Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint.
-      return "this tenant may refuse secrets and certificates on agent identity blueprints: use `credential: managedIdentity` (agent-user-kit:credential managedIdentity), a managed identity's federated credential";
+      return `this tenant may refuse secrets and certificates on agent identity blueprints: ${USE_MANAGED_IDENTITY}`;
     }
   }
   if (status === 404 || NOT_FOUND_CODES.includes(code)) return "the object does not exist, or was created moments ago and has not replicated yet";

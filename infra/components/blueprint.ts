@@ -4,6 +4,7 @@ import { tokenExchangeAudience } from "../../lib/entra-rules";
 import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
+import { credentialRefusedHooks } from "./credential-refused";
 import type { ProvisioningSettings } from "./settings";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
@@ -118,7 +119,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       const password = new azuread.ApplicationPassword(
         `${name}-secret`,
         { applicationId, displayName: `${name}-secret`, endDate: credential.endDate },
-        { parent: this },
+        { parent: this, hooks: credentialRefusedHooks(name, "secret") },
       );
       return { clientSecret: pulumi.secret(password.value) };
     } else if (credential.mode === "managedIdentity") {
@@ -156,7 +157,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       new azuread.ApplicationCertificate(
         `${name}-certificate`,
         { applicationId, type: "AsymmetricX509Cert", encoding: "pem", value: credential.certificatePem, endDate: credential.endDate },
-        { parent: this },
+        { parent: this, hooks: credentialRefusedHooks(name, "certificate") },
       );
       return {};
     }

@@ -1,4 +1,5 @@
 import type { BlueprintCredential } from "../../lib/blueprint-credential";
+import { USE_MANAGED_IDENTITY } from "../../lib/graph-client";
 import { failed, ok, warning, type Check } from "../checks";
 
 /** A password or certificate of a blueprint as Graph lists it (passwordCredential, keyCredential). */
@@ -27,9 +28,7 @@ const LINK = "blueprint credential";
 const ROTATE =
   "rotate the secret: set agent-user-kit:secretEndDate to a later date (or empty), run `pulumi up`, then write the outputs again (`pulumi stack output --json --show-secrets`)";
 const RENEW_CERTIFICATE = "upload a new certificate: set agent-user-kit:certificatePem and run `pulumi up`";
-/** Entra's create-blueprint page: only some tenants accept password or key credentials on a blueprint. */
-const NONE_ALLOWED =
-  "run `pulumi up`; if it cannot add one, the tenant refuses secrets and certificates on blueprints: use `credential: managedIdentity` (agent-user-kit:credential managedIdentity)";
+const NONE_ALLOWED = `run \`pulumi up\`; if it cannot add one, the tenant refuses secrets and certificates on blueprints: ${USE_MANAGED_IDENTITY}`;
 
 const day = (iso: unknown) => (typeof iso === "string" ? iso.slice(0, 10) : "an unknown date");
 const ends = (c: GraphCredential) => (typeof c.endDateTime === "string" ? Date.parse(c.endDateTime) : Number.POSITIVE_INFINITY);

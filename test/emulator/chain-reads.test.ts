@@ -34,7 +34,7 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
   });
   afterAll(() => d.close());
 
-  it("the provisioner's token carries the six provisioning permissions and the two read permissions of preflight", () => {
+  it("the provisioner's token carries the kit's provisioning permissions and the reads doctor and preflight add", () => {
     expect(d.emulator.provisioner()).toMatchObject({ tenantId: DEFAULT_IDS.tenantId, clientId: DEFAULT_IDS.provisionerAppId });
     expect(decodeJwtClaims(d.token)?.roles).toEqual([...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]);
   });

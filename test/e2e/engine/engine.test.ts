@@ -17,6 +17,7 @@ import { consumerProject, engineBin, PASSPHRASE, type PulumiProject } from "./pu
 jest.setTimeout(900_000);
 
 const PROGRAM = join(__dirname, "consumer-program.js");
+const REFUSED_PROGRAM = join(__dirname, "credential-refused-program.js");
 const AGENTS = ["alpha", "beta", "gamma"];
 /** The type of every dynamic resource: pulumi-nodejs:dynamic/agent-user-kit:Blueprint and so on. */
 const DYNAMIC = "pulumi-nodejs:dynamic/";
@@ -186,5 +187,38 @@ describe("agent identities and agent users made inside their old wrapper compone
     await project.ok(["preview", "--expect-no-changes"]);
     await project.ok(["destroy", "--yes", "--skip-preview"]);
     expect(emulator.store.agentIdentity(made.agentIdentityId)).toBeUndefined();
+  });
+});
+
+describe("a tenant that refuses the blueprint's secret", () => {
+  let project: PulumiProject;
+  beforeAll(async () => {
+    project = consumerProject(work, "refused", tarball, REFUSED_PROGRAM, emulator, caFile);
+    await project.ok(["stack", "init", "dev"]);
+  });
+
+  /** `pulumi up` with the secret's create failing as azuread reports `failure`: its exit code and all it printed. */
+  async function upFailing(failure: string): Promise<{ code: number; output: string }> {
+    await project.ok(["config", "set", "consumer:failure", failure]);
+    const run = await project.run(["up", "--yes", "--skip-preview"]);
+    return { code: run.code, output: `${run.stdout}\n${run.stderr}` };
+  }
+
+  it("a 400 on addPassword fails `pulumi up` once, with azuread's error and the kit's naming `credential: managedIdentity`", async () => {
+    const { code, output } = await upFailing(
+      'Adding password for application with object ID "b1000000-0000-0000-0000-000000000001": unexpected status 400 (400 Bad Request) with error: Request_BadRequest: password credentials are not allowed',
+    );
+    expect(code).not.toBe(0);
+    expect(output).toContain("Request_BadRequest: password credentials are not allowed");
+    expect(output).toContain('AgentIdentityBlueprint "agents-blueprint": Microsoft Graph refused a client secret (addPassword) on the blueprint with a 400.');
+    expect(output).toContain("`credential: managedIdentity`");
+    expect(output).not.toContain("retrying create");
+  });
+
+  it("any other failure is left as azuread reports it", async () => {
+    const { code, output } = await upFailing('Adding password for application with object ID "x": unexpected status 403 (403 Forbidden) with error: Authorization_RequestDenied');
+    expect(code).not.toBe(0);
+    expect(output).toContain("Authorization_RequestDenied");
+    expect(output).not.toContain("credential: managedIdentity");
   });
 });

@@ -1,0 +1,65 @@
+import * as pulumi from "@pulumi/pulumi";
+import { USE_MANAGED_IDENTITY } from "../../lib/graph-client";
+
+/*
+ * A tenant may refuse secrets and certificates on agent identity blueprints
+ * (Entra's create-blueprint page), with no documented error code. azuread's
+ * error for it is the bare Graph 400 of addPassword, or of the application
+ * PATCH that writes keyCredentials; an error hook on those two resources
+ * names the fix beside it.
+ */
+
+/** The blueprint credentials a tenant may refuse, as the user's `credential` mode names them. */
+export type RefusableCredential = "secret" | "certificate";
+
+/**
+ * azuread reports a Graph refusal with its HTTP status and Graph's error
+ * code in the text; a 400 on these two creates is the tenant's policy (or a
+ * malformed value the kit never sends).
+ */
+const BAD_REQUEST = /\b400\b|BadRequest/;
+
+/**
+ * What to add to a failed create of the blueprint's credential, or nothing
+ * when the failure is not a 400 (a 403 or a throttle is azuread's own error,
+ * already clear).
+ */
+export function credentialRefusalMessage(blueprint: string, mode: RefusableCredential, failedOperation: string, errors: readonly string[]): string | undefined {
+  if (failedOperation !== "create" || !BAD_REQUEST.test(errors[0] ?? "")) return undefined;
+  const what = mode === "secret" ? "a client secret (addPassword)" : "a certificate (keyCredentials)";
+  return (
+    `AgentIdentityBlueprint ${JSON.stringify(blueprint)}: Microsoft Graph refused ${what} on the blueprint with a 400. ` +
+    `Only some tenants accept secrets and certificates on agent identity blueprints: ${USE_MANAGED_IDENTITY}`
+  );
+}
+
+/**
+ * The hooks for the resource that adds the blueprint's credential, where the
+ * deployment can run them: a Pulumi CLI that supports error hooks, and not
+ * under `pulumi.runtime.setMocks`, whose monitor cannot register one (a unit
+ * test of a program must not fail for a hook it never runs).
+ */
+export function credentialRefusedHooks(blueprint: string, mode: RefusableCredential): pulumi.ResourceHookBinding | undefined {
+  if (!errorHooksSupported()) return undefined;
+  const hook = new pulumi.ErrorHook(`agent-user-kit-${blueprint}-${mode}-refused`, (args) => {
+    const message = credentialRefusalMessage(blueprint, mode, args.failedOperation, args.errors);
+    if (message) pulumi.log.error(message);
+    // A refusal is final: retrying cannot change the tenant's policy.
+    return false;
+  });
+  return { onError: [hook] };
+}
+
+function errorHooksSupported(): boolean {
+  const monitor = pulumi.runtime.getMonitor() as { registerErrorHook?: unknown } | undefined;
+  if (typeof pulumi.ErrorHook !== "function" || typeof monitor?.registerErrorHook !== "function") return false;
+  try {
+    // The engine's answer to "does it support error hooks", read once the program starts; not in
+    // @pulumi/pulumi's public API, so anything unexpected means no hook rather than a failed `pulumi up`.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const state = require("@pulumi/pulumi/runtime/state") as { getStore?: () => { supportsErrorHooks?: unknown } };
+    return state.getStore?.().supportsErrorHooks === true;
+  } catch {
+    return false;
+  }
+}
