@@ -5,6 +5,7 @@ import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import { credentialRefusedHooks } from "./credential-refused";
+import { isPending } from "./pending";
 import type { ProvisioningSettings } from "./settings";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
@@ -92,7 +93,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     // azuread 6 addresses an application as "/applications/{objectId}".
     const applicationId = pulumi.interpolate`/applications/${blueprint.objectId}`;
     const credential = args.credential;
-    if (pulumi.Output.isInstance(credential) || credential instanceof Promise) {
+    if (isPending(credential)) {
       pulumi.log.info(DEFERRED_CREDENTIAL, this);
       // The Outputs inside carry their own secrecy; the credential's (a secret certificate, say) is not theirs.
       const made = pulumi.unsecret(pulumi.output(credential).apply((resolved) => this.addCredential(name, resolved, applicationId, args)));

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError, STACK_CONFIG, validateConfig, type ConfigKey, type ConfigSource, type CredentialMode, type KitConfig, type RawConfig } from "../config";
+import { isObject } from "../../lib/json-value";
 import type { BlueprintCredentialArgs } from "./blueprint";
+import { isPending } from "./pending";
 
 /*
  * AgentUserKit's two inputs, the component's arguments and the stack
@@ -41,8 +43,8 @@ export interface AgentUserKitArgs {
    * The agents made from the blueprint: each gets its agent identity, agent
    * user and grant. An Output for the list or for an agent defers every
    * agent's resources until it resolves (a preview while it is unknown cannot
-   * list them, and `agents` of the component is then not set: read
-   * `agentResources`); an Output for a field other than `name` defers nothing.
+   * list them, and the component's `agents` throws: read `agentResources`);
+   * an Output for a field other than `name` defers nothing.
    */
   agents: pulumi.Input<pulumi.Input<AgentArgs>[]>;
   /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
@@ -166,16 +168,15 @@ function knownCredential(args: FlatArgs): { credential?: CredentialLayout } {
   return isPending(mode) ? {} : { credential: { mode, existingPrincipal: args.managedIdentityPrincipalId !== undefined } };
 }
 
-/** Whether a value is not known until it resolves: an Output, or a promise. */
-export function isPending(value: unknown): value is pulumi.Output<unknown> | Promise<unknown> {
-  return pulumi.Output.isInstance(value) || value instanceof Promise;
-}
-
-/** The agents' layout when nothing in it is an Output (the list, an agent, a name, singleAgentNames). */
+/**
+ * The agents' layout when nothing in it is an Output (the list, an agent, a
+ * name, singleAgentNames). An agent that is not an object is left to the
+ * check once the Outputs beside it resolve, which names it.
+ */
 function knownAgents(given: AgentUserKitArgs): AgentLayout | undefined {
   const agents = given.agents;
   if (!Array.isArray(agents) || isPending(given.singleAgentNames)) return undefined;
-  if (agents.some((agent) => isPending(agent) || isPending((agent as AgentArgs).name))) return undefined;
+  if (!agents.every((agent) => isObject(agent) && !isPending(agent) && !isPending(agent.name))) return undefined;
   return agentLayout(agents as Array<{ name: string }>, given.singleAgentNames as boolean | undefined);
 }
 

@@ -84,15 +84,18 @@ describe("AgentUserKit with an Output for every argument", () => {
 });
 
 describe("AgentUserKit's agents decided by an Output", () => {
-  const forms: Array<[string, Partial<AgentUserKitArgs>]> = [
-    ["the list", { agents: pulumi.output(AGENTS) }],
-    ["an agent", { agents: [AGENTS[0]!, pulumi.output(AGENTS[1]!)] }],
-    ["an agent's name", { agents: [AGENTS[0]!, { ...AGENTS[1]!, name: pulumi.output("writer") }] }],
-    ["singleAgentNames", { singleAgentNames: pulumi.output(true) }],
+  let plain: Run;
+  beforeAll(async () => {
+    plain = await run(PLAIN);
+  });
+  const forms: Array<[string, () => Partial<AgentUserKitArgs>]> = [
+    ["the list", () => ({ agents: pulumi.output(AGENTS) })],
+    ["an agent", () => ({ agents: [AGENTS[0]!, pulumi.output(AGENTS[1]!)] })],
+    ["an agent's name", () => ({ agents: [AGENTS[0]!, { ...AGENTS[1]!, name: pulumi.output("writer") }] })],
+    ["singleAgentNames", () => ({ singleAgentNames: pulumi.output(true) })],
   ];
   it.each(forms)("%s: the same resources under the same URNs, and the children typed in agentResources", async (_form, deciding) => {
-    const plain = await run(PLAIN);
-    const deferred = await run({ ...PLAIN, ...deciding });
+    const deferred = await run({ ...PLAIN, ...deciding() });
     expect(registered(deferred.registrations)).toEqual(registered(plain.registrations));
     expect(deferred.outputs).toEqual(plain.outputs);
     const resources = await valueOf(deferred.kit.agentResources);
