@@ -46,7 +46,7 @@ export interface Route {
   surface: Surface;
   /**
    * The Graph operation the route serves: its row of the permission table
-   * (lib/graph-permissions.ts) says what a caller must hold, checked before the
+   * (lib/graph-operations.json) says what a caller must hold, checked before the
    * handler runs (graph/auth.ts `authorizeRoute`).
    */
   operation?: OperationId;

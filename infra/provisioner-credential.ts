@@ -52,8 +52,8 @@ export interface ConfigLookup {
 
 export type ProvisionerCredential = { tenantId: string; clientId: string } & (
   | { kind: "certificate"; certificatePath: Sourced; password?: string }
-  | { kind: "secret"; secret: string }
-  | { kind: "oidcToken"; token: string }
+  | { kind: "secret"; secret: string; source: string }
+  | { kind: "oidcToken"; token: string; source: string }
   | { kind: "oidcTokenFile"; path: Sourced }
   | { kind: "oidcRequest"; url: Sourced; requestToken: string }
 );
@@ -72,13 +72,29 @@ function credentialError(message: string, fix?: string): Error {
 }
 
 
-/** Configuration wins over the environment, as in the azuread provider. */
-export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv): ProvisionerSettings {
+/**
+ * The settings of an explicit azuread provider (`new azuread.Provider(...)`
+ * given to a component), by the provider's own argument names: a program
+ * that authenticates azuread that way authenticates the kit's resources the
+ * same way.
+ */
+export type ExplicitProvisioner = Partial<Record<ProvisionerSetting, string>>;
+
+/** The source an explicit provider's setting is named by in errors. */
+export const explicitSource = (name: string) => `the azuread provider's ${name}`;
+
+/**
+ * An explicit provider's settings win over the configuration, which wins
+ * over the environment, as in the azuread provider.
+ */
+export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv, explicit: ExplicitProvisioner = {}): ProvisionerSettings {
   const settings: ProvisionerSettings = {};
   for (const [name, [configKey, ...envNames]] of Object.entries(PROVISIONER_SOURCES) as Array<[ProvisionerSetting, readonly [string, ...string[]]]>) {
+    const given = Object.hasOwn(explicit, name) ? explicit[name] : undefined;
     const fromConfig = config?.get(configKey);
     const envName = envNames.find((n) => env[n]);
-    if (fromConfig) settings[name] = { value: fromConfig, source: configKey };
+    if (given) settings[name] = { value: given, source: explicitSource(name) };
+    else if (fromConfig) settings[name] = { value: fromConfig, source: configKey };
     else if (envName) settings[name] = { value: env[envName]!, source: envName };
   }
   return settings;
@@ -126,8 +142,8 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
       "write the bundle to a file (0600) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it, with ARM_CLIENT_CERTIFICATE_PASSWORD",
     );
   }
-  if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value };
-  if (settings.oidcToken) return { ...base, kind: "oidcToken", token: settings.oidcToken.value };
+  if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value, source: settings.clientSecret.source };
+  if (settings.oidcToken) return { ...base, kind: "oidcToken", token: settings.oidcToken.value, source: settings.oidcToken.source };
   if (settings.oidcTokenFilePath) return { ...base, kind: "oidcTokenFile", path: settings.oidcTokenFilePath };
   const { oidcRequestUrl, oidcRequestToken, useOidc } = settings;
   if (oidcRequestUrl && oidcRequestToken && useOidc?.value.toLowerCase() === "true") {
@@ -290,9 +306,26 @@ export async function configureProvisioner(request: { config: ConfigLookup }): P
   runtime().config = request.config;
 }
 
-/** Drops cached tokens, e.g. when a test switches tenants. */
-export function forgetProvisionerTokens(): void {
-  runtime().tokens.clear();
+/** Where provisionerToken reads the provisioner from, besides the stack configuration the engine passed. */
+export interface ProvisionerTokenOptions {
+  /** A monotonic clock in milliseconds. */
+  now?: () => number;
+  env?: NodeJS.ProcessEnv;
+  config?: ConfigLookup;
+  explicit?: ExplicitProvisioner;
+}
+
+function credentialSource(credential: ProvisionerCredential): string {
+  switch (credential.kind) {
+    case "certificate":
+      return credential.certificatePath.source;
+    case "oidcTokenFile":
+      return credential.path.source;
+    case "oidcRequest":
+      return credential.url.source;
+    default:
+      return credential.source;
+  }
 }
 
 /**
@@ -307,18 +340,14 @@ export function forgetProvisionerTokens(): void {
  * clock in milliseconds: a token's lifetime (its expires_in) is measured on
  * it, so a step of the wall clock neither extends nor cuts it.
  */
-export async function provisionerToken(
-  authorityUrl: string,
-  graphUrl: string,
-  now: () => number = () => performance.now(),
-  env: NodeJS.ProcessEnv = process.env,
-  config?: ConfigLookup,
-): Promise<string> {
+export async function provisionerToken(authorityUrl: string, graphUrl: string, options: ProvisionerTokenOptions = {}): Promise<string> {
+  const { now = () => performance.now(), env = process.env, config, explicit } = options;
   const state = runtime();
-  const credential = resolveProvisionerCredential(gatherSettings(config ?? state.config, env));
+  const credential = resolveProvisionerCredential(gatherSettings(config ?? state.config, env, explicit));
   const endpoint = tokenEndpoint(authorityUrl, credential.tenantId);
   const scope = `${graphUrl.replace(/\/+$/, "")}/.default`;
-  const cacheKey = `${endpoint} ${credential.clientId} ${scope}`;
+  // The credential's kind and where it came from too: an explicit provider's secret is not the environment's.
+  const cacheKey = `${endpoint} ${credential.clientId} ${scope} ${credential.kind} ${credentialSource(credential)}`;
   const cached = state.tokens.get(cacheKey, now());
   if (cached) return cached.token;
   // Parallel creates share one request.
@@ -326,13 +355,14 @@ export async function provisionerToken(
     const auth = await provisionerClientAuth(credential, authorityUrl);
     const params = { grant_type: "client_credentials", client_id: credential.clientId, scope, ...auth(credential.clientId, endpoint) };
     const { response } = await requestToken(`provisioner token for Graph (${credential.kind} of ${credential.clientId})`, endpoint, params, { retry: ONE_ATTEMPT }).catch((err: unknown) => {
-      // The AADSTS hints for a wrong or expired secret speak of the blueprint's; this one is the provisioner's.
-      if (err instanceof TokenEndpointError && err.codes.some((code) => code === 7000215 || code === 7000222)) {
-        throw err.withHint(
-          "the provisioner's client secret (ARM_CLIENT_SECRET or azuread:clientSecret) is wrong or has expired: use the secret's value (not its id), or add a new secret to the provisioner application",
-        );
-      }
-      throw err;
+      // The shared token client's hints speak of the blueprint; this credential is the provisioner's, named by where it came from.
+      if (!(err instanceof TokenEndpointError) || err.transient) throw err;
+      const source = credentialSource(credential);
+      throw err.withHint(
+        err.codes.some((code) => code === 7000215 || code === 7000222)
+          ? `the provisioner's client secret (${source}) is wrong or has expired: use the secret's value (not its id), or add a new secret to the provisioner application`
+          : `the provisioner application's token request was refused: check its tenant, client id and credential (${source})`,
+      );
     });
     return { token: response.access_token, deadline: now() + response.expires_in * 1000 };
   });

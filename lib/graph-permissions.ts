@@ -1,42 +1,24 @@
 /**
  * Every Microsoft Graph operation the kit makes (the dynamic providers, the
  * azuread resources of the stack, doctor, preflight and comments), with the
- * permissions Microsoft's API reference lists for it. One table, read by the
- * emulator (which authorizes from it and nothing else), by the provisioner's
- * permission set (derived from it), by preflight and by the Graph client's
- * 403 hint. Nothing here has been checked against a real tenant.
+ * permissions Microsoft's API reference lists for it. One table
+ * (graph-operations.json), read by the emulator (which authorizes from it and
+ * nothing else), by the provisioner's permission set (derived from it), by
+ * preflight and by the Graph client's 403 hint. Nothing here has been checked
+ * against a real tenant.
  *
- * Sources: `docs:` is a path in microsoftgraph/microsoft-graph-docs-contrib,
- * `learn:` a page under learn.microsoft.com/graph/api, `matrix:` Microsoft's
- * Agent ID permission matrix (microsoft/Agent365-devTools,
- * docs/plans/agent-id-permissions-reference.md). Where the reference is
- * unclear or its pages disagree, the row takes the stricter reading and its
- * `note` says so. docs/protocol.md, "The permission table", summarizes it.
+ * Where the reference is unclear or its pages disagree, the row takes the
+ * stricter reading and its `note` says so. docs/protocol.md, "The permission
+ * table", summarizes it.
  */
 
-import { AGENT_OPERATIONS } from "./graph-operations-agents";
-import { BLUEPRINT_OPERATIONS } from "./graph-operations-blueprints";
-import { DIRECTORY_OPERATIONS } from "./graph-operations-directory";
-import type { Caller, GraphOperation, KitOperation } from "./graph-operation";
+import { GRAPH_OPERATIONS, OPERATION_IDS, type GraphOperation, type KitOperation, type OperationId } from "./graph-operations";
 
-export type { Caller, GraphOperation, KitOperation, PermissionReach } from "./graph-operation";
+export { GRAPH_OPERATIONS, OPERATION_IDS } from "./graph-operations";
+export type { GraphOperation, KitOperation, OperationId, PermissionReach } from "./graph-operations";
 
 /** Holding either one makes Entra ignore the Agent ID permissions of a create, update or delete. */
 export const AGENT_ID_WRITE_BLOCKERS: readonly string[] = ["Directory.ReadWrite.All", "Directory.AccessAsUser.All"];
-
-/**
- * The table. Each key names one operation; the emulator's routes name the key
- * they serve.
- */
-export const GRAPH_OPERATIONS = { ...BLUEPRINT_OPERATIONS, ...AGENT_OPERATIONS, ...DIRECTORY_OPERATIONS } as const satisfies Record<string, KitOperation>;
-
-export type OperationId = keyof typeof GRAPH_OPERATIONS;
-
-export const OPERATION_IDS = Object.keys(GRAPH_OPERATIONS) as OperationId[];
-
-export function operation(id: OperationId): KitOperation {
-  return GRAPH_OPERATIONS[id];
-}
 
 /** The path template as a pattern: `{name}` is one segment; a segment that is a type cast is never an id. */
 function templatePattern(path: string): RegExp {
@@ -56,12 +38,12 @@ export function coversTenantWide(op: GraphOperation, held: readonly string[]): b
 
 /** The operations `pulumi up`, `refresh` and `destroy` make, as the provisioner. */
 export const PROVISIONING_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id) =>
-  (GRAPH_OPERATIONS[id].callers as readonly Caller[]).some((c) => c === "provider" || c === "azuread"),
+  GRAPH_OPERATIONS[id].callers.some((c) => c === "provider" || c === "azuread"),
 );
 
 /** The reads `agent-user doctor` and `preflight` make, as the provisioner. */
 export const CHECK_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id) =>
-  (GRAPH_OPERATIONS[id].callers as readonly Caller[]).some((c) => c === "doctor" || c === "preflight"),
+  GRAPH_OPERATIONS[id].callers.some((c) => c === "doctor" || c === "preflight"),
 );
 
 /**
@@ -73,7 +55,7 @@ export const CHECK_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id
  * or another tool, made.
  */
 export function leastPermissions(operations: readonly OperationId[], base: readonly string[] = []): string[] {
-  const ops = operations.map((id) => GRAPH_OPERATIONS[id] as GraphOperation).filter((op) => op.application.length > 0);
+  const ops = operations.map((id) => GRAPH_OPERATIONS[id]).filter((op) => op.application.length > 0);
   const chosen: string[] = [];
   const held = () => [...base, ...chosen];
   const tenantWide = (op: GraphOperation) => op.application.filter((p) => !op.reach?.[p] && !AGENT_ID_WRITE_BLOCKERS.includes(p));
@@ -110,7 +92,7 @@ export function uncovered(operations: readonly OperationId[], held: readonly str
 export function permissionHint(method: string, pathname: string): string | undefined {
   const id = operationOf(method, pathname);
   if (!id) return undefined;
-  const op: GraphOperation = GRAPH_OPERATIONS[id];
+  const op = GRAPH_OPERATIONS[id];
   if (op.application.length === 0) return `to ${op.summary} the agent user's delegated token needs one of ${op.delegated.join(", ")}`;
   const kit = op.application.find((p) => PROVISIONER_PERMISSIONS.includes(p) || CHECK_PERMISSIONS.includes(p));
   const others = op.application.filter((p) => p !== kit && !op.reach?.[p]);

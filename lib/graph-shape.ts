@@ -12,6 +12,11 @@ export interface Shape {
   readonly [field: string]: FieldType | readonly [Shape];
 }
 
+/** What a field holds, for a message: "missing" where it is absent. */
+function kind(value: unknown): string {
+  return value === undefined ? "missing" : jsonKind(value);
+}
+
 function fieldProblem(value: unknown, type: FieldType | readonly [Shape], where: string): string | undefined {
   if (typeof type !== "string") {
     if (value === undefined || value === null) return undefined;
@@ -27,9 +32,9 @@ function fieldProblem(value: unknown, type: FieldType | readonly [Shape], where:
   const base = optional ? type.slice(0, -1) : type;
   if (base === "string[]") {
     if (Array.isArray(value) && value.every((v) => typeof v === "string")) return undefined;
-    return `${where} is ${Array.isArray(value) ? "a list that holds more than strings" : jsonKind(value)}, not a list of strings`;
+    return `${where} is ${Array.isArray(value) ? "a list that holds more than strings" : kind(value)}, not a list of strings`;
   }
-  return typeof value === base ? undefined : `${where} is ${value === undefined ? "missing" : jsonKind(value)}, not a ${base}`;
+  return typeof value === base ? undefined : `${where} is ${kind(value)}, not a ${base}`;
 }
 
 /**

@@ -145,12 +145,6 @@ export class HopChain {
     this.plainOptions = { 1: plain(1), 2: plain(2), 3: plain(3) };
   }
 
-  /** A delegated token for the agent user, checked against what was asked for. */
-  async agentUserToken(request: AgentUserTokenRequest): Promise<AgentUserToken> {
-    // Awaited, not returned: returning a promise from an async function costs two more turns.
-    return this.cachedAgentUserToken(request) ?? (await this.mintAgentUserToken(request));
-  }
-
   /**
    * The token minted through the hops (T1 and T2 from their cache), for a
    * caller that already looked in the cache (cachedAgentUserToken) and missed;

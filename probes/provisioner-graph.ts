@@ -19,7 +19,7 @@ export interface ProvisionerSource {
 
 /** One request for the provisioner's token (or the cached one): GraphClient's getToken, inside the client's own retry loop. */
 function provisionerTokenOnce(options: ProvisionerSource): Promise<string> {
-  return provisionerToken(options.authorityUrl, options.graphUrl, undefined, options.env, options.config).catch((err: unknown) => Promise.reject(asUsageError(err)));
+  return provisionerToken(options.authorityUrl, options.graphUrl, { env: options.env, config: options.config }).catch((err: unknown) => Promise.reject(asUsageError(err)));
 }
 
 /**

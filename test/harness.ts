@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
 import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
+import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopChainConfig } from "../lib/hop-chain";
 import { decodeJwt, type JwtClaims } from "../lib/jwt";
 import type { StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "../emulator/certificate";
@@ -71,6 +72,27 @@ export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) =>
     ctx.scratch?.remove();
   });
   return ctx;
+}
+
+/** A hop chain for the seeded blueprint of `out`, with its client secret; `config` replaces any of it. */
+export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> = {}): HopChain {
+  return new HopChain({
+    authorityUrl: out.authorityUrl,
+    tenantId: out.tenantId,
+    blueprintAppId: out.blueprintAppId!,
+    credential: { kind: "secret", secret: out.blueprintClientSecret! },
+    ...config,
+  });
+}
+
+/** The seeded agent user's token for the resource of `out`, as a request to the hop chain. */
+export function seededRequest(out: StackOutputs): AgentUserTokenRequest {
+  return { agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl };
+}
+
+/** One token as the token provider asks the hop chain for it: from its cache, or minted. */
+export async function agentUserToken(chain: HopChain, request: AgentUserTokenRequest): Promise<AgentUserToken> {
+  return chain.cachedAgentUserToken(request) ?? (await chain.mintAgentUserToken(request));
 }
 
 /** Runs `agent-user ARGV` in-process with exactly `env` as its environment (and stderr a terminal with `stderrIsTTY`). */

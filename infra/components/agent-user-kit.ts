@@ -6,6 +6,7 @@ import { UsageError } from "../../lib/errors";
 import { argsPlan, stackPlan, type AgentLayout, type AgentUserKitArgs, type AgentUserKitStackConfig, type CredentialLayout } from "./kit-args";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
+import { withExplicitProvisioner } from "./explicit-provisioner";
 import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "./settings";
 import { AgentIdentityResource, AgentUserResource } from "../providers/resources";
@@ -89,6 +90,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
       consistencyWindowMs: pick((c) => c.consistencyWindowMs),
       // The package version: a new version updates each resource's serialized provider in state, so deletes and refreshes run it.
       providerVersion: PACKAGE_VERSION,
+      ...withExplicitProvisioner(this),
     };
     const sponsors = pick((c) => c.sponsors);
     const tenantId = azuread.getClientConfigOutput({ parent: this }).tenantId;

@@ -5,6 +5,7 @@ import { UsageError } from "../../lib/errors";
 import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import { credentialRefusedHooks } from "./credential-refused";
+import { withExplicitProvisioner } from "./explicit-provisioner";
 import { isPending } from "./pending";
 import type { ProvisioningSettings } from "./settings";
 
@@ -67,10 +68,11 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
 
   constructor(name: string, args: AgentIdentityBlueprintArgs, opts?: pulumi.ComponentResourceOptions) {
     super(BLUEPRINT_TYPE, name, {}, opts);
+    const settings: ProvisioningSettings = args.settings.provisioner === undefined ? { ...args.settings, ...withExplicitProvisioner(this) } : args.settings;
     const blueprint = new Blueprint(
       name,
       {
-        ...args.settings,
+        ...settings,
         displayName: args.displayName,
         sponsors: args.sponsors,
         // Unique per project, stack and component: a retried create finds its own blueprint by it.
@@ -81,7 +83,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     );
     const principal = new BlueprintPrincipal(
       `${name}-principal`,
-      { ...args.settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
+      { ...settings, appId: blueprint.appId, blueprintObjectId: blueprint.objectId },
       { parent: this },
     );
     this.application = blueprint;
@@ -89,7 +91,6 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     this.appId = blueprint.appId;
     this.objectId = blueprint.objectId;
     this.principalId = principal.principalId;
-
     // azuread 6 addresses an application as "/applications/{objectId}".
     const applicationId = pulumi.interpolate`/applications/${blueprint.objectId}`;
     const credential = args.credential;

@@ -1,6 +1,5 @@
 import { AgentUserError } from "../../lib/errors";
 import { GraphError } from "../../lib/graph-client";
-import { TokenEndpointError } from "../../lib/token-client";
 import type { GraphResourceInputs } from "./inputs";
 
 /** Likely fixes for a Graph answer, specific to one resource; undefined falls back to the generic hint. */
@@ -25,10 +24,8 @@ export function provisioningError(resource: string, operation: string, cause: un
 function hintOf(cause: unknown, hintFor?: HintFor): string {
   let hint: string | undefined;
   if (cause instanceof GraphError) hint = hintFor?.(cause) ?? cause.hint;
-  // The shared token client's hints speak of the blueprint; here the refused credential is the provisioner's.
-  else if (cause instanceof TokenEndpointError && !cause.transient) {
-    hint = "the provisioner application's token request was refused: check its tenant, client id and credential (azuread: configuration or ARM_* variables)";
-  } else if (cause instanceof AgentUserError) hint = cause.hint;
+  // A refused token request's hint is the provisioner's own (provisionerToken names where its credential came from).
+  else if (cause instanceof AgentUserError) hint = cause.hint;
   return hint ? `. Likely fix: ${hint}` : "";
 }
 

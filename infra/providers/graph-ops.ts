@@ -26,7 +26,7 @@ export interface GraphSession {
 }
 
 export function graphSession(inputs: GraphResourceInputs, clock: Clock = PROCESS_CLOCK): GraphSession {
-  const getToken = () => provisionerToken(inputs.authorityUrl, inputs.graphUrl);
+  const getToken = () => provisionerToken(inputs.authorityUrl, inputs.graphUrl, { explicit: inputs.provisioner });
   return {
     graph: new GraphClient({ baseUrl: inputs.graphUrl, getToken }),
     once: new GraphClient({ baseUrl: inputs.graphUrl, getToken, retry: ONE_ATTEMPT }),

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { baseUrlOf, baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
+import { PROVISIONER_SOURCES, type ExplicitProvisioner } from "../provisioner-credential";
 
 /**
  * Entra's limits, for the providers' own check and hint functions. Those
@@ -31,13 +32,20 @@ export interface GraphResourceInputs {
    * is always the code of the current version.
    */
   providerVersion: string;
+  /**
+   * The settings of an explicit azuread provider the program gave the
+   * component, which win over the stack's azuread: configuration and the
+   * ARM_* variables; absent when it gave none. A Pulumi secret in the state.
+   */
+  provisioner?: ExplicitProvisioner;
 }
 
 /** A dynamic resource's constructor arguments: each input may be an Output. */
 export type ResourceArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 export const COMMON_REPLACE_KEYS = ["graphUrl"] as const;
-export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "providerVersion"] as const;
+/** A new provisioner is an update in place: delete and refresh read it from the state, so the state keeps the current one. */
+export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "providerVersion", "provisioner"] as const;
 
 /** Two minutes, the longest replication lag commonly observed. */
 export const DEFAULT_CONSISTENCY_WINDOW_MS = 120_000;
@@ -112,7 +120,7 @@ export class InputChecker {
   }
 
   /** The inputs every Graph resource shares, normalized, with defaults applied. */
-  common(): Record<keyof GraphResourceInputs, unknown> {
+  common(): Record<Exclude<keyof GraphResourceInputs, "provisioner">, unknown> & { provisioner?: unknown } {
     const windowMs = this.news.consistencyWindowMs ?? DEFAULT_CONSISTENCY_WINDOW_MS;
     const valid = windowMs === UNKNOWN || (Number.isInteger(windowMs) && (windowMs as number) >= 0 && (windowMs as number) <= MAX_CONSISTENCY_WINDOW_MS);
     if (!valid) this.fail("consistencyWindowMs", `must be a whole number of milliseconds from 0 to ${MAX_CONSISTENCY_WINDOW_MS}`);
@@ -121,7 +129,21 @@ export class InputChecker {
       authorityUrl: this.url("authorityUrl"),
       consistencyWindowMs: windowMs,
       providerVersion: this.text("providerVersion", 64),
+      ...(this.news.provisioner === undefined ? {} : { provisioner: this.provisioner() }),
     };
+  }
+
+  /** The explicit provider's settings: string values under the setting names the kit reads; a value is never shown. */
+  private provisioner(): unknown {
+    const value = this.news.provisioner;
+    if (value === UNKNOWN) return value;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return this.fail("provisioner", "must be an object of the azuread provider's settings");
+    const known = Object.keys(PROVISIONER_SOURCES);
+    for (const [key, setting] of Object.entries(value)) {
+      if (!known.includes(key)) return this.fail("provisioner", `holds ${JSON.stringify(key)}, which is not one of the azuread provider's settings the kit reads (${known.join(", ")})`);
+      if (typeof setting !== "string" && setting !== UNKNOWN) return this.fail("provisioner", `${key} must be a string`);
+    }
+    return value;
   }
 }
 

@@ -7,7 +7,8 @@ import { agentIdentityProvider, type AgentIdentityOutputs } from "../../infra/pr
 import { agentUserProvider, type AgentUserOutputs } from "../../infra/providers/agent-user";
 import { blueprintProvider, type BlueprintOutputs } from "../../infra/providers/blueprint";
 import { blueprintPrincipalProvider, type BlueprintPrincipalOutputs } from "../../infra/providers/blueprint-principal";
-import { forgetProvisionerTokens, provisionerToken } from "../../infra/provisioner-credential";
+import { provisionerToken } from "../../infra/provisioner-credential";
+import { forgetProvisioner } from "../provisioner-state";
 import { GraphClient } from "../../lib/graph-client";
 import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { AgentUserTokenProvider } from "../../lib/token-provider";
@@ -61,7 +62,7 @@ export async function provisionFleet(count: number, concurrency: number, graphRa
   const p = emulator.provisioner()!;
   const saved = { ...process.env };
   Object.assign(process.env, { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret });
-  forgetProvisionerTokens();
+  forgetProvisioner();
   try {
     const common = { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, consistencyWindowMs: 0, providerVersion: PACKAGE_VERSION };
     const sponsors = [DEFAULT_IDS.sponsorId];
@@ -107,7 +108,7 @@ export async function provisionFleet(count: number, concurrency: number, graphRa
     return { agents: count, ms, floorMs: (graphRequests / graphRate) * 1000, graphRequests, throttled, failures, duplicates: duplicatesIn(emulator) };
   } finally {
     process.env = saved;
-    forgetProvisionerTokens();
+    forgetProvisioner();
     await emulator.close();
   }
 }

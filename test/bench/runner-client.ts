@@ -10,7 +10,7 @@ export interface BlueprintSecret {
   secret: string;
 }
 
-/** This project's runner (probes/hop-chain.ts), configured as `agent-user token` configures it. */
+/** This project's runner (lib/hop-chain.ts), configured as `agent-user token` configures it. */
 export class RunnerClient implements TokenClient {
   readonly name = "runner";
   readonly dispatcher: Agent;
@@ -27,9 +27,11 @@ export class RunnerClient implements TokenClient {
     });
   }
 
-  /** No async wrapper of its own (the peer's adapter has none either): one `then` to take the token. */
+  /** As the token provider asks the chain: its cache, else a mint. No async wrapper of its own (the peer's adapter has none either). */
   token(pair: AgentPair, resource: string): Promise<string> {
-    return this.chain.agentUserToken({ agentIdentityId: pair.identity, agentUser: pair.user, resourceUrl: resource }).then((r) => r.accessToken);
+    const request = { agentIdentityId: pair.identity, agentUser: pair.user, resourceUrl: resource };
+    const cached = this.chain.cachedAgentUserToken(request);
+    return cached ? Promise.resolve(cached.accessToken) : this.chain.mintAgentUserToken(request).then((r) => r.accessToken);
   }
 
   clear(): void {

@@ -1,6 +1,6 @@
 import { parseFaultSpec } from "../../emulator/faults";
 import { startEmulator, type Emulator } from "../../emulator/server";
-import { HopChain } from "../../lib/hop-chain";
+import { agentUserToken, seededChain } from "../harness";
 
 describe("what the emulator accepts and refuses like Entra", () => {
   let emulator: Emulator;
@@ -9,13 +9,8 @@ describe("what the emulator accepts and refuses like Entra", () => {
 
   it("compares GUIDs without regard to case: upper-case client ids and user ids mint the same token", async () => {
     const out = emulator.outputs();
-    const chain = new HopChain({
-      authorityUrl: emulator.httpUrl,
-      tenantId: out.tenantId.toUpperCase(),
-      blueprintAppId: out.blueprintAppId!.toUpperCase(),
-      credential: { kind: "secret", secret: out.blueprintClientSecret! },
-    });
-    const token = await chain.agentUserToken({ agentIdentityId: out.agentIdentityId!.toUpperCase(), agentUser: out.agentUserId!.toUpperCase(), resourceUrl: out.resourceUrl });
+    const chain = seededChain(out, { authorityUrl: emulator.httpUrl, tenantId: out.tenantId.toUpperCase(), blueprintAppId: out.blueprintAppId!.toUpperCase() });
+    const token = await agentUserToken(chain, { agentIdentityId: out.agentIdentityId!.toUpperCase(), agentUser: out.agentUserId!.toUpperCase(), resourceUrl: out.resourceUrl });
     expect(token.claims.oid).toBe(out.agentUserId);
     expect(token.claims.idtyp).toBe("user");
   });

@@ -1,6 +1,6 @@
 /**
  * Every Graph route names its row of the permission table
- * (lib/graph-permissions.ts), and the one check before the handlers enforces
+ * (lib/graph-operations.json), and the one check before the handlers enforces
  * it: a token holding none of what the row accepts is refused with Graph's
  * 403 on every route, before the handler could answer 200, 400 or 404. A
  * route without a row, or a row without a source, fails here.

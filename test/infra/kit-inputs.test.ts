@@ -64,6 +64,8 @@ export const identityId: pulumi.Output<string> = kit.agentResources.apply((agent
         moduleResolution: ts.ModuleResolutionKind.Node10,
         target: ts.ScriptTarget.ES2022,
         esModuleInterop: true,
+        // As the repository's tsconfig: lib/ imports its Graph operation table as JSON.
+        resolveJsonModule: true,
         skipLibCheck: true,
         types: ["node"],
         typeRoots: [join(ROOT, "node_modules", "@types")],

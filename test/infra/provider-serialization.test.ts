@@ -7,7 +7,8 @@ import { agentIdentityProvider } from "../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../infra/providers/agent-user";
 import { blueprintProvider } from "../../infra/providers/blueprint";
 import { blueprintPrincipalProvider } from "../../infra/providers/blueprint-principal";
-import { configureProvisioner, forgetProvisionerTokens, provisionerToken } from "../../infra/provisioner-credential";
+import { configureProvisioner, provisionerToken } from "../../infra/provisioner-credential";
+import { forgetProvisioner } from "../provisioner-state";
 
 const SENTINEL = `sentinel-${process.pid}-${Date.now()}`;
 /** The provisioner's real secret, which only the stack configuration holds; ARM_CLIENT_SECRET holds a wrong one. */
@@ -60,7 +61,7 @@ describe("serialized dynamic providers", () => {
 
   afterAll(async () => {
     process.env = saved;
-    forgetProvisionerTokens();
+    forgetProvisioner();
     await emulator.close();
   });
 
@@ -82,7 +83,7 @@ describe("serialized dynamic providers", () => {
   /** The blueprint provider as the host runs it, configured the way the host configures it, with nothing cached. */
   async function hostedBlueprintProvider(client: { id: string; secret: string } = { id: CREDENTIAL_ENV.ARM_CLIENT_ID, secret: CONFIG_SECRET }) {
     await configureProvisioner({ config: { get: () => undefined } });
-    forgetProvisionerTokens();
+    forgetProvisioner();
     const loaded = loadLikeProviderHost(serialized.get("blueprint")!);
     // The host passes the stack configuration to configure; the provisioner comes from its azuread: keys.
     const stackConfig: Record<string, string> = {

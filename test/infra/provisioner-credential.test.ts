@@ -7,13 +7,13 @@ import { selfSignedCertificate } from "../../emulator/certificate";
 import { decodeJwt } from "../../lib/jwt";
 import {
   configureProvisioner,
-  forgetProvisionerTokens,
   gatherSettings,
   provisionerToken,
   readPemBundle,
   resolveProvisionerCredential,
   type ProvisionerSettings,
 } from "../../infra/provisioner-credential";
+import { forgetProvisioner } from "../provisioner-state";
 import { EXPIRY_MARGIN_MS } from "../../lib/token-cache";
 import { startFakeDirectory } from "./fake-directory";
 
@@ -167,7 +167,7 @@ describe("provisionerToken", () => {
     });
   });
   beforeEach(() => {
-    forgetProvisionerTokens();
+    forgetProvisioner();
     directory.seen.length = 0;
     for (const key of Object.keys(process.env)) if (key.startsWith("ARM_") || key.startsWith("ACTIONS_ID_TOKEN_")) delete process.env[key];
     Object.assign(process.env, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT });
@@ -184,12 +184,12 @@ describe("provisionerToken", () => {
     process.env.ARM_CLIENT_SECRET = "env-secret";
     let now = 0;
     const clock = () => now;
-    expect(await provisionerToken(directory.url, `${directory.url}/`, clock)).toBe("provisioner-access-token");
+    expect(await provisionerToken(directory.url, `${directory.url}/`, { now: clock })).toBe("provisioner-access-token");
     now = 3_600_000 - EXPIRY_MARGIN_MS - 1;
-    await provisionerToken(directory.url, directory.url, clock);
+    await provisionerToken(directory.url, directory.url, { now: clock });
     expect(tokenRequests()).toHaveLength(1);
     now += 2;
-    await provisionerToken(directory.url, directory.url, clock);
+    await provisionerToken(directory.url, directory.url, { now: clock });
     expect(tokenRequests()).toHaveLength(2);
     expect(Object.fromEntries(tokenRequests()[0]!)).toEqual({
       grant_type: "client_credentials",
@@ -243,7 +243,7 @@ describe("provisionerToken", () => {
     process.env.ARM_OIDC_TOKEN_FILE_PATH = join(dir, "oidc-token");
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "first.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
-    forgetProvisionerTokens();
+    forgetProvisioner();
     writeFileSync(process.env.ARM_OIDC_TOKEN_FILE_PATH, "second.oidc.token\n");
     await provisionerToken(directory.url, directory.url);
     expect(tokenRequests().map((r) => r.get("client_assertion"))).toEqual(["first.oidc.token", "second.oidc.token"]);
@@ -259,9 +259,9 @@ describe("provisionerToken", () => {
         ACTIONS_ID_TOKEN_REQUEST_TOKEN: "job-request-token",
       });
       let now = 0;
-      await provisionerToken(directory.url, directory.url, () => now);
+      await provisionerToken(directory.url, directory.url, { now: () => now });
       now = 3_600_000; // the Graph token has expired, and with it long ago the ID token that bought it
-      await provisionerToken(directory.url, directory.url, () => now);
+      await provisionerToken(directory.url, directory.url, { now: () => now });
       const first = new URL(oidcRequests()[0]!.path, directory.url);
       expect([first.searchParams.get("api-version"), first.searchParams.get("audience")]).toEqual(["2.0", "api://AzureADTokenExchange"]);
       expect(tokenRequests().map((r) => [r.get("client_assertion_type"), r.get("client_assertion")])).toEqual([

@@ -108,8 +108,8 @@ describe("emulator/graph/README.md", () => {
   });
 
   it("names every unclear page's choice", () => {
-    for (const id of OPERATION_IDS.filter((i) => "note" in GRAPH_OPERATIONS[i])) {
-      expect([id, readme.includes(`- \`${id}\`: ${(GRAPH_OPERATIONS[id] as { note: string }).note}.`)]).toEqual([id, true]);
+    for (const id of OPERATION_IDS.filter((i) => GRAPH_OPERATIONS[i].note !== undefined)) {
+      expect([id, readme.includes(`- \`${id}\`: ${GRAPH_OPERATIONS[id].note!}.`)]).toEqual([id, true]);
     }
   });
 });

@@ -95,7 +95,7 @@ describe("the provisioner's permission set", () => {
     // The refused call is one whose row lists the missing permission.
     const refused = t.emulator.requests.slice(from).find((r) => r.status === 403)!;
     const op = operationOf(refused.method, refused.path.split("?")[0]!)!;
-    expect([op, (GRAPH_OPERATIONS[op].application as readonly string[]).includes(missing)]).toEqual([op, true]);
+    expect([op, GRAPH_OPERATIONS[op].application.includes(missing)]).toEqual([op, true]);
   });
 
 });

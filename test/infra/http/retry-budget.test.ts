@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { blueprintProvider } from "../../../infra/providers/blueprint";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { createOrAdopt, graphSession, LOST_ANSWER_MIN_SETTLE_MS } from "../../../infra/providers/graph-ops";
 import { agentUserSteps, blueprintInputs, createIdentityChain, graphCalls, startTenant, userInputs, waitDrivenClock, type Tenant } from "./tenant";
 
@@ -35,7 +35,7 @@ afterAll(async () => {
 afterEach(() => {
   t.emulator.faults.reset();
   t.emulator.store.now = Date.now;
-  forgetProvisionerTokens();
+  forgetProvisioner();
 });
 
 // That Retry-After: 0 does not replace the backoff between these attempts is tested in test/lib/retry-final.test.ts.

@@ -23,7 +23,8 @@ import { postOnce, type Clock } from "../../../infra/providers/graph-ops";
 import type { GraphResourceInputs } from "../../../infra/providers/inputs";
 import { AGENT_USERS, BLUEPRINTS } from "../../../lib/graph-paths";
 import { sponsorBinds } from "../../../infra/providers/sponsors";
-import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
+import { provisionerToken } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../../lib/version";
 
 export { DEFAULT_IDS };
@@ -53,7 +54,7 @@ export async function startTenant(): Promise<Tenant> {
     ARM_CLIENT_ID: DEFAULT_IDS.provisionerAppId,
     ARM_CLIENT_SECRET: seed.applications[0]!.passwordCredentials[0]!.secretText,
   });
-  forgetProvisionerTokens();
+  forgetProvisioner();
   const common = { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, consistencyWindowMs: 0, providerVersion: PROVIDER_VERSION };
   return {
     emulator,
@@ -61,7 +62,7 @@ export async function startTenant(): Promise<Tenant> {
     graph: new GraphClient({ baseUrl: emulator.httpUrl, getToken: () => provisionerToken(emulator.httpUrl, emulator.httpUrl) }),
     close: async () => {
       process.env = saved;
-      forgetProvisionerTokens();
+      forgetProvisioner();
       await emulator.close();
     },
   };
@@ -80,7 +81,7 @@ export function provisionerRoles(tenant: Tenant): string[] {
 /** Gives the provisioner exactly these application permissions; its next token carries them. */
 export function setProvisionerRoles(tenant: Tenant, graphAppRoles: string[]): void {
   tenant.emulator.store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles });
-  forgetProvisionerTokens();
+  forgetProvisioner();
 }
 
 /** `check`, which must pass, then the checked inputs: what the engine hands to create and diff. */

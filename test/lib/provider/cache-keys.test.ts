@@ -5,8 +5,7 @@
  * Over real HTTP against the emulator, counted in its request log.
  */
 import { AgentUserTokenProvider, UsageError } from "../../../lib";
-import { HopChain } from "../../../lib/hop-chain";
-import { addGrant, addResource, tokenStatuses, useEmulator } from "../../harness";
+import { addGrant, addResource, agentUserToken, seededChain, tokenStatuses, useEmulator } from "../../harness";
 
 /** A resource whose identifier holds the separator the old cache keys joined their parts with. */
 const PIPE_RESOURCE = "api://r|x";
@@ -49,14 +48,9 @@ describe("getToken() checks the agent identity, agent user and resource it is as
 
 it("the hop chain's cache keys are structured: values that join to one string with '|' are two keys", async () => {
   // The chain itself checks nothing (the provider does), so its keys must hold whatever they are given.
-  const chain = new HopChain({
-    authorityUrl: ctx.out.authorityUrl,
-    tenantId: ctx.out.tenantId,
-    blueprintAppId: ctx.out.blueprintAppId!,
-    credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
-  });
+  const chain = seededChain(ctx.out);
   const before = ctx.emulator.requests.length;
-  const minted = await chain.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE });
+  const minted = await agentUserToken(chain, { agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE });
   expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
   expect(chain.cachedAgentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE })?.accessToken).toBe(minted.accessToken);
   expect(chain.cachedAgentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: `${upn()}|api://r`, resourceUrl: "x" })).toBeUndefined();

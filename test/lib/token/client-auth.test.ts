@@ -12,9 +12,11 @@ import { loadCertificate } from "../../../lib/client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../../../lib/client-auth";
 import type { BlueprintCredential } from "../../../lib/blueprint-credential";
 import { HopChain } from "../../../lib/hop-chain";
+import { agentUserToken } from "../../harness";
 import { decodeJwt } from "../../../lib/jwt";
 import { tokenEndpoint } from "../../../lib/token-client";
-import { forgetProvisionerTokens, provisionerToken } from "../../../infra/provisioner-credential";
+import { provisionerToken } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { startFakeDirectory } from "../../infra/fake-directory";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -52,14 +54,14 @@ async function blueprintSends(credential: BlueprintCredential): Promise<Record<s
   const from = directory.seen.length;
   const chain = new HopChain({ authorityUrl: directory.url, tenantId: TENANT, blueprintAppId: CLIENT, credential });
   // The fake directory's token is no JWT, so the chain ends in a refusal after hop 1 was sent.
-  await expect(chain.agentUserToken({ agentIdentityId: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", agentUser: "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d", resourceUrl: "https://graph.microsoft.com" })).rejects.toThrow(/not a JWT/);
+  await expect(agentUserToken(chain, { agentIdentityId: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", agentUser: "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d", resourceUrl: "https://graph.microsoft.com" })).rejects.toThrow(/not a JWT/);
   return authFields(directory.seen[from]!.body);
 }
 
 async function provisionerSends(env: Record<string, string>): Promise<Record<string, string>> {
-  forgetProvisionerTokens();
+  forgetProvisioner();
   const from = directory.seen.length;
-  await provisionerToken(directory.url, "https://graph.microsoft.com", Date.now, { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT, ...env });
+  await provisionerToken(directory.url, "https://graph.microsoft.com", { now: Date.now, env: { ARM_TENANT_ID: TENANT, ARM_CLIENT_ID: CLIENT, ...env } });
   return authFields(directory.seen[from]!.body);
 }
 

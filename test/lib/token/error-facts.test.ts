@@ -11,6 +11,7 @@ import { HopChain } from "../../../lib/hop-chain";
 import { ONE_ATTEMPT } from "../../../lib/retry";
 import { TokenEndpointError } from "../../../lib/token-client";
 import { failureJson } from "../../../probes/report";
+import { agentUserToken } from "../../harness";
 
 const BLUEPRINT = "c4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70";
 const IDENTITY = "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9";
@@ -47,7 +48,7 @@ it("a throttled hop 2 names its hop, status, AADSTS code and Retry-After", async
     form.get("client_id") === BLUEPRINT
       ? { status: 200, body: JSON.stringify({ token_type: "Bearer", access_token: "t1", expires_in: 3600 }) }
       : { status: 429, headers: { "retry-after": "7" }, body: JSON.stringify({ error: "temporarily_unavailable", error_codes: [50196] }) };
-  const err = await failure(chain(base).agentUserToken({ agentIdentityId: IDENTITY, agentUser: "agent@contoso.example", resourceUrl: "https://graph.microsoft.com" }));
+  const err = await failure(agentUserToken(chain(base), { agentIdentityId: IDENTITY, agentUser: "agent@contoso.example", resourceUrl: "https://graph.microsoft.com" }));
   expect(err).toBeInstanceOf(TokenEndpointError);
   expect({ code: err.code, hop: err.hop, status: err.status, codes: err.codes, retryAfterMs: err.retryAfterMs }).toEqual({
     code: "temporarily_unavailable",
@@ -63,7 +64,7 @@ it("a refused connection on hop 1 keeps undici's error as its cause, out of the 
   await new Promise<void>((ready) => closed.listen(0, "127.0.0.1", ready));
   const port = (closed.address() as AddressInfo).port;
   await new Promise((done) => closed.close(done));
-  const err = await failure(chain(`http://127.0.0.1:${port}`).agentUserToken({ agentIdentityId: IDENTITY, agentUser: "agent@contoso.example", resourceUrl: "https://graph.microsoft.com" }));
+  const err = await failure(agentUserToken(chain(`http://127.0.0.1:${port}`), { agentIdentityId: IDENTITY, agentUser: "agent@contoso.example", resourceUrl: "https://graph.microsoft.com" }));
   expect(err).toBeInstanceOf(NetworkError);
   expect([err.code, err.hop, err.status, err.transient]).toEqual(["ECONNREFUSED", 1, undefined, true]);
   expect(err.cause).toMatchObject({ code: "ECONNREFUSED" });

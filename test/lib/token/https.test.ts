@@ -5,26 +5,11 @@
  */
 import { Agent } from "undici";
 import { NetworkError } from "../../../lib/errors";
-import { HopChain, type HopChainConfig } from "../../../lib/hop-chain";
-import { claimsOf, runCli, onlyJson, recordingDispatcher, tokenStatuses, useEmulator, writeOutputs, NO_ENV } from "../../harness";
+import { agentUserToken, claimsOf, runCli, onlyJson, recordingDispatcher, seededChain, seededRequest, tokenStatuses, useEmulator, writeOutputs, NO_ENV } from "../../harness";
 
 const ctx = useEmulator();
-let config: HopChainConfig;
-
-beforeAll(() => {
-  const out = ctx.emulator.outputs("https");
-  config = {
-    authorityUrl: out.authorityUrl,
-    tenantId: out.tenantId,
-    blueprintAppId: out.blueprintAppId!,
-    credential: { kind: "secret", secret: out.blueprintClientSecret! },
-  };
-});
-
-const request = () => {
-  const out = ctx.emulator.outputs("https");
-  return { agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl };
-};
+const out = () => ctx.emulator.outputs("https");
+const request = () => seededRequest(out());
 
 it("listens for https on 127.0.0.1 with a certificate of its own", () => {
   expect(ctx.emulator.httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
@@ -34,19 +19,17 @@ it("listens for https on 127.0.0.1 with a certificate of its own", () => {
 it("a client trusting the emulator's CA mints the agent user token over https", async () => {
   const recorder = recordingDispatcher(new Agent({ connect: { ca: ctx.emulator.caPem } }));
   const before = ctx.emulator.requests.length;
-  const token = await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken(request());
+  const token = await agentUserToken(seededChain(out(), { http: { dispatcher: recorder.dispatcher } }), request());
   expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
   expect(recorder.sent.map((r) => r.url.startsWith(`${ctx.emulator.httpsUrl}/`))).toEqual([true, true, true]);
   expect(token.claims).toMatchObject({ idtyp: "user", oid: request().agentUser, appid: request().agentIdentityId });
-  expect(claimsOf(recorder.sent[1]!.form.client_assertion!).iss).toBe(`${ctx.emulator.httpsUrl}/${config.tenantId}/v2.0`);
+  expect(claimsOf(recorder.sent[1]!.form.client_assertion!).iss).toBe(`${ctx.emulator.httpsUrl}/${out().tenantId}/v2.0`);
 });
 
 it("a client that does not trust it fails at once, sending nothing: exit 4, hint names NODE_EXTRA_CA_CERTS", async () => {
   const before = ctx.emulator.requests.length;
   const retries: unknown[] = [];
-  const err = await new HopChain({ ...config, http: { dispatcher: new Agent() }, hooks: { onRetry: (e) => void retries.push(e) } })
-    .agentUserToken(request())
-    .catch((e: unknown) => e);
+  const err = await agentUserToken(seededChain(out(), { http: { dispatcher: new Agent() }, hooks: { onRetry: (e) => void retries.push(e) } }), request()).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(NetworkError);
   // An untrusted certificate is not transient: retrying it only delays the answer.
   expect(retries).toEqual([]);

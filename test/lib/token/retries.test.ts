@@ -4,8 +4,7 @@
  * bound (5 attempts, 30 s). Every count is the emulator's own request log.
  */
 import { DEFAULT_RETRY } from "../../../lib/retry";
-import { HopChain } from "../../../lib/hop-chain";
-import { NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs, type CliRun } from "../../harness";
+import { agentUserToken, NO_ENV, onlyJson, runCli, seededChain, seededRequest, tokenStatuses, useEmulator, writeOutputs, type CliRun } from "../../harness";
 
 const ctx = useEmulator();
 afterEach(() => ctx.emulator.faults.reset());
@@ -50,16 +49,11 @@ describe("ridden out", () => {
   });
 
   it("a drop and two 429s on hop 3, with T1 and T2 from the cache", async () => {
-    const runner = new HopChain({
-      authorityUrl: ctx.out.authorityUrl,
-      tenantId: ctx.out.tenantId,
-      blueprintAppId: ctx.out.blueprintAppId!,
-      credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
-    });
-    await runner.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+    const runner = seededChain(ctx.out);
+    await agentUserToken(runner, seededRequest(ctx.out));
     ctx.emulator.faults.set({ drop: 1, throttle: 2, retryAfterS: 0 });
     const before = ctx.emulator.requests.length;
-    const token = await runner.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserPrincipalName!, resourceUrl: ctx.out.resourceUrl });
+    const token = await agentUserToken(runner, { agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserPrincipalName!, resourceUrl: ctx.out.resourceUrl });
     expect(tokenStatuses(ctx.emulator, before)).toEqual([-1, 429, 429, 200]);
     expect(token.hops.map((h) => [h.hop, h.cached])).toEqual([
       [1, true],

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { CHECK_OPERATIONS, CHECK_PERMISSIONS, GRAPH_OPERATIONS, operationOf, PROVISIONER_PERMISSIONS, uncovered, type OperationId } from "../../../lib/graph-permissions";
 import { writeStackConfig } from "../preflight/stack-config";
 import { runCli, scratchDir, type CliRun } from "../../harness";
@@ -24,7 +24,7 @@ type Command = "doctor" | "preflight";
 const lostReads = (missing: string, command: Command): OperationId[] =>
   uncovered(CHECK_OPERATIONS, KIT_SET.filter((p) => p !== missing))
     .map(({ id }) => id)
-    .filter((id) => (GRAPH_OPERATIONS[id].callers as readonly string[]).includes(command));
+    .filter((id) => GRAPH_OPERATIONS[id].callers.includes(command));
 
 /** Every permission of the set that one of doctor's or preflight's reads cannot do without. */
 const READ_SET = KIT_SET.filter((p) => lostReads(p, "doctor").length + lostReads(p, "preflight").length > 0);
@@ -83,7 +83,7 @@ async function runs(command: Command): Promise<Run[]> {
       : [[["preflight", "--config-from-stack", config, "--stack", "dev"], env]];
   const all: Run[] = [];
   for (const [argv, vars] of ways) {
-    forgetProvisionerTokens();
+    forgetProvisioner();
     const from = emulator.requests.length;
     const run = await runCli(argv, vars);
     const graph = emulator.requests.slice(from).filter((r) => r.surface === "graph");

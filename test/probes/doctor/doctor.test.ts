@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { BrokenLink } from "../../../emulator/faults";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { formatChecks, ok } from "../../../probes/checks";
 import { runCli, scratchDir, type CliRun } from "../../harness";
 
@@ -28,7 +28,7 @@ async function doctor(breaks: BrokenLink[], args: string[] = [], agents?: number
     const outputs = join(scratch.dir, `outputs-${breaks.join("-") || "healthy"}-${agents ?? 1}.json`);
     writeFileSync(outputs, JSON.stringify(emulator.outputs()), { mode: 0o600 });
     const p = emulator.provisioner()!;
-    forgetProvisionerTokens();
+    forgetProvisioner();
     const run = await runCli(["doctor", "--outputs", outputs, ...args], { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret, ...env });
     return { ...run, emulator };
   } finally {
@@ -199,7 +199,7 @@ describe("agent-user doctor", () => {
     try {
       const out = emulator.outputs();
       const p = emulator.provisioner()!;
-      forgetProvisionerTokens();
+      forgetProvisioner();
       const run = await runCli(["doctor", "--json"], {
         ARM_TENANT_ID: p.tenantId,
         ARM_CLIENT_ID: p.clientId,
@@ -253,14 +253,14 @@ describe("agent-user doctor", () => {
       };
       const wrongArm = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: "wrong" };
 
-      forgetProvisionerTokens();
+      forgetProvisioner();
       const fromFileOnly = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(p.clientSecret)], {});
       expect(fromFileOnly.code).toBe(0);
-      forgetProvisionerTokens();
+      forgetProvisioner();
       const overArm = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(p.clientSecret)], wrongArm);
       expect(overArm.code).toBe(0);
 
-      forgetProvisionerTokens();
+      forgetProvisioner();
       const leftOutWithArm = await runCli(["doctor", "--outputs", outputs, "--config-from-stack", stackFile(undefined)], wrongArm);
       expect(leftOutWithArm.code).toBe(3);
       expect(leftOutWithArm.stderr).toMatch(/AADSTS7000215/);
@@ -282,7 +282,7 @@ describe("agent-user doctor", () => {
     const run = await doctor([], [], undefined, undefined, { ARM_CLIENT_SECRET: "wrong" });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/AADSTS7000215/);
-    expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET or azuread:clientSecret\) is wrong or has expired/);
+    expect(run.stderr).toMatch(/the provisioner's client secret \(ARM_CLIENT_SECRET\) is wrong or has expired/);
     expect(run.stderr).not.toMatch(/blueprintClientSecret/);
   });
 });

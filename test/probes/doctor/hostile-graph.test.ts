@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { writeStackConfig } from "../preflight/stack-config";
 import { runCli, scratchDir, type CliRun } from "../../harness";
 
@@ -72,7 +72,7 @@ afterAll(async () => {
 beforeEach(() => {
   tampered = 0;
   tamper = () => undefined;
-  forgetProvisionerTokens();
+  forgetProvisioner();
 });
 
 /** doctor against the emulator's outputs, its token endpoint and Graph reached through the proxy, as its provisioner. */

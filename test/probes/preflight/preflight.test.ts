@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { runCli, scratchDir, type CliRun } from "../../harness";
 import { writeStackConfig } from "./stack-config";
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await emulator.close();
   scratch.remove();
 });
-beforeEach(() => forgetProvisionerTokens());
+beforeEach(() => forgetProvisioner());
 
 /** The stack config of a new stack, against the emulator. */
 function configFile(overrides: Record<string, string | string[]> = {}): string {
@@ -124,7 +124,7 @@ describe("agent-user preflight", () => {
       expect(run.stdout).toMatch(/provisioner permissions: for each of them: .*Grant admin consent/);
       expect(run.stdout).toMatch(/^warning\s+upn domain\s+\S+\s+not checked: the provisioner may not read it \(403 Authorization_RequestDenied\)$/m);
       expect(run.stdout).toMatch(/^ {2}upn domain: to read a domain of the tenant the provisioner needs the application permission Domain\.Read\.All /m);
-      forgetProvisionerTokens();
+      forgetProvisioner();
       roles(saved.filter((r) => r !== "Domain.Read.All"));
       const readOnly = await preflight(["--config-from-stack", configFile()]);
       expect(readOnly.code).toBe(0);

@@ -4,8 +4,7 @@
  * that is not the one in the token's tid.
  */
 import { ClaimsError } from "../../../lib/errors";
-import { HopChain } from "../../../lib/hop-chain";
-import { JWT_SHAPE, NO_ENV, onlyJson, runCli, tokenStatuses, useEmulator, writeOutputs } from "../../harness";
+import { agentUserToken, JWT_SHAPE, NO_ENV, onlyJson, runCli, seededChain, seededRequest, tokenStatuses, useEmulator, writeOutputs } from "../../harness";
 
 /** Another GUID the emulated tenant answers to (as if it were an alias), so every hop succeeds. */
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";
@@ -16,19 +15,14 @@ beforeAll(() => {
 });
 
 it("the hop chain throws a ClaimsError naming tid, its expected and its actual value", async () => {
-  const chain = new HopChain({
-    authorityUrl: ctx.out.authorityUrl,
-    tenantId: ALIAS_TENANT,
-    blueprintAppId: ctx.out.blueprintAppId!,
-    credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
-  });
-  const err = await chain.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl }).catch((e: unknown) => e);
+  const chain = seededChain(ctx.out, { tenantId: ALIAS_TENANT });
+  const err = await agentUserToken(chain, seededRequest(ctx.out)).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ClaimsError);
   expect((err as ClaimsError).mismatches).toEqual([{ claim: "tid", expected: ALIAS_TENANT, actual: ctx.out.tenantId }]);
   expect((err as ClaimsError).exitCode).toBe(5);
   // A refused token is not cached: asking again sends hop 3 again (T1 and T2 are served from the cache) and is refused again.
   const before = ctx.emulator.requests.length;
-  const again = await chain.agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl }).catch((e: unknown) => e);
+  const again = await agentUserToken(chain, seededRequest(ctx.out)).catch((e: unknown) => e);
   expect(again).toBeInstanceOf(ClaimsError);
   expect(tokenStatuses(ctx.emulator, before)).toEqual([200]);
 });

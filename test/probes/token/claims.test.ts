@@ -7,8 +7,8 @@ import { createPublicKey } from "node:crypto";
 import { TOKEN_EXCHANGE_APP_ID } from "../../../lib/entra-rules";
 import { decodeJwt, verifyJwtSignature } from "../../../lib/jwt";
 import { SEEDED_GRANT_SCOPES } from "../../../emulator/seed";
-import { HopChain } from "../../../lib/hop-chain";
 import {
+  agentUserToken,
   b64urlGuid,
   claimsOf,
   EXCHANGE_SCOPE,
@@ -19,22 +19,14 @@ import {
   onlyJson,
   recordingDispatcher,
   runCli,
+  seededChain,
+  seededRequest,
   tokenStatuses,
   useEmulator,
   writeOutputs,
 } from "../../harness";
 
 const ctx = useEmulator();
-
-function chain(dispatcher?: import("undici").Dispatcher): HopChain {
-  return new HopChain({
-    authorityUrl: ctx.out.authorityUrl,
-    tenantId: ctx.out.tenantId,
-    blueprintAppId: ctx.out.blueprintAppId!,
-    credential: { kind: "secret", secret: ctx.out.blueprintClientSecret! },
-    http: dispatcher ? { dispatcher } : {},
-  });
-}
 
 describe("the three hops, as the hop chain sends them", () => {
   let sent: ReturnType<typeof recordingDispatcher>["sent"];
@@ -43,7 +35,7 @@ describe("the three hops, as the hop chain sends them", () => {
   beforeAll(async () => {
     const recorder = recordingDispatcher();
     sent = recorder.sent;
-    const token = await chain(recorder.dispatcher).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+    const token = await agentUserToken(seededChain(ctx.out, { http: { dispatcher: recorder.dispatcher } }), seededRequest(ctx.out));
     finalToken = token.accessToken;
   });
 
@@ -155,10 +147,9 @@ describe("the three hops, as the hop chain sends them", () => {
 
 it("an agent user given as a UPN is sent as username, and the token's upn is checked", async () => {
   const recorder = recordingDispatcher();
-  const token = await chain(recorder.dispatcher).agentUserToken({
-    agentIdentityId: ctx.out.agentIdentityId!,
+  const token = await agentUserToken(seededChain(ctx.out, { http: { dispatcher: recorder.dispatcher } }), {
+    ...seededRequest(ctx.out),
     agentUser: ctx.out.agentUserPrincipalName!.toUpperCase(),
-    resourceUrl: ctx.out.resourceUrl,
   });
   const hop3 = recorder.sent[2]!.form;
   expect(hop3.username).toBe(ctx.out.agentUserPrincipalName!.toUpperCase());

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { decodeJwt, signJwt } from "../../../lib/jwt";
 import { requestToken, tokenEndpoint, TokenEndpointError } from "../../../lib/token-client";
 import { loadCertificate } from "../../../lib/client-assertion";
-import { HopChain, type HopChainConfig } from "../../../lib/hop-chain";
-import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, NO_ENV, onlyJson, recordingDispatcher, runCli, tokenStatuses, useEmulator, writeOutputs } from "../../harness";
+import type { BlueprintCredential } from "../../../lib/blueprint-credential";
+import { agentUserToken, blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, NO_ENV, onlyJson, recordingDispatcher, runCli, seededChain, seededRequest, tokenStatuses, useEmulator, writeOutputs } from "../../harness";
 
 const ctx = useEmulator();
 let endpoint: string;
@@ -54,13 +54,8 @@ describe("certificate credential", () => {
   it("the assertion is PS256 with x5t#S256 of the certificate, aud the token endpoint, iss = sub = blueprint, at most 10 minutes", async () => {
     const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
     const recorder = recordingDispatcher();
-    const config: HopChainConfig = {
-      authorityUrl: ctx.out.authorityUrl,
-      tenantId: ctx.out.tenantId,
-      blueprintAppId: ctx.out.blueprintAppId!,
-      credential: { kind: "certificate", certificate: loadCertificate(cert, "blueprint") },
-    };
-    await new HopChain({ ...config, http: { dispatcher: recorder.dispatcher } }).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+    const credential: BlueprintCredential = { kind: "certificate", certificate: loadCertificate(cert, "blueprint") };
+    await agentUserToken(seededChain(ctx.out, { credential, http: { dispatcher: recorder.dispatcher } }), seededRequest(ctx.out));
     const hop1 = recorder.sent[0]!.form;
     expect(hop1.client_secret).toBeUndefined();
     expect(hop1.client_assertion_type).toBe(JWT_BEARER);
@@ -74,11 +69,7 @@ describe("certificate credential", () => {
 
     // A second chain makes a new assertion with its own jti.
     const again = recordingDispatcher();
-    await new HopChain({ ...config, http: { dispatcher: again.dispatcher } }).agentUserToken({
-      agentIdentityId: ctx.out.agentIdentityId!,
-      agentUser: ctx.out.agentUserId!,
-      resourceUrl: ctx.out.resourceUrl,
-    });
+    await agentUserToken(seededChain(ctx.out, { credential, http: { dispatcher: again.dispatcher } }), seededRequest(ctx.out));
     expect(claimsOf(again.sent[0]!.form.client_assertion!).jti).not.toBe(c.jti);
   });
 
@@ -153,13 +144,8 @@ describe("managed identity credential", () => {
 
   it("asks IMDS with Metadata: true for api://AzureADTokenExchange and the client id, and sends its token as hop 1's assertion", async () => {
     const recorder = recordingDispatcher();
-    await new HopChain({
-      authorityUrl: ctx.out.authorityUrl,
-      tenantId: ctx.out.tenantId,
-      blueprintAppId: ctx.out.blueprintAppId!,
-      credential: { kind: "managedIdentity", clientId: ctx.out.managedIdentityClientId, imdsEndpoint: ctx.emulator.httpUrl },
-      http: { dispatcher: recorder.dispatcher },
-    }).agentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
+    const credential: BlueprintCredential = { kind: "managedIdentity", clientId: ctx.out.managedIdentityClientId, imdsEndpoint: ctx.emulator.httpUrl };
+    await agentUserToken(seededChain(ctx.out, { credential, http: { dispatcher: recorder.dispatcher } }), seededRequest(ctx.out));
     const [imds, hop1] = recorder.sent;
     const url = new URL(imds!.url);
     expect(imds!.method).toBe("GET");

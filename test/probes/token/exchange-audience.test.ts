@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
-import { forgetProvisionerTokens } from "../../../infra/provisioner-credential";
+import { forgetProvisioner } from "../../provisioner-state";
 import { NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "../../harness";
 
 const ctx = useEmulator();
@@ -66,7 +66,7 @@ describe("token: hop 1's audience", () => {
 describe("doctor: hop 1 and the blueprint's federated credential follow the audience", () => {
   const provisioner = () => {
     const p = ctx.emulator.provisioner()!;
-    forgetProvisionerTokens();
+    forgetProvisioner();
     return { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
   };
 

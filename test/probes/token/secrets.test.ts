@@ -8,8 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requestToken, tokenEndpoint } from "../../../lib/token-client";
 import { password } from "../../../emulator/seed";
-import { HopChain, type AgentUserTokenRequest } from "../../../lib/hop-chain";
-import { addAgent, blueprintCertificate, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, useEmulator, writeOutputs, type AgentFixture } from "../../harness";
+import type { HopChainConfig } from "../../../lib/hop-chain";
+import { addAgent, agentUserToken, blueprintCertificate, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, seededChain, seededRequest, useEmulator, writeOutputs, type AgentFixture } from "../../harness";
 
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";
 const WRONG = `wrong-sentinel-${randomUUID()}`;
@@ -135,9 +135,8 @@ describe("a secret, a key or a token given where its file's path belongs", () =>
 });
 
 describe("errors thrown to a library caller", () => {
-  const request = (): AgentUserTokenRequest => ({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: ctx.out.agentUserId!, resourceUrl: ctx.out.resourceUrl });
-  const chain = (secret: string, tenantId = ctx.out.tenantId, authorityUrl = ctx.out.authorityUrl) =>
-    new HopChain({ authorityUrl, tenantId, blueprintAppId: ctx.out.blueprintAppId!, credential: { kind: "secret", secret } });
+  const token = (secret: string, config: Partial<HopChainConfig> = {}, request = seededRequest(ctx.out)) =>
+    agentUserToken(seededChain(ctx.out, { credential: { kind: "secret", secret }, ...config }), request);
 
   async function thrown(promise: Promise<unknown>): Promise<unknown> {
     const err = await promise.then(
@@ -150,19 +149,19 @@ describe("errors thrown to a library caller", () => {
   }
 
   it.each([
-    ["a wrong secret", () => chain(WRONG).agentUserToken(request()), WRONG],
+    ["a wrong secret", () => token(WRONG), WRONG],
     ["no grant", async () => {
       const undo = withoutGrant();
       try {
-        return await chain(RIGHT).agentUserToken(request());
+        return await token(RIGHT);
       } finally {
         undo();
       }
     }, RIGHT],
-    ["a claims mismatch", () => chain(RIGHT, ALIAS_TENANT).agentUserToken(request()), RIGHT],
-    ["another identity's agent user", () => chain(RIGHT).agentUserToken({ ...request(), agentUser: stranger.user.id }), RIGHT],
-    ["dropped connections", () => (ctx.emulator.faults.set({ drop: 2, throttle: 1000, retryAfterS: 0 }), chain(RIGHT).agentUserToken(request())), RIGHT],
-    ["an unreachable authority", () => chain(RIGHT, ctx.out.tenantId, "http://127.0.0.1:9").agentUserToken(request()), RIGHT],
+    ["a claims mismatch", () => token(RIGHT, { tenantId: ALIAS_TENANT }), RIGHT],
+    ["another identity's agent user", () => token(RIGHT, {}, { ...seededRequest(ctx.out), agentUser: stranger.user.id }), RIGHT],
+    ["dropped connections", () => (ctx.emulator.faults.set({ drop: 2, throttle: 1000, retryAfterS: 0 }), token(RIGHT)), RIGHT],
+    ["an unreachable authority", () => token(RIGHT, { authorityUrl: "http://127.0.0.1:9" }), RIGHT],
     ["a raw token request", () => requestToken("hop 1", tokenEndpoint(ctx.out.authorityUrl, ctx.out.tenantId), { grant_type: "client_credentials", client_id: ctx.out.blueprintAppId!, scope: EXCHANGE_SCOPE, client_secret: WRONG }), WRONG],
   ] as const)("%s: no secret or token in JSON.stringify, message or stack", async (_name, fail, secret) => {
     const err = await thrown(fail());
