@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import type { ConfigError } from "../../infra/config";
 import { AgentUserKit, type AgentArgs, type AgentUserKitArgs, type BlueprintCredentialArgs } from "../../infra";
+import { setAgentUserKitMocks } from "../../infra/testing";
 import { AZURE, DYNAMIC, IDS, installMocks, valueOf, type Registration } from "./program-harness";
 
 const SPONSOR = "5e000000-0000-0000-0000-000000000001";
@@ -146,5 +147,36 @@ describe("an agent given inside an Output", () => {
     expect(failure).toMatchObject({ name: "ConfigError", problems: (plain as ConfigError).problems, message: expect.stringMatching(/^(error serializing property "\w+": )*configuration: AgentUserKit "bad": /) });
     expect(failure.message.endsWith(plain!.message)).toBe(true);
     expect(failure.types.filter((type) => type === DYNAMIC.identity || type === DYNAMIC.user)).toEqual([]);
+  });
+});
+
+/** A resource of the program's whose agentName output the mocks leave unset: unknown in preview. */
+class Team extends pulumi.CustomResource {
+  declare readonly agentName: pulumi.Output<string>;
+  constructor() {
+    super("my:index:Team", "team", { agentName: undefined });
+  }
+}
+
+// Last in the file: it disconnects from the mocks to wait for every registration.
+describe("a preview while an Output that decides the agents is unknown", () => {
+  it("registers the blueprint and its principal, lists no agent resource, and says so once", async () => {
+    const resources = await setAgentUserKitMocks({ preview: true, mocks: { newResource: (a) => ({ id: "", state: a.inputs }), call: () => ({}) } });
+    const info = jest.spyOn(pulumi.log, "info").mockResolvedValue();
+    try {
+      // An output of a resource not yet created: unknown in preview.
+      const team = new Team();
+      const kit = new AgentUserKit("team", { ...PLAIN, agents: [{ name: team.agentName, userName: "research-agent" }] });
+      // As a program's end does: wait until every registration under way is done.
+      await pulumi.runtime.disconnect();
+      const types = resources.map((r) => r.type);
+      expect(types).toEqual(expect.arrayContaining([DYNAMIC.blueprint, DYNAMIC.principal]));
+      expect(types.filter((type) => type === DYNAMIC.identity || type === DYNAMIC.user || type === AZURE.grant)).toEqual([]);
+      expect(info.mock.calls.map(([message, resource]) => ({ message, onKit: resource === kit }))).toEqual([
+        { message: expect.stringMatching(/^the agents' identities, users and grants are registered once/), onKit: true },
+      ]);
+    } finally {
+      info.mockRestore();
+    }
   });
 });
