@@ -3,7 +3,7 @@ import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } 
 import { AgentUserError, exitCodeForStatus, type ExitCode } from "./errors";
 import { BODY_LIMITS, parseRetryAfter, send, type HttpOptions } from "./http";
 import { redactJwts } from "./redact";
-import { assertSecureUrl } from "./urls";
+import { secureUrlProblem } from "./urls";
 import { readUserFile, USER_FILE_LIMITS } from "./user-files";
 import { withRetry, type RetryPolicy } from "./retry";
 
@@ -88,15 +88,15 @@ export async function blueprintClientAuth(cred: BlueprintCredential, http: HttpO
   }
 }
 
-/** IMDS is plain http on a link-local address by design; anything else must be loopback or https. */
-export function checkImdsEndpoint(value: string): string {
+/** What is wrong with an IMDS base URL, or undefined: IMDS is plain http on a link-local address by design; anything else must be loopback or https. */
+export function imdsEndpointProblem(value: string): string | undefined {
   // Compare the parsed host: a prefix test would pass http://169.254.169.254.example.com or http://169.254.169.254@example.com.
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
-    // assertSecureUrl names it below
+    // secureUrlProblem names it below
   }
-  if (url?.protocol === "http:" && url.host === "169.254.169.254" && url.username === "" && url.password === "") return value;
-  return assertSecureUrl("the IMDS endpoint", value).toString();
+  if (url?.protocol === "http:" && url.host === "169.254.169.254" && url.username === "" && url.password === "") return undefined;
+  return secureUrlProblem(value);
 }

@@ -17,11 +17,12 @@ export function shownValue(value: unknown): string {
   return jsonKind(value);
 }
 
-/**
- * What is wrong with a number of milliseconds given as option `name`: it
- * must be finite, from 0 (or above it, without `allowZero`) to MAX_TIMER_MS.
- */
+/** Whether `ms` is a wait, timeout or budget a timer holds: finite, from 0 (or above it, without `allowZero`) to MAX_TIMER_MS. */
+export function isTimerMs(ms: unknown, allowZero: boolean): ms is number {
+  return typeof ms === "number" && Number.isFinite(ms) && (allowZero ? ms >= 0 : ms > 0) && ms <= MAX_TIMER_MS;
+}
+
+/** What is wrong with a number of milliseconds given as option `name` (see isTimerMs). */
 export function millisecondsProblem(name: string, value: unknown, allowZero: boolean): string | undefined {
-  const ok = typeof value === "number" && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0) && value <= MAX_TIMER_MS;
-  return ok ? undefined : `${name} must be a number of milliseconds, ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_MS}, got ${shownValue(value)}`;
+  return isTimerMs(value, allowZero) ? undefined : `${name} must be a number of milliseconds, ${allowZero ? "0" : "more than 0"} to ${MAX_TIMER_MS}, got ${shownValue(value)}`;
 }

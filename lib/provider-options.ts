@@ -1,4 +1,4 @@
-import { checkImdsEndpoint, type BlueprintCredential } from "./blueprint-credential";
+import { imdsEndpointProblem, type BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, UsageError } from "./errors";
 import type { HopRecord } from "./hop-chain";
 import { claimsParameter } from "./claims-request";
@@ -8,7 +8,7 @@ import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
 import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem } from "./entra-rules";
-import { isObject, jsonKind } from "./json-value";
+import { isObject, jsonKind, ownProperties } from "./json-value";
 
 /*
  * The token provider's public contract: its options, what getToken() takes
@@ -117,33 +117,58 @@ export interface AgentUserAccessToken {
 /** The step a getToken() error names. */
 export const STEP = "agent user token";
 
-/** The rule for an agent identity id, an agent user and a resource, the same in the options and in a request. */
-const AGENT_RULES = {
-  agentIdentityId: (value: unknown) => (isGuid(value) ? undefined : "must be the agent identity's object id (a GUID)"),
-  agentUser: (value: unknown) => (isGuid(value) || isUpn(value) ? undefined : "must be the agent user's object id (a GUID) or its UPN"),
-  resource: (value: unknown) => (typeof value === "string" && value.trim() !== "" ? undefined : "must be a non-empty string such as https://graph.microsoft.com"),
-};
+/**
+ * The one rule of each connection option: what is wrong with a value, as the
+ * words that follow its name ("must be …, got …"), or undefined. The
+ * provider's options, a getToken() request, and every reader of variables,
+ * stack outputs or flags name the input their own way and check it here.
+ */
+const OPTION_RULES = {
+  tenantId: (value: unknown) => (isGuid(value) || (typeof value === "string" && isDomainName(value)) ? undefined : `must be the tenant's GUID or a domain, got ${shownValue(value)}`),
+  blueprintAppId: (value: unknown) => (isGuid(value) ? undefined : `must be the blueprint's appId (a GUID), got ${shownValue(value)}`),
+  agentIdentityId: (value: unknown) => (isGuid(value) ? undefined : `must be the agent identity's object id (a GUID), got ${shownValue(value)}`),
+  agentUser: (value: unknown) => (isGuid(value) || isUpn(value) ? undefined : `must be the agent user's object id (a GUID) or its UPN, got ${shownValue(value)}`),
+  resource: (value: unknown) => (typeof value === "string" && value.trim() !== "" ? undefined : `must be a non-empty string such as ${PUBLIC_CLOUD.resourceUrl}, got ${shownValue(value)}`),
+  authorityUrl: baseUrlRule,
+  tokenExchangeAudience: (value: unknown) => {
+    const problem = tokenExchangeAudienceProblem(value);
+    return problem && `${problem}, got ${shownValue(value)}`;
+  },
+  "credential.imdsEndpoint": (value: unknown) => (typeof value === "string" ? imdsEndpointProblem(value) : `must be a string, got ${jsonKind(value)}`),
+} satisfies Record<string, (value: unknown) => string | undefined>;
 
-/** What is wrong with `value` as agent option `name`, e.g. "agentUser must be …, got …". */
-function agentOptionProblem(name: keyof typeof AGENT_RULES, value: unknown, where = ""): string | undefined {
-  const problem = AGENT_RULES[name](value);
-  return problem && `${name}${where} ${problem}, got ${shownValue(value)}`;
+/** The rule of a Graph or authority base URL, for a value of any type. */
+export function baseUrlRule(value: unknown): string | undefined {
+  return typeof value === "string" ? baseUrlProblem(value) : `must be a string, got ${jsonKind(value)}`;
+}
+
+export type CheckedOption = keyof typeof OPTION_RULES;
+
+/**
+ * How errors name each input: the library by its option (the default), a
+ * reader by the variable, the outputs key or the flag the value came from.
+ */
+export type InputName = (option: CheckedOption) => string;
+
+const optionName: InputName = (option) => option;
+
+/** What is wrong with `value` as option `option`, named by `name`; undefined when nothing is. */
+export function optionProblem(option: CheckedOption, value: unknown, name: string = option): string | undefined {
+  const problem = OPTION_RULES[option](value);
+  return problem && `${name} ${problem}`;
 }
 
 /** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
 export function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
   if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
-  const problems = (["agentIdentityId", "agentUser", "resource"] as const)
-    .filter((name) => request[name] !== undefined)
-    .map((name) => agentOptionProblem(name, request[name], " of getToken()"))
-    .filter((problem): problem is string => problem !== undefined);
+  const checked = (name: "agentIdentityId" | "agentUser" | "resource" | "tenantId") =>
+    request[name] === undefined ? undefined : optionProblem(name, request[name], `${name} of getToken()`);
+  const problems = [checked("agentIdentityId"), checked("agentUser"), checked("resource")];
   for (const flag of ["fresh", "enableCae"] as const) {
     if (request[flag] !== undefined && typeof request[flag] !== "boolean") problems.push(`${flag} of getToken() must be true or false, got ${shownValue(request[flag])}`);
   }
-  const { tenantId, claims } = request as Partial<Record<keyof AgentUserTokenRequestOptions, unknown>>;
-  if (tenantId !== undefined && !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId))) {
-    problems.push(`tenantId of getToken() must be the tenant's GUID or a domain, got ${shownValue(tenantId)}`);
-  }
+  problems.push(checked("tenantId"));
+  const { claims } = request as Partial<Record<keyof AgentUserTokenRequestOptions, unknown>>;
   if (claims !== undefined) {
     if (typeof claims !== "string") problems.push(`claims of getToken() must be a JSON string, got ${shownValue(claims)}`);
     else {
@@ -154,13 +179,15 @@ export function requestProblem(request: AgentUserTokenRequestOptions): string | 
       }
     }
   }
-  return problems.length > 0 ? problems.join("; ") : undefined;
+  const found = problems.filter((problem): problem is string => problem !== undefined);
+  return found.length > 0 ? found.join("; ") : undefined;
 }
 
 /** What is wrong with the blueprint credential; never its secret or key. */
-function credentialProblems(credential: unknown): string[] {
-  if (credential === undefined || credential === null) return ["credential is missing"];
-  if (!isObject(credential)) return [`credential must be an object, got ${jsonKind(credential)}`];
+function credentialProblems(given: unknown, name: InputName): string[] {
+  if (given === undefined || given === null) return ["credential is missing"];
+  if (!isObject(given)) return [`credential must be an object, got ${jsonKind(given)}`];
+  const credential = ownProperties(given);
   switch (credential.kind) {
     case "secret":
       return typeof credential.secret === "string" && credential.secret.trim() !== "" ? [] : ["credential.secret must be a non-empty string"];
@@ -170,52 +197,61 @@ function credentialProblems(credential: unknown): string[] {
       return loaded ? [] : ['credential.certificate must be what loadCertificate() returns: loadCertificate({ certificatePem, privateKeyPem }, "blueprint")'];
     }
     case "managedIdentity": {
-      const problems = (["clientId", "tokenFile", "imdsEndpoint"] as const)
+      const problems = (["clientId", "tokenFile"] as const)
         .filter((key) => credential[key] !== undefined && typeof credential[key] !== "string")
         .map((key) => `credential.${key} must be a string, got ${jsonKind(credential[key])}`);
-      if (problems.length === 0 && typeof credential.imdsEndpoint === "string") {
-        try {
-          checkImdsEndpoint(credential.imdsEndpoint);
-        } catch (err) {
-          problems.push(`credential.imdsEndpoint: ${err instanceof AgentUserError ? err.detail : String(err)}`);
-        }
-      }
-      return problems;
+      const imds = credential.imdsEndpoint !== undefined && optionProblem("credential.imdsEndpoint", credential.imdsEndpoint, name("credential.imdsEndpoint"));
+      return imds ? [...problems, imds] : problems;
     }
     default:
       return [`credential.kind must be "secret", "certificate" or "managedIdentity", got ${shownValue(credential.kind)}`];
   }
 }
 
+/** The fix of a wrong token-exchange audience: the authority's cloud's is nearly always the right one. */
+function audienceHint(audience: unknown): string | undefined {
+  return audience !== undefined && OPTION_RULES.tokenExchangeAudience(audience) ? "leave the token-exchange audience out to use the authority's cloud's" : undefined;
+}
+
+/** The options that OPTION_RULES check when given; tenantId and blueprintAppId are checked given or not. */
+const OPTIONAL_CHECKED = ["agentIdentityId", "agentUser", "resource", "tokenExchangeAudience"] as const;
+
 /**
- * The provider's options, checked before any request as the CLI checks its
- * flags: a mistake is a UsageError naming each wrong option, not a TypeError
- * from the first getToken(), and the blueprint credential goes to an
- * authority over https, or over plain http only to this machine (the
- * emulator). Returns the authority URL's origin, the one spelling the CLI uses.
+ * Every problem of the provider's options, each named by `name`: a reader of
+ * variables, stack outputs or flags names the place a value came from, the
+ * library the option. Never a secret or a key.
  */
-export function checkOptions(options: AgentUserTokenProviderOptions): string {
-  const { tenantId, blueprintAppId, agentIdentityId, agentUser, timeoutMs, consistencyWindowMs, replicationWindowMs, refreshWindowMs, resource, retry, tokenExchangeAudience } = options as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
-  const authorityUrl = options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl;
-  const authorityProblem = typeof authorityUrl === "string" ? baseUrlProblem(authorityUrl) : `must be a string, got ${jsonKind(authorityUrl)}`;
+function optionProblems(options: AgentUserTokenProviderOptions, name: InputName): string[] {
+  // Own properties only: an option some other code put on Object.prototype is none of the caller's.
+  const given = ownProperties(options) as Partial<Record<keyof AgentUserTokenProviderOptions, unknown>>;
+  const { timeoutMs, consistencyWindowMs, replicationWindowMs, refreshWindowMs, retry } = given;
   const problems = [
-    !isGuid(tenantId) && !(typeof tenantId === "string" && isDomainName(tenantId)) && `tenantId must be the tenant's GUID or a domain, got ${shownValue(tenantId)}`,
-    !isGuid(blueprintAppId) && `blueprintAppId must be the blueprint's appId (a GUID), got ${shownValue(blueprintAppId)}`,
-    ...credentialProblems(options.credential),
-    authorityProblem && `authorityUrl ${authorityProblem}`,
+    optionProblem("tenantId", given.tenantId, name("tenantId")),
+    optionProblem("blueprintAppId", given.blueprintAppId, name("blueprintAppId")),
+    ...credentialProblems(given.credential, name),
+    optionProblem("authorityUrl", given.authorityUrl ?? PUBLIC_CLOUD.authorityUrl, name("authorityUrl")),
     timeoutMs !== undefined && millisecondsProblem("timeoutMs", timeoutMs, false),
     consistencyWindowMs !== undefined && millisecondsProblem("consistencyWindowMs", consistencyWindowMs, true),
     replicationWindowMs !== undefined && millisecondsProblem("replicationWindowMs", replicationWindowMs, true),
     consistencyWindowMs !== undefined && replicationWindowMs !== undefined && "give consistencyWindowMs only: replicationWindowMs is its deprecated spelling",
     refreshWindowMs !== undefined && millisecondsProblem("refreshWindowMs", refreshWindowMs, true),
     ...(retry !== undefined ? checkRetryPolicy("retry", retry).problems : []),
-    agentIdentityId !== undefined && agentOptionProblem("agentIdentityId", agentIdentityId),
-    agentUser !== undefined && agentOptionProblem("agentUser", agentUser),
-    resource !== undefined && agentOptionProblem("resource", resource),
-    tokenExchangeAudience !== undefined &&
-      tokenExchangeAudienceProblem(tokenExchangeAudience) !== undefined &&
-      `tokenExchangeAudience ${tokenExchangeAudienceProblem(tokenExchangeAudience)}, got ${shownValue(tokenExchangeAudience)}`,
-  ].filter((problem): problem is string => typeof problem === "string");
-  if (problems.length > 0) throw new UsageError(problems.join("; "));
-  return new URL(authorityUrl).origin;
+    ...OPTIONAL_CHECKED.map((option) => given[option] !== undefined && optionProblem(option, given[option], name(option))),
+  ];
+  return problems.filter((problem): problem is string => typeof problem === "string");
+}
+
+/**
+ * The provider's options, checked before any request: a mistake is a
+ * UsageError naming each wrong option (as `name` names it), not a TypeError
+ * from the first getToken(), and the blueprint credential goes to an
+ * authority over https, or over plain http only to this machine (the
+ * emulator). `others` are a reader's problems with inputs beside the options
+ * (the CLI's Graph URL), refused with them. Returns the authority URL's
+ * origin, the one spelling the kit keeps.
+ */
+export function checkOptions(options: AgentUserTokenProviderOptions, name: InputName = optionName, others: readonly string[] = []): string {
+  const problems = [...optionProblems(options, name), ...others];
+  if (problems.length > 0) throw new UsageError(problems.join("; "), audienceHint(options.tokenExchangeAudience));
+  return new URL(options.authorityUrl ?? PUBLIC_CLOUD.authorityUrl).origin;
 }

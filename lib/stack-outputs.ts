@@ -112,19 +112,19 @@ export function agentNames(outputs: Partial<StackOutputs>): string[] {
   return Object.keys(outputs.agents ?? {});
 }
 
-/** How errors name the option that picks an agent of a fleet: the CLI's flag, or the library's `agent` override. */
+/** How errors name the option that picks an agent of a fleet: the library's `agent` override unless a caller (the CLI) says otherwise. */
 export interface AgentOptionNames {
   pick: string;
   name: string;
 }
 
-export const AGENT_FLAG: AgentOptionNames = { pick: "--agent NAME", name: "--agent" };
+const AGENT_OVERRIDE: AgentOptionNames = { pick: "the agent override ({ agent: NAME })", name: "the agent override" };
 
 /**
  * The outputs seen from one agent: its `agents` entry over the top-level keys.
  * With several agents and no name, or an unknown name, a usage error lists the names.
  */
-export function selectAgent(outputs: Partial<StackOutputs>, name: string | undefined, source: string, option: AgentOptionNames = AGENT_FLAG): Partial<StackOutputs> {
+export function selectAgent(outputs: Partial<StackOutputs>, name: string | undefined, source: string, option: AgentOptionNames = AGENT_OVERRIDE): Partial<StackOutputs> {
   const names = agentNames(outputs);
   const { agents, ...base } = outputs;
   if (name === undefined) {

@@ -4,7 +4,6 @@ import { HopChain, type AgentUserTokenRequest, type HopChainConfig } from "./hop
 import type { AbortSignalLike } from "./token-cache";
 import { checkRetryPolicy, DEFAULT_RETRY, type RetryHooks } from "./retry";
 import { shownValue } from "./option-checks";
-import type { ConnectionSettings } from "./settings";
 import { PUBLIC_CLOUD } from "./entra-rules";
 import { isObject, ownProperties } from "./json-value";
 import {
@@ -16,7 +15,7 @@ import {
   type AgentUserTokenRequestOptions,
   type GetAgentUserTokenOptions,
 } from "./provider-options";
-import { optionsFromEnvironment, optionsFromStackOutputs, optionsOf, withOverrides } from "./provider-factories";
+import { optionsFromEnvironment, optionsFromStackOutputs, withOverrides } from "./provider-factories";
 import { DEFAULT_REFRESH_WINDOW_MS, RefreshSchedule } from "./refresh-schedule";
 
 export type { AbortSignalLike };
@@ -128,11 +127,6 @@ export class AgentUserTokenProvider {
     for (const chain of this.chains.values()) chain.clear();
     this.refreshes.clear();
   }
-}
-
-/** The provider for settings the CLI resolved (flags, environment, --outputs). */
-export function providerFor(settings: ConnectionSettings, hooks?: RetryHooks): AgentUserTokenProvider {
-  return new AgentUserTokenProvider({ ...optionsOf(settings), hooks });
 }
 
 /** `work`, or an AbortError as soon as `signal` fires; the chain, given the signal too, cancels what no one else waits for. */

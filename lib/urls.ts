@@ -1,9 +1,7 @@
 import { quoteValue } from "./printable";
-import { UsageError } from "./errors";
 
 // Kept apart from lib/http.ts so that checking a URL does not load undici.
 
-/** Rejects plain-HTTP URLs unless they point at this machine. */
 /**
  * Why `value` is no URL to send a secret to, or undefined: absolute, with no
  * user name or password, https (plain http only for a loopback host). The
@@ -20,13 +18,6 @@ export function secureUrlProblem(value: string): string | undefined {
   if (url.username || url.password) return "must not carry a user name or password";
   if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return undefined;
   return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${quoteValue(value)}`;
-}
-
-/** The URL, or a usage error naming it and what `rule` (by default secureUrlProblem) finds wrong. */
-export function assertSecureUrl(name: string, value: string, rule: (value: string) => string | undefined = secureUrlProblem): URL {
-  const problem = rule(value);
-  if (problem) throw new UsageError(`${name} ${problem}`);
-  return new URL(value);
 }
 
 /** Whether `value` is a URL on this machine (the local emulator's); anything that does not parse is not. */

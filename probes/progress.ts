@@ -1,10 +1,7 @@
 import { printable } from "../lib/printable";
 import type { RetryHooks } from "../lib/retry";
-import type { ConnectionSettings } from "../lib/settings";
+import type { ConnectionSettings } from "./settings";
 import type { CliIo } from "./cli-io";
-
-/** The --verbose flag of every command that mints a token. */
-export const VERBOSE_OPTION = { verbose: { type: "boolean" } } as const;
 
 /**
  * What a person waiting at a terminal is told while the command waits out a
@@ -22,6 +19,15 @@ export function progressHooks(io: CliIo, options: { verbose: boolean; json: bool
   };
 }
 
+/**
+ * What every command that mints a token shows before its work: with
+ * --verbose, where each input came from; and the hooks that show its waits.
+ */
+export function announceSettings(io: CliIo, settings: ConnectionSettings, options: { verbose: boolean; json: boolean }): RetryHooks | undefined {
+  if (options.verbose && !options.json) reportSources(io, settings);
+  return progressHooks(io, options);
+}
+
 /** --verbose: where each input came from. Values are shown only for ids and URLs, never for the credential. */
 export function reportSources(io: CliIo, settings: ConnectionSettings): void {
   const shown: Record<string, string | undefined> = {
@@ -32,7 +38,7 @@ export function reportSources(io: CliIo, settings: ConnectionSettings): void {
     agentIdentityId: settings.agentIdentityId,
     agentUserId: settings.agentUser,
     agentUserPrincipalName: settings.agentUser,
-    resourceUrl: settings.resourceUrl,
+    resourceUrl: settings.resource,
     graphUrl: settings.graphUrl,
   };
   for (const [key, source] of Object.entries(settings.sources)) {

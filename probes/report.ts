@@ -2,6 +2,7 @@ import { AgentUserError } from "../lib/errors";
 import { printable, printableLines, jsonLine } from "../lib/printable";
 import { TokenEndpointError } from "../lib/token-client";
 import type { CliIo } from "./cli-io";
+import { CONNECTION_INPUTS } from "./connection-flags";
 
 /**
  * The library's hints name its options; the CLI's name the flag (and the
@@ -10,10 +11,10 @@ import type { CliIo } from "./cli-io";
  */
 const FLAG_WORDS: ReadonlyArray<readonly [RegExp, (...groups: string[]) => string]> = [
   [/consistencyWindowMs: (\d+)/g, (ms) => `--consistency-window ${Number(ms) / 1000}`],
-  [/check `resource`/g, () => "check --resource (AGENT_USER_RESOURCE_URL)"],
-  [/check `tokenExchangeAudience`/g, () => "check --token-exchange-audience (AGENT_USER_TOKEN_EXCHANGE_AUDIENCE)"],
+  [/check `resource`/g, () => `check --resource (${CONNECTION_INPUTS.resource.env})`],
+  [/check `tokenExchangeAudience`/g, () => `check --token-exchange-audience (${CONNECTION_INPUTS["token-exchange-audience"].env})`],
   [/raise `timeoutMs`/g, () => "raise --timeout"],
-  [/\(`credential\.tokenFile`\)/g, () => "(AGENT_USER_MANAGED_IDENTITY_TOKEN_FILE, --managed-identity-token-file)"],
+  [/\(`credential\.tokenFile`\)/g, () => `(${CONNECTION_INPUTS["managed-identity-token-file"].env}, --managed-identity-token-file)`],
 ];
 
 /** A library error's hint as the CLI says it: each option named by its flag. */

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { AgentUserError, ExitCode, UsageError } from "../lib/errors";
 import type { FleetAgent } from "../lib/stack-outputs";
-import { checkAgentIdentityId, checkAgentUser } from "../lib/settings";
+import { optionProblem } from "../lib/provider-options";
 import type { AgentUserAccessToken, AgentUserTokenProvider } from "../lib/token-provider";
 import { printable, quoteValue } from "../lib/printable";
 import { mapLimit } from "./map-limit";
@@ -69,12 +69,6 @@ export function mintFleet(
 
 /** A malformed id fails its own agent (exit 2, nothing sent for it); the rest of the fleet is still minted. */
 export function checkFleetAgent(name: string, agentIdentityId: string, agentUser: string, source: string): void {
-  try {
-    checkAgentIdentityId(agentIdentityId);
-    checkAgentUser(agentUser);
-  } catch (err) {
-    // An AgentUserError's message starts with its step; this one's step is the agent's entry instead.
-    if (err instanceof UsageError) throw new UsageError(err.detail, `check agents.${printable(name)} of the stack outputs`, `${source}: agent ${printable(name)}`);
-    throw err;
-  }
+  const problem = optionProblem("agentIdentityId", agentIdentityId, '"agentIdentityId"') ?? optionProblem("agentUser", agentUser, '"agentUserId"');
+  if (problem) throw new UsageError(problem, `check agents.${printable(name)} of the stack outputs`, `${source}: agent ${printable(name)}`);
 }

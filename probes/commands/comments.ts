@@ -10,9 +10,9 @@ import { captureSharedFile, type CaptureReport } from "../comments/capture";
 import { defaultCaptureDir } from "../comments/capture-dir";
 import { formatDiff, parseShape, type RecordedShape } from "../comments/shape";
 import { validateShareUrl } from "../comments/share-id";
-import { resolveSettings } from "../../lib/settings";
-import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
-import { progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
+import { resolveSettings } from "../settings";
+import { connectionHelp, GRAPH_READING_OPTIONS } from "../connection-flags";
+import { announceSettings } from "../progress";
 
 const HELP = `agent-user comments: capture what Graph answers for a shared file's comments, verbatim
 
@@ -80,13 +80,10 @@ function reportJson(report: CaptureReport): string {
 export const run: Command = defineCommand({
   name: "comments",
   options: {
-    ...CONNECTION_OPTIONS,
-    ...GRAPH_OPTIONS,
-    ...VERBOSE_OPTION,
+    ...GRAPH_READING_OPTIONS,
     out: { type: "string" },
     "all-replies": { type: "boolean" },
     baseline: { type: "string" },
-    json: { type: "boolean" },
   },
   positionals: true,
   help: HELP,
@@ -96,10 +93,8 @@ export const run: Command = defineCommand({
     const shareUrl = validateShareUrl(positionals[0]);
     const baseline = values.baseline === undefined ? undefined : readBaseline(values.baseline, io.cwd);
     const settings = resolveSettings(values, io.env, io.cwd);
-    const verbose = values.verbose ?? false;
-    if (verbose && !json) reportSources(io, settings);
     return captureSharedFile(settings, shareUrl, {
-      hooks: progressHooks(io, { verbose, json }),
+      hooks: announceSettings(io, settings, { verbose: values.verbose ?? false, json }),
       outDir: resolve(io.cwd, values.out ?? defaultCaptureDir()),
       allReplies: values["all-replies"] ?? false,
       baseline,

@@ -1,13 +1,13 @@
 import { quoteValue, jsonLine } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../../lib/settings";
+import { AGENT_FLAG, resolveAgentSettings, resolveFleetSettings, type ProbeSettings } from "../settings";
 import { selectAgent, type StackOutputs } from "../../lib/stack-outputs";
 import { broken, formatChecks, type Check } from "../checks";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
-import { CONNECTION_OPTIONS, connectionHelp, GRAPH_OPTIONS } from "../connection-flags";
+import { connectionHelp, GRAPH_READING_OPTIONS } from "../connection-flags";
 import { diagnose, readOnce } from "../doctor/chain";
-import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { progressHooks } from "../progress";
 import { provisionerGraph } from "../provisioner-graph";
 import { CONFIG_FILE_OPTION, readStackConfigFile } from "../stack-config";
 import { checkFleetAgent } from "../token-fleet";
@@ -66,21 +66,18 @@ function targets(values: Record<string, string | boolean | undefined>, io: CliIo
     checkFleetAgent(name, agentIdentityId, agentUser, source);
     const agentSettings = { ...settings, agentIdentityId, agentUser };
     // Outputs without an agents map are one unnamed agent, as without --all.
-    return all.agents === undefined ? { outputs: all, settings: agentSettings } : { name, outputs: selectAgent(all, name, source), settings: agentSettings };
+    return all.agents === undefined ? { outputs: all, settings: agentSettings } : { name, outputs: selectAgent(all, name, source, AGENT_FLAG), settings: agentSettings };
   });
 }
 
 export const run: Command = defineCommand({
   name: "doctor",
   options: {
-    ...CONNECTION_OPTIONS,
-    ...GRAPH_OPTIONS,
-    ...VERBOSE_OPTION,
+    ...GRAPH_READING_OPTIONS,
     ...CONFIG_FILE_OPTION,
     all: { type: "boolean" },
     "warn-days": { type: "string" },
     "fail-on-warning": { type: "boolean" },
-    json: { type: "boolean" },
   },
   help: HELP,
   run: async ({ values }, io, json) => {

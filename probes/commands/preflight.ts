@@ -1,14 +1,14 @@
 import { jsonLine } from "../../lib/printable";
 import { ExitCode } from "../../lib/errors";
-import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S } from "../../lib/connection-options";
 import { UsageError } from "../../lib/errors";
 import { PUBLIC_CLOUD } from "../../lib/entra-rules";
-import { seconds } from "../../lib/settings";
+import { CONNECTION_INPUTS, DEFAULT_TIMEOUT_S, VERBOSE_OPTION } from "../connection-flags";
+import { timeoutOf } from "../settings";
 import { broken, formatChecks } from "../checks";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
 import { preflight } from "../preflight/checklist";
-import { progressHooks, VERBOSE_OPTION } from "../progress";
+import { progressHooks } from "../progress";
 import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
 import { CONFIG_FILE_OPTION, CONFIG_FLAGS, readStackConfigFile, stackConfig } from "../stack-config";
 
@@ -97,7 +97,7 @@ export const run: Command = defineCommand({
     const file = values["config-from-stack"] as string | undefined;
     const stackFile = file === undefined ? undefined : readStackConfigFile(file, io.cwd, io.env);
     const config = stackConfig(stackFile, { ...(values as Record<string, string | undefined>), ...endpoints(values, io) });
-    const timeoutMs = seconds("--timeout", values.timeout as string | undefined, DEFAULT_TIMEOUT_S, false);
+    const timeoutMs = timeoutOf(values.timeout as string | undefined);
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
     const hooks = progressHooks(io, { verbose: values.verbose === true, json });
     const graph = provisionerGraph({ ...where, timeoutMs, hooks });

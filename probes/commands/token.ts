@@ -2,13 +2,12 @@ import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
 import { HOP_STEPS } from "../../lib/hop-chain";
-import { providerFor, type AgentUserAccessToken } from "../../lib/token-provider";
+import type { AgentUserAccessToken } from "../../lib/token-provider";
 import { cliHint, failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
-import type { ConnectionFlags } from "../../lib/connection-options";
-import { resolveFleetSettings, resolveSettings } from "../../lib/settings";
-import { CONNECTION_OPTIONS, connectionHelp } from "../connection-flags";
-import { liveLine, progressHooks, reportSources, VERBOSE_OPTION } from "../progress";
+import { connectionHelp, MINTING_OPTIONS, type ConnectionFlags } from "../connection-flags";
+import { providerFor, resolveFleetSettings, resolveSettings } from "../settings";
+import { announceSettings, liveLine, progressHooks, reportSources } from "../progress";
 import { concurrencyOf, DEFAULT_CONCURRENCY, fleetExitCode, mintFleet, type FleetResult } from "../token-fleet";
 
 const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
@@ -79,9 +78,7 @@ type Minted = { showToken: boolean } & ({ token: AgentUserAccessToken } | { flee
 export const run: Command = defineCommand({
   name: "token",
   options: {
-    ...CONNECTION_OPTIONS,
-    ...VERBOSE_OPTION,
-    json: { type: "boolean" },
+    ...MINTING_OPTIONS,
     "show-token": { type: "boolean" },
     all: { type: "boolean" },
     concurrency: { type: "string" },
@@ -92,9 +89,7 @@ export const run: Command = defineCommand({
     if (values.all) return { fleet: await mintAll(values, io, json), showToken };
     if (values.concurrency !== undefined) throw new UsageError("--concurrency applies to --all only", "mint for every agent of the --outputs file with --all --concurrency N");
     const settings = resolveSettings(values, io.env, io.cwd);
-    const verbose = values.verbose ?? false;
-    if (verbose && !json) reportSources(io, settings);
-    return { token: await providerFor(settings, progressHooks(io, { verbose, json })).getToken(), showToken };
+    return { token: await providerFor(settings, announceSettings(io, settings, { verbose: values.verbose ?? false, json })).getToken(), showToken };
   },
   report: (minted, io, json) => ("fleet" in minted ? reportFleet(minted.fleet, minted.showToken, io, json) : reportToken(minted.token, minted.showToken, io, json)),
 });

@@ -4,11 +4,10 @@ import { ClaimsError, NotJwtError } from "../../lib/errors";
 import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import { HOP_STEPS } from "../../lib/hop-chain";
-import type { ProbeSettings } from "../../lib/settings";
+import { providerFor, type ProbeSettings } from "../settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
 import type { RetryHooks } from "../../lib/retry";
-import { providerFor } from "../../lib/token-provider";
 import { isLoopbackUrl } from "../../lib/urls";
 import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, tokenExchangeAudience } from "../../lib/entra-rules";
 import { getIfExists, odataString } from "../../lib/graph-reads";
@@ -195,13 +194,13 @@ async function grantLink(graph: GraphClient, t: DoctorTarget, userId: string | u
   const { outputs, settings } = t;
   const link = "grant";
   let resource: { id: string; appId: string } | undefined;
-  for (const filter of resourceFilters(settings.resourceUrl, settings.graphUrl)) {
+  for (const filter of resourceFilters(settings.resource, settings.graphUrl)) {
     // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId, or on servicePrincipalNames with any)
     [resource] = await graph.list<{ id: string; appId: string }>(`/v1.0/servicePrincipals?$filter=${encodeURIComponent(filter)}&$select=id,appId`, { shape: { id: "string", appId: "string?" } });
     if (resource) break;
   }
   if (!resource) {
-    return void found.checks.push(failed(link, undefined, `the resource ${settings.resourceUrl} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), or fix --resource, then `pulumi up`"));
+    return void found.checks.push(failed(link, undefined, `the resource ${settings.resource} has no service principal in the tenant`, "add the resource API to the tenant (admin consent), or fix --resource, then `pulumi up`"));
   }
   // learn.microsoft.com/graph/api/oauth2permissiongrant-list: $filter (eq) on clientId and consentType only; a clientId filter also minimizes replication delay.
   const grants = (await graph.list<GraphGrant>(`/v1.0/oauth2PermissionGrants?$filter=clientId eq ${odataString(settings.agentIdentityId)}`, { shape: GRANT })).filter((g) =>

@@ -64,7 +64,7 @@ export const identityId: pulumi.Output<string> = kit.agentResources.apply((agent
         moduleResolution: ts.ModuleResolutionKind.Node10,
         target: ts.ScriptTarget.ES2022,
         esModuleInterop: true,
-        // As the repository's tsconfig: lib/ imports its Graph operation table as JSON.
+        // The kit's sources load the permission table from JSON, as the repository's tsconfig allows.
         resolveJsonModule: true,
         skipLibCheck: true,
         types: ["node"],

@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { AgentUserCredential, AgentUserTokenProvider, loadCertificate, NetworkError, STACK_OUTPUT_KEYS } from "../../../lib";
-import { CONNECTION_INPUTS } from "../../../lib/connection-options";
+import { CREDENTIAL_VARIABLES, OPTION_SOURCES } from "../../../lib/option-sources";
 import { FLEET_AGENT_KEYS } from "../../../lib/stack-outputs";
 import { blueprintCertificate, useEmulator } from "../../harness";
 
@@ -45,10 +45,10 @@ const OPTION_NAMES = [
     ...["sleep", "random", "now", "monotonicNow", "onRetry"],
     // getToken()'s request and options, fromStackOutputs' overrides, AgentUserCredential's options
     ...["fresh", "abortSignal", "agent"],
-    // the connection flags, their variables and their outputs keys, and the rest of the outputs
-    ...Object.keys(CONNECTION_INPUTS),
-    ...Object.values(CONNECTION_INPUTS).flatMap((input) => ("env" in input ? [input.env] : [])),
-    "AGENT_USER_IMDS_ENDPOINT",
+    // the variables and outputs keys the options are read from, and the rest of the outputs
+    ...Object.keys(OPTION_SOURCES),
+    ...Object.values(OPTION_SOURCES).map((input) => input.env),
+    ...Object.values(CREDENTIAL_VARIABLES),
     ...STACK_OUTPUT_KEYS,
     ...FLEET_AGENT_KEYS,
     "agents",

@@ -153,7 +153,7 @@ describe("the constructor refuses options it cannot use, naming the option", () 
     ["certificate: null", { credential: { kind: "certificate", certificate: null } }, /credential\.certificate must be what loadCertificate\(\) returns/],
     ["certificate PEM text instead of a loaded certificate", { credential: { kind: "certificate", certificate: { certificatePem: "x", privateKeyPem: SECRET } } }, /credential\.certificate must be what loadCertificate\(\) returns/],
     ["a managed identity clientId that is no string", { credential: { kind: "managedIdentity", clientId: 7 } }, /credential\.clientId must be a string/],
-    ["a managed identity IMDS endpoint over plain http elsewhere", { credential: { kind: "managedIdentity", imdsEndpoint: REMOTE_HTTP } }, /credential\.imdsEndpoint: the IMDS endpoint must use https/],
+    ["a managed identity IMDS endpoint over plain http elsewhere", { credential: { kind: "managedIdentity", imdsEndpoint: REMOTE_HTTP } }, /credential\.imdsEndpoint must use https/],
     ["timeoutMs: -5", { timeoutMs: -5 }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got -5/],
     ["timeoutMs: 0", { timeoutMs: 0 }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got 0/],
     ["timeoutMs: NaN", { timeoutMs: NaN }, /timeoutMs must be a number of milliseconds, more than 0 to 2000000000, got NaN/],
@@ -232,10 +232,10 @@ describe("the token-exchange audience", () => {
   it("a stack output or variable that is no api:// identifier is a UsageError naming the output or the variable, never a flag", () => {
     const bad = "https://login.microsoftonline.us";
     expect(refusal(() => AgentUserTokenProvider.fromStackOutputs({ ...ctx.out, tokenExchangeAudience: bad })).message).toBe(
-      `configuration: the token-exchange audience ("tokenExchangeAudience" in the stack outputs) must be an api:// identifier such as ${USGOV}, got "${bad}"`,
+      `configuration: "tokenExchangeAudience" in the stack outputs must be an api:// identifier such as ${USGOV}, got "${bad}"`,
     );
     const env = { AGENT_USER_TENANT_ID: ctx.out.tenantId, AGENT_USER_BLUEPRINT_APP_ID: ctx.out.blueprintAppId, AGENT_USER_BLUEPRINT_SECRET: "s", AGENT_USER_TOKEN_EXCHANGE_AUDIENCE: bad };
-    expect(refusal(() => AgentUserTokenProvider.fromEnvironment(env)).message).toMatch(/^configuration: the token-exchange audience \(AGENT_USER_TOKEN_EXCHANGE_AUDIENCE\) must be an api:\/\/ identifier/);
+    expect(refusal(() => AgentUserTokenProvider.fromEnvironment(env)).message).toMatch(/^configuration: AGENT_USER_TOKEN_EXCHANGE_AUDIENCE must be an api:\/\/ identifier/);
   });
 
   it("tokenExchangeAudience overrides the resource a managed identity asks IMDS for", async () => {

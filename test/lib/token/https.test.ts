@@ -44,7 +44,7 @@ it("agent-user token --authority http://example.com is refused with exit 2 and s
   const before = ctx.emulator.requests.length;
   const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("http")), "--authority", "http://example.com", "--json"], NO_ENV);
   expect(run.code).toBe(2);
-  expect(onlyJson(run).message).toMatch(/the authority URL must use https .*"http:\/\/example\.com"/);
+  expect(onlyJson(run).message).toMatch(/--authority must use https .*"http:\/\/example\.com"/);
   const human = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.emulator.outputs("http")), "--authority", "http://example.com"], NO_ENV);
   expect(human.code).toBe(2);
   expect(human.stderr).toMatch(/plain http is accepted only for loopback hosts/);

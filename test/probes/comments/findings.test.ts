@@ -5,8 +5,7 @@ import path from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { ExitCode } from "../../../lib/errors";
 import { captureSharedFile } from "../../../probes/comments/capture";
-import { providerFor } from "../../../lib/token-provider";
-import { resolveSettings } from "../../../lib/settings";
+import { providerFor, resolveSettings } from "../../../probes/settings";
 import { comment, readJson, readResponseFile, SHARE_URLS, startHarness, type Harness } from "./harness";
 
 let h: Harness;

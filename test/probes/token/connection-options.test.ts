@@ -1,12 +1,12 @@
 /**
- * The connection options are declared once (lib/connection-options.ts); the
+ * The connection flags are declared once (probes/connection-flags.ts); the
  * table of `agent-user token`'s inputs in docs/cli.md and each command's --help
  * must say the same: a new option without its row, a row left after an
  * option went, or a variable or outputs key spelled apart fails here.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONNECTION_INPUTS, type ConnectionOption } from "../../../lib/connection-options";
+import { CONNECTION_INPUTS, type ConnectionOption } from "../../../probes/connection-flags";
 import { runCli } from "../../harness";
 
 const PAGE = readFileSync(join(__dirname, "../../../docs/cli.md"), "utf8");

@@ -58,7 +58,8 @@ describe("token: hop 1's audience", () => {
     const before = ctx.emulator.requests.length;
     const run = await runCli(["token", "--outputs", file(), ...argv], env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^error: configuration: the token-exchange audience \\(${source}\\) must be an api:// identifier`));
+    expect(run.stderr).toMatch(new RegExp(`^error: configuration: ${source} must be an api:// identifier`));
+    expect(run.stderr).toMatch(/^hint: leave the token-exchange audience out to use the authority's cloud's$/m);
     expect(ctx.emulator.requests.slice(before)).toEqual([]);
   });
 });

@@ -165,7 +165,7 @@ describe("token --all: some agents fail", () => {
       ["ghost", 3],
       ["malformed", 2],
     ]);
-    expect(json.agents[4]).toMatchObject({ ok: false, error: "usage", step: `--outputs ${file}: agent malformed`, message: expect.stringMatching(/agent identity id must be a GUID, got "not-a-guid"/) });
+    expect(json.agents[4]).toMatchObject({ ok: false, error: "usage", step: `--outputs ${file}: agent malformed`, message: expect.stringMatching(/"agentIdentityId" must be the agent identity's object id \(a GUID\), got "not-a-guid"/) });
     expect(run.requests).toHaveLength(2 * 3 + 4);
   });
 

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveSettings } from "../../../lib/settings";
+import { resolveSettings } from "../../../probes/settings";
 import { blueprintCertificate, NO_ENV, onlyJson, runCli, useEmulator, writeOutputs } from "../../harness";
 
 const ctx = useEmulator();
@@ -100,12 +100,12 @@ describe("missing inputs", () => {
 
 describe("invalid inputs", () => {
   it.each([
-    ["--blueprint-app-id", "my-blueprint", /the blueprint app id must be a GUID, got "my-blueprint"/],
-    ["--agent-identity", "1234", /the agent identity id must be a GUID, got "1234"/],
-    ["--agent-user", "research-agent", /the agent user must be an object id \(GUID\) or a UPN, got "research-agent"/],
+    ["--blueprint-app-id", "my-blueprint", /--blueprint-app-id must be the blueprint's appId \(a GUID\), got "my-blueprint"/],
+    ["--agent-identity", "1234", /--agent-identity must be the agent identity's object id \(a GUID\), got "1234"/],
+    ["--agent-user", "research-agent", /--agent-user must be the agent user's object id \(a GUID\) or its UPN, got "research-agent"/],
     // Entra's username policy: no period right before the @ (the stack config and the providers refuse it too).
-    ["--agent-user", "research.@contoso.onmicrosoft.com", /the agent user must be an object id \(GUID\) or a UPN, got "research\.@contoso\.onmicrosoft\.com"/],
-    ["--tenant", "not a tenant", /the tenant must be a GUID or a domain, got "not a tenant"/],
+    ["--agent-user", "research.@contoso.onmicrosoft.com", /--agent-user must be the agent user's object id \(a GUID\) or its UPN, got "research\.@contoso\.onmicrosoft\.com"/],
+    ["--tenant", "not a tenant", /--tenant must be the tenant's GUID or a domain, got "not a tenant"/],
     ["--timeout", "soon", /--timeout must be a number of seconds, got "soon"/],
     ["--consistency-window", "2m", /--consistency-window must be a number of seconds, got "2m"/],
     ["--replication-window", "2m", /--replication-window must be a number of seconds, got "2m"/],
@@ -117,6 +117,13 @@ describe("invalid inputs", () => {
     expect((await usageError(["--outputs", file(), flag, value])).message).toMatch(expected);
   });
 
+  it("every bad input at once, each named by the flag, the variable or the --outputs key it came from", async () => {
+    const { message } = await usageError(["--outputs", file({ agentIdentityId: "1234" }), "--tenant", "not a tenant"], { AGENT_USER_BLUEPRINT_APP_ID: "my-blueprint" });
+    expect(message).toBe(
+      'configuration: --tenant must be the tenant\'s GUID or a domain, got "not a tenant"; AGENT_USER_BLUEPRINT_APP_ID must be the blueprint\'s appId (a GUID), got "my-blueprint"; "agentIdentityId" in --outputs must be the agent identity\'s object id (a GUID), got "1234"',
+    );
+  });
+
   it("--consistency-window with its deprecated spelling --replication-window: refused, naming the one to keep", async () => {
     const refused = await usageError(["--outputs", file(), "--consistency-window", "10", "--replication-window", "10"]);
     expect(refused.message).toMatch(/--consistency-window and --replication-window were both given/);
@@ -124,12 +131,12 @@ describe("invalid inputs", () => {
   });
 
   it("an empty --resource is refused rather than sending scope=/.default", async () => {
-    expect((await usageError(["--outputs", file(), "--resource", " "])).message).toMatch(/the resource \(--resource, AGENT_USER_RESOURCE_URL\) is empty/);
+    expect((await usageError(["--outputs", file(), "--resource", " "])).message).toMatch(/--resource must be a non-empty string such as https:\/\/graph\.microsoft\.com, got " "/);
   });
 
   it("an authority URL with a user name and password is refused without repeating it", async () => {
     const { message } = await usageError(["--outputs", file(), "--authority", "https://ops:hunter2@login.example.com"]);
-    expect(message).toMatch(/the authority URL must not carry a user name or password/);
+    expect(message).toMatch(/--authority must not carry a user name or password/);
     expect(message).not.toContain("hunter2");
   });
 
@@ -159,17 +166,17 @@ describe("plain http is refused except on loopback", () => {
 
   it("an IMDS endpoint on plain http that is neither IMDS nor loopback", async () => {
     const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined })], { AGENT_USER_IMDS_ENDPOINT: "http://imds.example.com" });
-    expect(message).toMatch(/the IMDS endpoint must use https/);
+    expect(message).toMatch(/AGENT_USER_IMDS_ENDPOINT must use https/);
   });
 
   it.each(["http://169.254.169.254.example.com", "http://169.254.169.254@imds.example.com"])("an IMDS endpoint that only starts like IMDS: %s", async (imds) => {
     const { message } = await usageError(["--outputs", file({ blueprintClientSecret: undefined })], { AGENT_USER_IMDS_ENDPOINT: imds });
-    expect(message).toMatch(/the IMDS endpoint must (use https|not carry a user name or password)/);
+    expect(message).toMatch(/AGENT_USER_IMDS_ENDPOINT must (use https|not carry a user name or password)/);
   });
 
   it("an authority with a path is refused, by the rule the stack config and the providers use", async () => {
     const { message } = await usageError(["--outputs", file(), "--authority", "https://login.microsoftonline.com/contoso.onmicrosoft.com"]);
-    expect(message).toMatch(/the authority URL must be a base URL with no path, query or fragment, such as https:\/\/login\.microsoftonline\.com/);
+    expect(message).toMatch(/--authority must be a base URL with no path, query or fragment, such as https:\/\/login\.microsoftonline\.com/);
   });
 
   it("a base URL is kept as its origin, as the stack config and the providers keep it: case, :443 and a slash are spelling", () => {
@@ -178,14 +185,14 @@ describe("plain http is refused except on loopback", () => {
   });
 
   it("an authority that is not a URL", async () => {
-    expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/the authority URL is not an absolute URL/);
+    expect((await usageError(["--outputs", file(), "--authority", "login.microsoftonline.com"])).message).toMatch(/--authority is not an absolute URL/);
   });
 });
 
 describe("empty environment variables", () => {
   it("count as unset, so --outputs and the defaults still apply (as for the credential variables)", () => {
     const settings = resolveSettings({ outputs: file() }, { AGENT_USER_TENANT_ID: "", AGENT_USER_RESOURCE_URL: "", AGENT_USER_AGENT_USER_ID: "", AGENT_USER_AUTHORITY_URL: "" }, ctx.scratch.dir);
-    expect(settings).toMatchObject({ tenantId: ctx.out.tenantId, resourceUrl: ctx.out.resourceUrl, agentUser: ctx.out.agentUserId, authorityUrl: ctx.out.authorityUrl });
+    expect(settings).toMatchObject({ tenantId: ctx.out.tenantId, resource: ctx.out.resourceUrl, agentUser: ctx.out.agentUserId, authorityUrl: ctx.out.authorityUrl });
   });
 });
 
