@@ -2,7 +2,8 @@ import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import type { AgentConfig, KitConfig } from "../config";
-import { argsPlan, stackPlan, type AgentUserKitArgs, type AgentUserKitStackConfig, type KitPlan } from "./kit-args";
+import { UsageError } from "../../lib/errors";
+import { argsPlan, stackPlan, type AgentLayout, type AgentUserKitArgs, type AgentUserKitStackConfig, type CredentialLayout } from "./kit-args";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
 import { withExplicitProvisioner } from "./explicit-provisioner";
@@ -59,6 +60,8 @@ export interface AgentResources {
  * previous step's ids as inputs, so Pulumi creates them in that order and
  * destroys them in reverse. The arguments are checked before any resource is
  * registered, so a mistake fails preview, naming the agent and the field.
+ * What an Output decides (the agents, the credential's mode) is registered
+ * once it resolves and passes the same checks, under the same names.
  */
 export class AgentUserKit extends pulumi.ComponentResource {
   readonly outputs: AgentUserKitOutputs;
@@ -66,12 +69,19 @@ export class AgentUserKit extends pulumi.ComponentResource {
   readonly blueprint: AgentIdentityBlueprint;
   /** The blueprint principal (also `blueprint.principal`). */
   readonly principal: AgentIdentityBlueprint["principal"];
-  /** Each agent's identity, agent user and grant, by agent name. */
-  readonly agents: Readonly<Record<string, AgentResources>>;
+  /**
+   * Each agent's identity, agent user and grant, by agent name, once they are
+   * registered: at construction, or once the Outputs that decide the agents
+   * resolve. Set whether or not the agents are Outputs.
+   */
+  readonly agentResources: pulumi.Output<Readonly<Record<string, AgentResources>>>;
+  private readonly registeredAgents?: Readonly<Record<string, AgentResources>>;
+  private readonly kitName: string;
 
   constructor(name: string, given: AgentUserKitArgs | AgentUserKitStackConfig, opts?: pulumi.ComponentResourceOptions) {
     const plan = "stackConfig" in given ? stackPlan(given) : argsPlan(name, given);
     super(AGENT_USER_KIT_TYPE, name, {}, opts);
+    this.kitName = name;
     const checked = plan.checked;
     const pick = <T>(read: (config: KitConfig) => T): pulumi.Output<T> => checked.apply(read);
     const settings: ProvisioningSettings = {
@@ -85,58 +95,125 @@ export class AgentUserKit extends pulumi.ComponentResource {
     const sponsors = pick((c) => c.sponsors);
     const tenantId = azuread.getClientConfigOutput({ parent: this }).tenantId;
 
+    const credential = plan.credential ? credentialArgs(plan.credential, pick) : pick((c) => c.credential);
     const blueprint = new AgentIdentityBlueprint(
       `${name}-blueprint`,
-      { displayName: pick((c) => c.blueprintName), sponsors, credential: credentialArgs(plan, pick), tenantId, tokenExchangeAudience: pick((c) => c.tokenExchangeAudience), settings },
+      { displayName: pick((c) => c.blueprintName), sponsors, credential, tenantId, tokenExchangeAudience: pick((c) => c.tokenExchangeAudience), settings },
       { parent: this },
     );
-    const agents = plan.agentNames.map((agentName, index) => {
-      const prefix = index === 0 && plan.singleAgentNames ? name : `${name}-${agentName}`;
-      const field = <K extends keyof AgentConfig>(key: K) => pick((c) => c.agents[index]![key]);
-      const identity = new AgentIdentityResource(
-        `${prefix}-identity`,
-        { ...settings, displayName: field("identityName"), blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
-        { parent: this, aliases: doubledName(`${prefix}-identity`, AGENT_IDENTITY_TYPE, this) },
-      );
-      const user = new AgentUserResource(
-        `${prefix}-user`,
-        { ...settings, displayName: field("userName"), mailNickname: field("userName"), userPrincipalName: field("userPrincipalName"), identityParentId: identity.identityId },
-        { parent: this, aliases: doubledName(`${prefix}-user`, AGENT_USER_TYPE, this) },
-      );
-      const grant = new AgentUserGrant(
-        `${prefix}-grant`,
-        { resourceAppId: pick((c) => c.resourceAppId), agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: field("scopes") },
-        { parent: this },
-      );
-      return { agentName, identity, user, grant, outputs: agentOutputs(identity, user, grant) };
-    });
-    const first = agents[0]!;
+    const register = (layout: AgentLayout) => registerAgents(this, name, layout, { settings, sponsors, blueprint, pick });
+    let agents: AgentOutputSource;
+    if (pulumi.Output.isInstance(plan.agents)) {
+      pulumi.log.info(DEFERRED_AGENTS, this);
+      const registered = plan.agents.apply(register);
+      agents = deferredAgentOutputs(registered);
+      this.agentResources = registered.apply((list) => Object.fromEntries(list));
+    } else {
+      const registered = register(plan.agents);
+      agents = knownAgentOutputs(registered);
+      this.registeredAgents = Object.fromEntries(registered);
+      this.agentResources = pulumi.output(this.registeredAgents);
+    }
     this.blueprint = blueprint;
     this.principal = blueprint.principal;
-    this.agents = Object.fromEntries(agents.map(({ agentName, identity, user, grant }) => [agentName, { identity, user, grant }]));
 
     this.outputs = {
       tenantId,
       authorityUrl: pick((c) => c.authorityUrl),
       graphUrl: pick((c) => c.graphUrl),
       // Graph's tokens are for the configured Graph URL (the emulator's locally); other APIs name their own.
-      resourceUrl: pulumi
-        .all([checked, first.grant.resourceIdentifierUri])
-        .apply(([c, uri]) => (c.resourceAppId === MICROSOFT_GRAPH_APP_ID ? c.graphUrl : uri)),
+      resourceUrl: pulumi.all([checked, agents.resourceIdentifierUri]).apply(([c, uri]) => (c.resourceAppId === MICROSOFT_GRAPH_APP_ID ? c.graphUrl : uri)),
       tokenExchangeAudience: pick((c) => c.tokenExchangeAudience),
       blueprintAppId: blueprint.appId,
       blueprintObjectId: blueprint.objectId,
       blueprintPrincipalId: blueprint.principalId,
       ...(blueprint.clientSecret ? { blueprintClientSecret: blueprint.clientSecret } : {}),
       ...(blueprint.managedIdentityClientId ? { managedIdentityClientId: blueprint.managedIdentityClientId } : {}),
-      ...first.outputs,
-      agents: pulumi.output(Object.fromEntries(agents.map((a) => [a.agentName, a.outputs]))) as pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>,
+      ...agents.first,
+      agents: agents.all,
     };
     this.registerOutputs({ ...this.outputs });
   }
+
+  /**
+   * Each agent's identity, agent user and grant, by agent name, as registered
+   * at construction. When an Output decides the agents they are registered
+   * only once it resolves, and this throws: read `agentResources` then.
+   */
+  get agents(): Readonly<Record<string, AgentResources>> {
+    if (this.registeredAgents === undefined) {
+      const step = `AgentUserKit ${JSON.stringify(this.kitName)}`;
+      throw new UsageError("agents is not known at construction, since an Output decides the agents", "read agentResources, an Output of the same record", step);
+    }
+    return this.registeredAgents;
+  }
 }
 
-function agentOutputs(identity: AgentIdentityResource, user: AgentUserResource, grant: AgentUserGrant): AgentOutputs {
+const DEFERRED_AGENTS =
+  "the agents' identities, users and grants are registered once the Outputs that decide them (agents, their names, singleAgentNames) resolve: a preview while they are unknown cannot list them";
+
+interface AgentDependencies {
+  settings: ProvisioningSettings;
+  sponsors: pulumi.Output<string[]>;
+  blueprint: AgentIdentityBlueprint;
+  pick: <T>(read: (config: KitConfig) => T) => pulumi.Output<T>;
+}
+
+/**
+ * Each agent's identity, user and grant, children of the kit: the names,
+ * parents and aliases are the same whether the layout was known at
+ * construction or came from an Output, so a stack keeps its URNs either way.
+ */
+function registerAgents(kit: pulumi.ComponentResource, name: string, layout: AgentLayout, deps: AgentDependencies): Array<[string, AgentResources]> {
+  const { settings, sponsors, blueprint, pick } = deps;
+  return layout.names.map((agentName, index) => {
+    const prefix = index === 0 && layout.singleAgentNames ? name : `${name}-${agentName}`;
+    const field = <K extends keyof AgentConfig>(key: K) => pick((c) => c.agents[index]![key]);
+    const identity = new AgentIdentityResource(
+      `${prefix}-identity`,
+      { ...settings, displayName: field("identityName"), blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
+      { parent: kit, aliases: doubledName(`${prefix}-identity`, AGENT_IDENTITY_TYPE, kit) },
+    );
+    const user = new AgentUserResource(
+      `${prefix}-user`,
+      { ...settings, displayName: field("userName"), mailNickname: field("userName"), userPrincipalName: field("userPrincipalName"), identityParentId: identity.identityId },
+      { parent: kit, aliases: doubledName(`${prefix}-user`, AGENT_USER_TYPE, kit) },
+    );
+    const grant = new AgentUserGrant(
+      `${prefix}-grant`,
+      { resourceAppId: pick((c) => c.resourceAppId), agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: field("scopes") },
+      { parent: kit },
+    );
+    return [agentName, { identity, user, grant }];
+  });
+}
+
+/** What the kit's outputs read from the agents: the first agent's values, its resource's URI, and every agent's by name. */
+interface AgentOutputSource {
+  first: AgentOutputs;
+  resourceIdentifierUri: pulumi.Output<string>;
+  all: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
+}
+
+function knownAgentOutputs(registered: Array<[string, AgentResources]>): AgentOutputSource {
+  const first = registered[0]![1];
+  return {
+    first: agentOutputs(first),
+    resourceIdentifierUri: first.grant.resourceIdentifierUri,
+    all: pulumi.output(Object.fromEntries(registered.map(([agentName, resources]) => [agentName, agentOutputs(resources)]))) as AgentOutputSource["all"],
+  };
+}
+
+/** The same values, from agents registered once an Output resolves. */
+function deferredAgentOutputs(registered: pulumi.Output<Array<[string, AgentResources]>>): AgentOutputSource {
+  const known = registered.apply(knownAgentOutputs);
+  const first = Object.fromEntries(AGENT_OUTPUT_KEYS.map((key) => [key, known.apply((source) => source.first[key])])) as unknown as AgentOutputs;
+  return { first, resourceIdentifierUri: known.apply((source) => source.resourceIdentifierUri), all: known.apply((source) => source.all) };
+}
+
+const AGENT_OUTPUT_KEYS = ["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes"] as const satisfies ReadonlyArray<keyof AgentOutputs>;
+
+function agentOutputs({ identity, user, grant }: AgentResources): AgentOutputs {
   return {
     agentIdentityId: identity.identityId,
     agentUserId: user.userId,
@@ -159,19 +236,19 @@ function doubledName(name: string, wrapperType: string, kit: pulumi.Resource): p
 }
 
 /**
- * The blueprint credential: its mode, and which managed identity variant, are
- * plain (they decide which resources exist); its values come from the checked
- * arguments.
+ * The blueprint credential when its mode, and which managed identity variant,
+ * are known at construction (they decide which resources exist); its values
+ * come from the checked arguments.
  */
-function credentialArgs(plan: KitPlan, pick: <T>(read: (config: KitConfig) => T) => pulumi.Output<T>): BlueprintCredentialArgs {
+function credentialArgs(layout: CredentialLayout, pick: <T>(read: (config: KitConfig) => T) => pulumi.Output<T>): BlueprintCredentialArgs {
   const field = <T>(read: (credential: Record<string, unknown>) => T) => pick((c) => read(c.credential as unknown as Record<string, unknown>));
-  switch (plan.credential) {
+  switch (layout.mode) {
     case "secret":
       return { mode: "secret", endDate: field((c) => c.endDate as string | undefined) as pulumi.Output<string> };
     case "certificate":
       return { mode: "certificate", certificatePem: field((c) => c.certificatePem as string), endDate: field((c) => c.endDate as string) };
     case "managedIdentity":
-      return plan.existingPrincipal
+      return layout.existingPrincipal
         ? { mode: "managedIdentity", existingPrincipalId: field((c) => c.existingPrincipalId as string) }
         : {
             mode: "managedIdentity",

@@ -6,11 +6,12 @@ import { Blueprint } from "../providers/blueprint";
 import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import { credentialRefusedHooks } from "./credential-refused";
 import { withExplicitProvisioner } from "./explicit-provisioner";
+import { isPending } from "./pending";
 import type { ProvisioningSettings } from "./settings";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
 
-/** How the blueprint proves itself in hop 1; `mode` decides which resources exist, so it is a plain value. */
+/** How the blueprint proves itself in hop 1; `mode` decides which credential resource exists. */
 export type BlueprintCredentialArgs =
   | { mode: "secret"; /** RFC 3339 expiry of the client secret; Entra chooses when absent. */ endDate?: pulumi.Input<string> }
   | { mode: "managedIdentity"; /** Principal (object) id of an existing managed identity to trust. */ existingPrincipalId: pulumi.Input<string> }
@@ -22,8 +23,14 @@ export interface AgentIdentityBlueprintArgs {
   displayName: pulumi.Input<string>;
   /** Object ids of the users who sponsor the blueprint; at least one. */
   sponsors: pulumi.Input<string[]>;
-  /** How the blueprint proves itself in hop 1: client secret, managed identity, or certificate. */
-  credential: BlueprintCredentialArgs;
+  /**
+   * How the blueprint proves itself in hop 1: client secret, managed identity,
+   * or certificate. An Output for the whole credential defers the credential
+   * resource until it resolves (a preview while it is unknown cannot list it),
+   * and `clientSecret` and `managedIdentityClientId` are then both set, the one
+   * of the other mode resolving to undefined. An Output inside it defers nothing.
+   */
+  credential: pulumi.Input<BlueprintCredentialArgs>;
   /** Tenant id: the federated credential's issuer is `{authorityUrl}/{tenantId}/v2.0`. */
   tenantId: pulumi.Input<string>;
   /** The federated credential's audience (an `api://` identifier); the authority's cloud's by default. */
@@ -31,6 +38,14 @@ export interface AgentIdentityBlueprintArgs {
   /** Graph endpoint, consistency window and provider version for the Graph objects. */
   settings: ProvisioningSettings;
 }
+
+/** What the credential adds to the blueprint's outputs, in its mode. */
+interface CredentialOutputs {
+  clientSecret?: pulumi.Output<string>;
+  managedIdentityClientId?: pulumi.Output<string>;
+}
+
+const DEFERRED_CREDENTIAL = "the blueprint's credential resource is registered once credential, an Output, resolves: a preview while it is unknown cannot list it";
 
 /**
  * An agent identity blueprint with its principal (which Entra does not create
@@ -79,19 +94,43 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
     // azuread 6 addresses an application as "/applications/{objectId}".
     const applicationId = pulumi.interpolate`/applications/${blueprint.objectId}`;
     const credential = args.credential;
+    if (isPending(credential)) {
+      pulumi.log.info(DEFERRED_CREDENTIAL, this);
+      // The Outputs inside carry their own secrecy; the credential's (a secret certificate, say) is not theirs.
+      const made = pulumi.unsecret(pulumi.output(credential).apply((resolved) => this.addCredential(name, resolved, applicationId, args)));
+      this.clientSecret = made.apply((outputs) => pulumi.output(outputs.clientSecret)) as pulumi.Output<string>;
+      this.managedIdentityClientId = made.apply((outputs) => pulumi.output(outputs.managedIdentityClientId)) as pulumi.Output<string>;
+    } else {
+      const made = this.addCredential(name, credential, applicationId, args);
+      if (made.clientSecret) this.clientSecret = made.clientSecret;
+      if (made.managedIdentityClientId) this.managedIdentityClientId = made.managedIdentityClientId;
+    }
+
+    this.registerOutputs({
+      appId: this.appId,
+      objectId: this.objectId,
+      principalId: this.principalId,
+      clientSecret: this.clientSecret,
+      managedIdentityClientId: this.managedIdentityClientId,
+    });
+  }
+
+  /** The credential resource of the mode: a password, a federated credential (with a new managed identity or not), or a certificate. */
+  private addCredential(name: string, credential: BlueprintCredentialArgs, applicationId: pulumi.Output<string>, args: AgentIdentityBlueprintArgs): CredentialOutputs {
     if (credential.mode === "secret") {
       const password = new azuread.ApplicationPassword(
         `${name}-secret`,
         { applicationId, displayName: `${name}-secret`, endDate: credential.endDate },
         { parent: this, hooks: credentialRefusedHooks(name, "secret") },
       );
-      this.clientSecret = pulumi.secret(password.value);
+      return { clientSecret: pulumi.secret(password.value) };
     } else if (credential.mode === "managedIdentity") {
       let subject: pulumi.Output<string>;
+      let managedIdentityClientId: pulumi.Output<string>;
       if ("existingPrincipalId" in credential) {
         subject = pulumi.output(credential.existingPrincipalId);
         // A managed identity's service principal has the identity's client id as its appId.
-        this.managedIdentityClientId = azuread.getServicePrincipalOutput({ objectId: credential.existingPrincipalId }, { parent: this }).clientId;
+        managedIdentityClientId = azuread.getServicePrincipalOutput({ objectId: credential.existingPrincipalId }, { parent: this }).clientId;
       } else {
         const identity = new (userAssignedIdentityClass())(
           `${name}-identity`,
@@ -99,7 +138,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
           { parent: this },
         );
         subject = identity.principalId;
-        this.managedIdentityClientId = identity.clientId;
+        managedIdentityClientId = identity.clientId;
       }
       new azuread.ApplicationFederatedIdentityCredential(
         `${name}-federated`,
@@ -115,21 +154,15 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
         },
         { parent: this },
       );
+      return { managedIdentityClientId };
     } else {
       new azuread.ApplicationCertificate(
         `${name}-certificate`,
         { applicationId, type: "AsymmetricX509Cert", encoding: "pem", value: credential.certificatePem, endDate: credential.endDate },
         { parent: this, hooks: credentialRefusedHooks(name, "certificate") },
       );
+      return {};
     }
-
-    this.registerOutputs({
-      appId: this.appId,
-      objectId: this.objectId,
-      principalId: this.principalId,
-      clientSecret: this.clientSecret,
-      managedIdentityClientId: this.managedIdentityClientId,
-    });
   }
 }
 

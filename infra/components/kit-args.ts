@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError, STACK_CONFIG, validateConfig, type ConfigKey, type ConfigSource, type CredentialMode, type KitConfig, type RawConfig } from "../config";
+import { isObject } from "../../lib/json-value";
 import type { BlueprintCredentialArgs } from "./blueprint";
+import { isPending } from "./pending";
 
 /*
  * AgentUserKit's two inputs, the component's arguments and the stack
@@ -8,13 +10,14 @@ import type { BlueprintCredentialArgs } from "./blueprint";
  * configuration's rules (config.ts) before any resource is registered.
  */
 
-/**
- * One agent of AgentUserKit. `name` is plain: it names the agent's resources,
- * which exist before any Output resolves.
- */
+/** One agent of AgentUserKit. */
 export interface AgentArgs {
-  /** The agent's name: its key in `agents` and part of its resources' names. */
-  name: string;
+  /**
+   * The agent's name: its key in `agents` and part of its resources' names.
+   * An Output here defers every agent's identity, user and grant until it
+   * resolves: a preview while it is unknown cannot list them.
+   */
+  name: pulumi.Input<string>;
   /** Display name of the agent identity; the agent's name by default. */
   identityName?: pulumi.Input<string>;
   /** Mail nickname of the agent user and the part of its UPN before the @. */
@@ -24,8 +27,10 @@ export interface AgentArgs {
 }
 
 /**
- * The arguments. Each value is a pulumi.Input. Which resources exist is plain:
- * the agents' names and the credential mode.
+ * The arguments. Each value is a pulumi.Input. Those that decide which
+ * resources exist (the agents and their names, `singleAgentNames`, the
+ * credential's mode) may be Outputs too: the resources they decide are then
+ * registered once they resolve, under the names plain values would give.
  */
 export interface AgentUserKitArgs {
   /** Display name of the agent identity blueprint (at most 256 characters). */
@@ -34,8 +39,14 @@ export interface AgentUserKitArgs {
   sponsors: pulumi.Input<pulumi.Input<string>[]>;
   /** Verified domain of the tenant that every agent user's UPN ends with. */
   userDomain: pulumi.Input<string>;
-  /** The agents made from the blueprint: each gets its agent identity, agent user and grant. */
-  agents: AgentArgs[];
+  /**
+   * The agents made from the blueprint: each gets its agent identity, agent
+   * user and grant. An Output for the list or for an agent defers every
+   * agent's resources until it resolves (a preview while it is unknown cannot
+   * list them, and the component's `agents` throws: read `agentResources`);
+   * an Output for a field other than `name` defers nothing.
+   */
+  agents: pulumi.Input<pulumi.Input<AgentArgs>[]>;
   /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
   scopes?: pulumi.Input<pulumi.Input<string>[]>;
   /** The scopes an agent may hold; infra/scope-policy.ts's ALLOWED_SCOPES by default. */
@@ -48,8 +59,11 @@ export interface AgentUserKitArgs {
    * existingPrincipalId }`, `{ mode: "managedIdentity", newIdentity: { resourceGroupName,
    * location } }` or `{ mode: "certificate", certificatePem }` (its expiry is the
    * certificate's own). A mode name alone with the fields below is the earlier form, kept.
+   * An Output for the whole credential defers the credential resource (password,
+   * federated credential and managed identity, or certificate) until it resolves:
+   * a preview while it is unknown cannot list it. An Output inside it defers nothing.
    */
-  credential?: BlueprintCredentialArgs | CredentialMode;
+  credential?: pulumi.Input<BlueprintCredentialArgs> | CredentialMode;
   /** @deprecated use `credential: { mode: "secret", endDate }`. */
   secretEndDate?: pulumi.Input<string>;
   /** @deprecated use `credential: { mode: "managedIdentity", existingPrincipalId }`. */
@@ -75,9 +89,10 @@ export interface AgentUserKitArgs {
   /**
    * Prefix the first agent's resources with `{name}` alone (`{name}-grant`
    * and so on), as one-agent stacks made before fleets did, so that they keep
-   * their URNs. Other agents' are always prefixed `{name}-{agent}`.
+   * their URNs. Other agents' are always prefixed `{name}-{agent}`. An Output
+   * here defers every agent's resources as an Output in `agents` does.
    */
-  singleAgentNames?: boolean;
+  singleAgentNames?: pulumi.Input<boolean>;
 }
 
 /**
@@ -91,18 +106,28 @@ export interface AgentUserKitStackConfig {
   stackFile?: string;
 }
 
+/** What decides the agents' resources: their names in order, and whether the first keeps the one-agent names. */
+export interface AgentLayout {
+  names: readonly string[];
+  singleAgentNames: boolean;
+}
+
+/** What decides the credential resource: the mode, and whether a managed identity is an existing one. */
+export interface CredentialLayout {
+  mode: CredentialMode;
+  existingPrincipal: boolean;
+}
+
 /**
- * What decides which resources exist, known at construction (the agents'
- * names, the credential's form, the first agent's resource names), and the
- * checked configuration every value comes from.
+ * The checked configuration every value comes from, and what decides which
+ * resources exist: known at construction, or (from the arguments' Outputs)
+ * once they resolve and pass the checks.
  */
 export interface KitPlan {
   checked: pulumi.Output<KitConfig>;
-  agentNames: readonly string[];
-  singleAgentNames: boolean;
-  credential: CredentialMode;
-  /** A managed identity credential names an existing principal rather than a new identity. */
-  existingPrincipal: boolean;
+  agents: AgentLayout | pulumi.Output<AgentLayout>;
+  /** Absent when the credential is an Output: the checked configuration's credential then decides. */
+  credential?: CredentialLayout;
 }
 
 /**
@@ -115,27 +140,52 @@ export function stackPlan(given: AgentUserKitStackConfig): KitPlan {
   const config = validateConfig(given.stackConfig, new Date(), source);
   return {
     checked: pulumi.output(config) as pulumi.Output<KitConfig>,
-    agentNames: config.agents.map((agent) => agent.name),
-    singleAgentNames: config.shorthand,
-    credential: config.credential.mode,
-    existingPrincipal: "existingPrincipalId" in config.credential,
+    agents: { names: config.agents.map((agent) => agent.name), singleAgentNames: config.shorthand },
+    credential: { mode: config.credential.mode, existingPrincipal: "existingPrincipalId" in config.credential },
   };
 }
 
-/** The arguments: plain values are checked now, so a mistake fails preview; the same checks run on every value once the Outputs resolve. */
+/**
+ * The arguments: plain values are checked now, so a mistake fails preview;
+ * the same checks run on every value once the Outputs resolve, and what an
+ * Output decides is known only after they pass.
+ */
 export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
   const args = withFlatCredential(name, given);
   checkKnownArgs(name, args);
+  const resolved = pulumi.output(given) as pulumi.Output<ResolvedArgs>;
+  const checked = resolved.apply((values) => validateKitArgs(name, withFlatCredential(name, values) as Resolved));
   return {
-    checked: pulumi.output(args as AgentUserKitArgsInput).apply((resolved) => validateKitArgs(name, resolved)),
-    agentNames: args.agents.map((agent) => agent.name),
-    singleAgentNames: args.singleAgentNames === true,
-    credential: args.credential ?? "secret",
-    existingPrincipal: args.managedIdentityPrincipalId !== undefined,
+    checked,
+    agents: knownAgents(given) ?? pulumi.all([resolved, checked]).apply(([values]) => agentLayout(values.agents, values.singleAgentNames)),
+    ...knownCredential(args),
   };
 }
 
-type FlatArgs = Omit<AgentUserKitArgs, "credential"> & { credential?: CredentialMode };
+/** The credential's layout when the credential is not an Output. */
+function knownCredential(args: FlatArgs): { credential?: CredentialLayout } {
+  const mode = args.credential ?? "secret";
+  return isPending(mode) ? {} : { credential: { mode, existingPrincipal: args.managedIdentityPrincipalId !== undefined } };
+}
+
+/**
+ * The agents' layout when nothing in it is an Output (the list, an agent, a
+ * name, singleAgentNames). An agent that is not an object is left to the
+ * check once the Outputs beside it resolve, which names it.
+ */
+function knownAgents(given: AgentUserKitArgs): AgentLayout | undefined {
+  const agents = given.agents;
+  if (!Array.isArray(agents) || isPending(given.singleAgentNames)) return undefined;
+  if (!agents.every((agent) => isObject(agent) && !isPending(agent) && !isPending(agent.name))) return undefined;
+  return agentLayout(agents as Array<{ name: string }>, given.singleAgentNames as boolean | undefined);
+}
+
+function agentLayout(agents: ReadonlyArray<{ name: string }>, singleAgentNames: boolean | undefined): AgentLayout {
+  return { names: agents.map((agent) => agent.name), singleAgentNames: singleAgentNames === true };
+}
+
+/** The flat form, and an Output credential kept whole until it resolves (its keys are unknown until then). */
+type FlatArgs = Omit<AgentUserKitArgs, "credential"> & { credential?: CredentialMode | pulumi.Output<BlueprintCredentialArgs> | Promise<BlueprintCredentialArgs> };
 
 const FLAT_CREDENTIAL_KEYS = ["secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"] as const;
 
@@ -150,6 +200,7 @@ function withFlatCredential(name: string, args: AgentUserKitArgs): FlatArgs {
   const source = kitSource(name);
   const both = FLAT_CREDENTIAL_KEYS.filter((key) => args[key] !== undefined);
   if (both.length > 0) throw new ConfigError(both.map((key) => ({ key, message: "is the earlier form of credential: give it inside credential, not beside it" })), source);
+  if (isPending(credential)) return args as FlatArgs;
   const flat: FlatArgs = { ...args, credential: credential.mode };
   if (credential.mode === "secret") flat.secretEndDate = credential.endDate;
   else if (credential.mode === "certificate") {
@@ -160,9 +211,9 @@ function withFlatCredential(name: string, args: AgentUserKitArgs): FlatArgs {
   return flat;
 }
 
-/** The arguments with every Input resolved, as the apply-time check reads them. */
-type AgentUserKitArgsInput = pulumi.Unwrap<FlatArgs>;
-type Resolved = pulumi.UnwrappedObject<FlatArgs>;
+/** The arguments with every Input resolved, before and after the credential is flattened. */
+type ResolvedArgs = pulumi.UnwrappedObject<AgentUserKitArgs>;
+type Resolved = pulumi.UnwrappedObject<Omit<AgentUserKitArgs, "credential"> & { credential?: CredentialMode }>;
 
 /** Keys whose check also reads other keys: unknown while any of those is. */
 const READS: Partial<Record<ConfigKey, readonly ConfigKey[]>> = {
@@ -173,7 +224,7 @@ const CREDENTIAL_KEYS: readonly ConfigKey[] = ["credential", "secretEndDate", "m
 
 /** Whether a value holds an Output anywhere (an Output, or a list or agent with one inside). */
 function holdsOutput(value: unknown): boolean {
-  if (pulumi.Output.isInstance(value) || value instanceof Promise) return true;
+  if (isPending(value)) return true;
   if (Array.isArray(value)) return value.some(holdsOutput);
   if (value !== null && typeof value === "object") return Object.values(value).some(holdsOutput);
   return false;

@@ -20,19 +20,24 @@ describe("AgentUserKit's arguments as Outputs", () => {
     const dir = mkdtempSync(join(tmpdir(), "kit-inputs-"));
     try {
       const file = join(dir, "program.ts");
+      // The mapped types make the program name every argument and every agent field, each an Output:
+      // an argument added, or one that stops taking an Output, fails the check.
       writeFileSync(
         file,
         `import * as pulumi from "@pulumi/pulumi";
-import { AgentUserKit } from ${JSON.stringify(join(ROOT, "infra"))};
+import { AgentUserKit, type AgentArgs, type AgentUserKitArgs } from ${JSON.stringify(join(ROOT, "infra"))};
 const o = <T>(value: T) => pulumi.output(value);
-export const kit = new AgentUserKit("agents", {
+type EveryOneAnOutput<T> = { [K in keyof T]-?: pulumi.Output<unknown> };
+const agent = { name: o("research"), identityName: o("Research"), userName: o("research-agent"), scopes: o(["User.Read"]) } satisfies EveryOneAnOutput<AgentArgs>;
+const args = {
   blueprintName: o("Research agents"),
   sponsors: o(["${SPONSOR}"]),
   userDomain: o("contoso.onmicrosoft.com"),
-  agents: [{ name: "research", identityName: o("Research"), userName: o("research-agent"), scopes: o(["User.Read"]) }],
-  scopes: [o("User.Read")],
+  agents: o([agent]),
+  scopes: o(["User.Read"]),
   allowedScopes: o(["User.Read"]),
   resourceAppId: o("00000003-0000-0000-c000-000000000000"),
+  credential: o({ mode: "certificate" as const, certificatePem: o("-----BEGIN CERTIFICATE-----") }),
   secretEndDate: o("2030-01-01T00:00:00Z"),
   managedIdentityPrincipalId: o("${SPONSOR}"),
   resourceGroupName: o("rg"),
@@ -40,8 +45,16 @@ export const kit = new AgentUserKit("agents", {
   certificatePem: o("-----BEGIN CERTIFICATE-----"),
   graphUrl: o("https://graph.microsoft.com"),
   authorityUrl: o("https://login.microsoftonline.com"),
+  tokenExchangeAudience: o("api://AzureADTokenExchange"),
   consistencyWindowSeconds: o(120),
-});
+  singleAgentNames: o(true),
+} satisfies EveryOneAnOutput<AgentUserKitArgs>;
+export const kit = new AgentUserKit("agents", args);
+// An Output for one agent of a plain list, an Output for its name, and each credential form as an Output.
+export const each = new AgentUserKit("each", { ...args, agents: [o(agent), { ...agent, name: o("writer") }], credential: o({ mode: "secret" as const }) });
+export const mi = new AgentUserKit("mi", { ...args, credential: o({ mode: "managedIdentity" as const, newIdentity: { resourceGroupName: o("rg"), location: "westeurope" } }) });
+export const existing = new AgentUserKit("existing", { ...args, credential: o({ mode: "managedIdentity" as const, existingPrincipalId: "${SPONSOR}" }) });
+export const identityId: pulumi.Output<string> = kit.agentResources.apply((agents) => agents.research!.identity.identityId);
 `,
       );
       const program = ts.createProgram([file], {
