@@ -11,11 +11,12 @@ import { requestToken, tokenEndpoint, TokenEndpointError } from "../lib/token-cl
 
 /*
  * The provisioner is the application the dynamic providers call Graph as. It
- * comes from the same places as the azuread provider's identity: `azuread:`
- * stack configuration first, then the ARM_* environment variables. Everything
- * here is read when a provider method runs, inside the provider process, and
- * kept only in that process's memory: nothing is captured when the provider is
- * serialized, and nothing is written to state.
+ * comes from the same places as the azuread provider's identity: an explicit
+ * azuread provider's arguments, which the components hand each resource as
+ * its `provisioner` input (a Pulumi secret in the state); otherwise `azuread:`
+ * stack configuration first, then the ARM_* environment variables, read when
+ * a provider method runs, inside the provider process, and kept only in that
+ * process's memory: nothing is captured when the provider is serialized.
  */
 
 /**
@@ -84,14 +85,17 @@ export type ExplicitProvisioner = Partial<Record<ProvisionerSetting, string>>;
 export const explicitSource = (name: string) => `the azuread provider's ${name}`;
 
 /**
- * An explicit provider's settings win over the configuration, which wins
- * over the environment, as in the azuread provider.
+ * As the azuread provider reads its identity: an explicit provider's
+ * arguments, with the environment for what they leave out (the stack's
+ * azuread: configuration is the default provider's, never an explicit
+ * one's); without one, the configuration, then the environment.
  */
 export function gatherSettings(config: ConfigLookup | undefined, env: NodeJS.ProcessEnv, explicit: ExplicitProvisioner = {}): ProvisionerSettings {
   const settings: ProvisionerSettings = {};
+  const stackConfig = Object.keys(explicit).length === 0 ? config : undefined;
   for (const [name, [configKey, ...envNames]] of Object.entries(PROVISIONER_SOURCES) as Array<[ProvisionerSetting, readonly [string, ...string[]]]>) {
     const given = Object.hasOwn(explicit, name) ? explicit[name] : undefined;
-    const fromConfig = config?.get(configKey);
+    const fromConfig = stackConfig?.get(configKey);
     const envName = envNames.find((n) => env[n]);
     if (given) settings[name] = { value: given, source: explicitSource(name) };
     else if (fromConfig) settings[name] = { value: fromConfig, source: configKey };
@@ -139,7 +143,9 @@ export function resolveProvisionerCredential(settings: ProvisionerSettings): Pro
   if (settings.clientCertificate) {
     throw credentialError(
       `${settings.clientCertificate.source} holds an inline PKCS#12 bundle, which this kit does not read`,
-      "write the bundle to a file (0600) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it, with ARM_CLIENT_CERTIFICATE_PASSWORD",
+      settings.clientCertificate.source === explicitSource("clientCertificate")
+        ? "write the bundle to a file (0600) and give the azuread provider clientCertificatePath instead, with clientCertificatePassword"
+        : "write the bundle to a file (0600) and point ARM_CLIENT_CERTIFICATE_PATH (or azuread:clientCertificatePath) at it, with ARM_CLIENT_CERTIFICATE_PASSWORD",
     );
   }
   if (settings.clientSecret) return { ...base, kind: "secret", secret: settings.clientSecret.value, source: settings.clientSecret.source };

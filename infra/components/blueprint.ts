@@ -121,7 +121,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       const password = new azuread.ApplicationPassword(
         `${name}-secret`,
         { applicationId, displayName: `${name}-secret`, endDate: credential.endDate },
-        { parent: this, hooks: credentialRefusedHooks(name, "secret") },
+        { parent: this, hooks: credentialRefusedHooks("secret") },
       );
       return { clientSecret: pulumi.secret(password.value) };
     } else if (credential.mode === "managedIdentity") {
@@ -159,7 +159,7 @@ export class AgentIdentityBlueprint extends pulumi.ComponentResource {
       new azuread.ApplicationCertificate(
         `${name}-certificate`,
         { applicationId, type: "AsymmetricX509Cert", encoding: "pem", value: credential.certificatePem, endDate: credential.endDate },
-        { parent: this, hooks: credentialRefusedHooks(name, "certificate") },
+        { parent: this, hooks: credentialRefusedHooks("certificate") },
       );
       return {};
     }

@@ -34,25 +34,37 @@ export function credentialRefusalMessage(blueprint: string, mode: RefusableCrede
 }
 
 /**
+ * One hook per credential mode and deployment (keyed by its resource
+ * monitor): the engine refuses a second hook of one name, and two blueprints
+ * of one name may stand under different parents. The hook reads the
+ * blueprint's name from the resource's, `{blueprint}-secret` or
+ * `{blueprint}-certificate`.
+ */
+const HOOKS = new WeakMap<object, Partial<Record<RefusableCredential, pulumi.ErrorHook>>>();
+
+/**
  * The hooks for the resource that adds the blueprint's credential, where the
  * deployment can run them: a Pulumi CLI that supports error hooks, and not
  * under `pulumi.runtime.setMocks`, whose monitor cannot register one (a unit
  * test of a program must not fail for a hook it never runs).
  */
-export function credentialRefusedHooks(blueprint: string, mode: RefusableCredential): pulumi.ResourceHookBinding | undefined {
-  if (!errorHooksSupported()) return undefined;
-  const hook = new pulumi.ErrorHook(`agent-user-kit-${blueprint}-${mode}-refused`, (args) => {
+export function credentialRefusedHooks(mode: RefusableCredential): pulumi.ResourceHookBinding | undefined {
+  const monitor = pulumi.runtime.getMonitor();
+  if (!monitor || !errorHooksSupported(monitor)) return undefined;
+  const hooks = HOOKS.get(monitor) ?? {};
+  HOOKS.set(monitor, hooks);
+  hooks[mode] ??= new pulumi.ErrorHook(`agent-user-kit-blueprint-${mode}-refused`, (args) => {
+    const blueprint = args.name.endsWith(`-${mode}`) ? args.name.slice(0, -(mode.length + 1)) : args.name;
     const message = credentialRefusalMessage(blueprint, mode, args.failedOperation, args.errors);
     if (message) pulumi.log.error(message);
     // A refusal is final: retrying cannot change the tenant's policy.
     return false;
   });
-  return { onError: [hook] };
+  return { onError: [hooks[mode]] };
 }
 
-function errorHooksSupported(): boolean {
-  const monitor = pulumi.runtime.getMonitor() as { registerErrorHook?: unknown } | undefined;
-  if (typeof pulumi.ErrorHook !== "function" || typeof monitor?.registerErrorHook !== "function") return false;
+function errorHooksSupported(monitor: object): boolean {
+  if (typeof pulumi.ErrorHook !== "function" || typeof (monitor as { registerErrorHook?: unknown }).registerErrorHook !== "function") return false;
   try {
     // The engine's answer to "does it support error hooks", read once the program starts; not in
     // @pulumi/pulumi's public API, so anything unexpected means no hook rather than a failed `pulumi up`.

@@ -6,14 +6,14 @@ import { PROVISIONER_SOURCES, type ExplicitProvisioner, type ProvisionerSetting 
  * The settings of the azuread provider a program gave a component
  * (`{ providers: [ad] }` or `{ provider: ad }`), for the kit's own Graph
  * resources, so that they authenticate as the component's azuread resources
- * do: as a Pulumi secret, since they may hold the provisioner's secret.
+ * do. The resources register them as a Pulumi secret (providers/resource-args.ts).
  * Nothing when the component has no explicit azuread provider: the
  * resources then read the stack's azuread: configuration and ARM_*, as the
- * default azuread provider does, and their inputs stay as before.
+ * default azuread provider does, and carry no provisioner input.
  *
  * A provider resource's outputs are the arguments it was given. `useOidc` is
- * a boolean, which the provider does not expose: it still comes from the
- * configuration or ARM_USE_OIDC.
+ * a boolean, which the provider does not expose: it still comes from
+ * ARM_USE_OIDC.
  */
 export function withExplicitProvisioner(component: pulumi.Resource): { provisioner?: pulumi.Output<ExplicitProvisioner> } {
   // getProvider reads only the package of the type it is given.
@@ -29,5 +29,5 @@ export function withExplicitProvisioner(component: pulumi.Resource): { provision
     });
     return settings;
   });
-  return { provisioner: pulumi.secret(provisioner) };
+  return { provisioner };
 }

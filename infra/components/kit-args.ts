@@ -157,7 +157,8 @@ export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
   const checked = resolved.apply((values) => validateKitArgs(name, withFlatCredential(name, values) as Resolved));
   return {
     checked,
-    agents: knownAgents(given) ?? pulumi.all([resolved, checked]).apply(([values]) => agentLayout(values.agents, values.singleAgentNames)),
+    // The layout is names, which go into URNs, plain whatever else in the arguments is secret.
+    agents: knownAgents(given) ?? pulumi.unsecret(pulumi.all([resolved, checked]).apply(([values]) => agentLayout(values.agents, values.singleAgentNames))),
     ...knownCredential(args),
   };
 }

@@ -5,6 +5,7 @@ import type { HintFor } from "./failure";
 import { odataString, AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { registeredArgs } from "./resource-args";
 import { readSponsoredObject, sponsorBinds, syncSponsors, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity (service principal subtype microsoft.graph.agentIdentity). */
@@ -94,6 +95,6 @@ export class AgentIdentityResource extends pulumi.dynamic.Resource {
   declare readonly identityId: pulumi.Output<string>;
 
   constructor(name: string, args: ResourceArgs<AgentIdentityInputs>, opts?: pulumi.CustomResourceOptions) {
-    super(agentIdentityProvider, name, { ...args, identityId: undefined }, opts, "agent-user-kit", "AgentIdentity");
+    super(agentIdentityProvider, name, { ...registeredArgs(args), identityId: undefined }, opts, "agent-user-kit", "AgentIdentity");
   }
 }

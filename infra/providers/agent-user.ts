@@ -6,6 +6,7 @@ import { getIfExists, odataString, AGENT_USERS, agentIdentityPath, agentUserPath
 import type { GraphSession } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { registeredArgs } from "./resource-args";
 
 /** Inputs of an agent user (user subtype microsoft.graph.agentUser). */
 export interface AgentUserInputs extends GraphResourceInputs {
@@ -108,6 +109,6 @@ export class AgentUserResource extends pulumi.dynamic.Resource {
   declare readonly userId: pulumi.Output<string>;
 
   constructor(name: string, args: ResourceArgs<AgentUserInputs>, opts?: pulumi.CustomResourceOptions) {
-    super(agentUserProvider, name, { ...args, userId: undefined }, opts, "agent-user-kit", "AgentUser");
+    super(agentUserProvider, name, { ...registeredArgs(args), userId: undefined }, opts, "agent-user-kit", "AgentUser");
   }
 }

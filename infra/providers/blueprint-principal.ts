@@ -5,6 +5,7 @@ import type { HintFor } from "./failure";
 import { getIfExists, odataString, BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import type { GraphResourceInputs, ResourceArgs } from "./inputs";
+import { registeredArgs } from "./resource-args";
 
 /** Inputs of a blueprint principal (service principal subtype microsoft.graph.agentIdentityBlueprintPrincipal). */
 export interface BlueprintPrincipalInputs extends GraphResourceInputs {
@@ -61,6 +62,6 @@ export class BlueprintPrincipal extends pulumi.dynamic.Resource {
   declare readonly principalId: pulumi.Output<string>;
 
   constructor(name: string, args: ResourceArgs<BlueprintPrincipalInputs>, opts?: pulumi.CustomResourceOptions) {
-    super(blueprintPrincipalProvider, name, { ...args, principalId: undefined }, opts, "agent-user-kit", "BlueprintPrincipal");
+    super(blueprintPrincipalProvider, name, { ...registeredArgs(args), principalId: undefined }, opts, "agent-user-kit", "BlueprintPrincipal");
   }
 }

@@ -5,6 +5,7 @@ import type { HintFor } from "./failure";
 import { odataString, BLUEPRINTS, blueprintPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
+import { registeredArgs } from "./resource-args";
 import { readSponsoredObject, sponsorBinds, updateSponsoredObject } from "./sponsors";
 
 /** Inputs of an agent identity blueprint (application subtype microsoft.graph.agentIdentityBlueprint). */
@@ -78,6 +79,6 @@ export class Blueprint extends pulumi.dynamic.Resource {
   declare readonly appId: pulumi.Output<string>;
 
   constructor(name: string, args: ResourceArgs<BlueprintInputs>, opts?: pulumi.CustomResourceOptions) {
-    super(blueprintProvider, name, { ...args, objectId: undefined, appId: undefined }, opts, "agent-user-kit", "Blueprint");
+    super(blueprintProvider, name, { ...registeredArgs(args), objectId: undefined, appId: undefined }, opts, "agent-user-kit", "Blueprint");
   }
 }

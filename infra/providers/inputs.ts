@@ -177,6 +177,11 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Whether a key's new value differs from the stored one (an unknown one may). */
+function changedIn<T extends GraphResourceInputs>(olds: T, news: T): (key: keyof T & string) => boolean {
+  return (key) => news[key] === UNKNOWN || !same(comparable(key, olds[key]), news[key]);
+}
+
 /** Which of a resource's own inputs replace the object when they change, and which update it in place. */
 export interface DiffKeys<T extends GraphResourceInputs> {
   replace: readonly OwnKeys<T>[];
@@ -189,7 +194,7 @@ export interface DiffKeys<T extends GraphResourceInputs> {
  * `replace` key replaces the object; to an `update` key, updates it in place.
  */
 export function diffKeys<T extends GraphResourceInputs>(olds: T, news: T, keys: DiffKeys<T>): pulumi.dynamic.DiffResult {
-  const changed = (key: keyof T & string) => news[key] === UNKNOWN || !same(comparable(key, olds[key]), news[key]);
+  const changed = changedIn(olds, news);
   const replaces = [...COMMON_REPLACE_KEYS, ...keys.replace].filter(changed);
   const updates = [...COMMON_UPDATE_KEYS, ...keys.update].filter(changed);
   return {
@@ -198,3 +203,13 @@ export function diffKeys<T extends GraphResourceInputs>(olds: T, news: T, keys: 
     deleteBeforeReplace: replaces.length > 0 && keys.deleteBeforeReplace === true,
   };
 }
+
+/**
+ * Whether an update changes the object in Graph: one of the resource's own
+ * update keys changed. A change of the common ones alone (the provider
+ * version, the provisioner's settings, the window) is the state's only.
+ */
+export function changesGraph<T extends GraphResourceInputs>(olds: T, news: T, keys: DiffKeys<T>): boolean {
+  return keys.update.some(changedIn(olds, news));
+}
+

@@ -6,7 +6,7 @@
  */
 import * as azuread from "@pulumi/azuread";
 import * as pulumi from "@pulumi/pulumi";
-import { AgentUserKit } from "../../infra";
+import { AgentIdentityBlueprint, AgentUserKit, dynamic } from "../../infra";
 import { DYNAMIC, installMocks, valueOf, type Registration } from "./program-harness";
 
 const SPONSOR = "5e000000-0000-0000-0000-000000000001";
@@ -42,5 +42,30 @@ describe("AgentUserKit with an explicit azuread provider", () => {
     const resources = await graphResources(() => undefined);
     expect(resources).toHaveLength(4);
     for (const registration of resources) expect(registration.inputs).not.toHaveProperty("provisioner");
+  });
+});
+
+describe("the provisioner input elsewhere", () => {
+  const settings = { graphUrl: "https://graph.microsoft.com", authorityUrl: "https://login.microsoftonline.com", consistencyWindowMs: 0, providerVersion: "0.0.0" };
+
+  it("AgentIdentityBlueprint on its own, given provider: ad, hands the settings to its blueprint and principal", async () => {
+    const { registrations } = await installMocks();
+    const ad = new azuread.Provider("ad", SETTINGS);
+    const blueprint = new AgentIdentityBlueprint(
+      "agents-blueprint",
+      { displayName: "Research agents", sponsors: [SPONSOR], credential: { mode: "secret" }, tenantId: SETTINGS.tenantId, settings },
+      { provider: ad },
+    );
+    await valueOf(blueprint.principalId);
+    const graph = registrations.filter((r) => Object.values(DYNAMIC).includes(r.type));
+    expect(graph.map((r) => r.type).sort()).toEqual([DYNAMIC.blueprint, DYNAMIC.principal].sort());
+    for (const registration of graph) expect(registration.inputs.provisioner).toEqual(secret(SETTINGS));
+  });
+
+  it("a Graph resource registers a provisioner given as a plain value as a secret", async () => {
+    const { registrations } = await installMocks();
+    const made = new dynamic.Blueprint("bp", { ...settings, displayName: "Research agents", sponsors: [SPONSOR], adoptionTag: "t", provisioner: SETTINGS });
+    await valueOf(made.objectId);
+    expect(registrations.find((r) => r.type === DYNAMIC.blueprint)!.inputs.provisioner).toEqual(secret(SETTINGS));
   });
 });

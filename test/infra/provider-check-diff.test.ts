@@ -102,6 +102,8 @@ describe("diff", () => {
     ["UPN", agentUserProvider, USER, { ...USER, userPrincipalName: "other@contoso.onmicrosoft.com" }],
     ["provider version (so delete and refresh run the new code)", agentUserProvider, USER, { ...USER, providerVersion: "0.2.0" }],
     ["replication window", blueprintPrincipalProvider, { ...COMMON, appId: "a" }, { ...COMMON, appId: "a", consistencyWindowMs: 5_000 }],
+    ["the explicit provider's settings (so delete and refresh read the current ones)", agentUserProvider, { ...USER, provisioner: { clientSecret: "old" } }, { ...USER, provisioner: { clientSecret: "new" } }],
+    ["an explicit provider given where there was none", agentUserProvider, USER, { ...USER, provisioner: { clientSecret: "new" } }],
   ] as Array<[string, pulumi.dynamic.ResourceProvider, Record<string, unknown>, Record<string, unknown>]>)(
     "updates in place for a change of %s",
     async (_what, provider, olds, news) => {
@@ -122,6 +124,15 @@ describe("diff", () => {
       expect(await provider.diff!("id", olds, news)).toEqual({ changes: true, replaces, deleteBeforeReplace });
     },
   );
+});
+
+describe("update", () => {
+  it("writes a new provider version or provisioner to the state without a Graph call", async () => {
+    // No Graph endpoint answers at this URL: a Graph call would fail the update.
+    const olds = { ...USER, graphUrl: "https://127.0.0.1:9", userId: "u1", provisioner: { clientSecret: "old" } };
+    const news = { ...USER, graphUrl: "https://127.0.0.1:9", providerVersion: "9.9.9", provisioner: { clientSecret: "new" } };
+    expect(await agentUserProvider.update!("u1", olds, news)).toEqual({ outs: { ...olds, ...news } });
+  });
 });
 
 // How Graph's refusals read (call, code, likely fix) runs over HTTP in test/infra/http/refusals.test.ts.

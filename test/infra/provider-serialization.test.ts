@@ -82,7 +82,6 @@ describe("serialized dynamic providers", () => {
 
   /** The blueprint provider as the host runs it, configured the way the host configures it, with nothing cached. */
   async function hostedBlueprintProvider(client: { id: string; secret: string } = { id: CREDENTIAL_ENV.ARM_CLIENT_ID, secret: CONFIG_SECRET }) {
-    await configureProvisioner({ config: { get: () => undefined } });
     forgetProvisioner();
     const loaded = loadLikeProviderHost(serialized.get("blueprint")!);
     // The host passes the stack configuration to configure; the provisioner comes from its azuread: keys.

@@ -34,6 +34,17 @@ describe("where the provisioner's settings come from", () => {
     });
   });
 
+  it("takes an explicit azuread provider's settings first, with the environment for what they leave out, and never the stack's azuread: configuration", () => {
+    const config = { get: (key: string) => ({ "azuread:clientCertificatePath": "/config.p12", "azuread:tenantId": TENANT })[key] };
+    const settings = gatherSettings(config, { ARM_TENANT_ID: TENANT, ARM_CLIENT_SECRET: "from-env" }, { clientId: CLIENT, clientSecret: "explicit" });
+    expect(settings).toEqual({
+      tenantId: { value: TENANT, source: "ARM_TENANT_ID" },
+      clientId: { value: CLIENT, source: "the azuread provider's clientId" },
+      clientSecret: { value: "explicit", source: "the azuread provider's clientSecret" },
+    });
+    expect(resolveProvisionerCredential(settings)).toMatchObject({ kind: "secret", secret: "explicit" });
+  });
+
   it("picks the certificate first, then the secret, then an OIDC token, then an OIDC token file", () => {
     const all: ProvisionerSettings = {
       ...base,
@@ -217,6 +228,14 @@ describe("provisionerToken", () => {
     const tokens = await Promise.all([1, 2, 3].map(() => provisionerToken(directory.url, directory.url)));
     expect(tokens).toEqual(["provisioner-access-token", "provisioner-access-token", "provisioner-access-token"]);
     expect(tokenRequests()).toHaveLength(1);
+  });
+
+  it("keeps the environment's token and an explicit provider's apart: each credential asks for its own", async () => {
+    process.env.ARM_CLIENT_SECRET = "env-secret";
+    await provisionerToken(directory.url, directory.url);
+    await provisionerToken(directory.url, directory.url, { explicit: { tenantId: TENANT, clientId: CLIENT, clientSecret: "explicit-secret" } });
+    await provisionerToken(directory.url, directory.url, { explicit: { tenantId: TENANT, clientId: CLIENT, clientSecret: "explicit-secret" } });
+    expect(tokenRequests().map((r) => r.get("client_secret"))).toEqual(["env-secret", "explicit-secret"]);
   });
 
   it("prefers the configuration the host passed to configure over the environment", async () => {

@@ -17,4 +17,7 @@ const password = {
   },
 };
 
-new pulumi.dynamic.Resource(password, "agents-blueprint-secret", {}, { hooks: credentialRefusedHooks("agents-blueprint", "secret") });
+// Two blueprints' secrets: one hook of a name per deployment serves both.
+for (const blueprint of ["agents-blueprint", "team-blueprint"]) {
+  new pulumi.dynamic.Resource(password, `${blueprint}-secret`, {}, { hooks: credentialRefusedHooks("secret") });
+}

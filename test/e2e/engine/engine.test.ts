@@ -204,13 +204,15 @@ describe("a tenant that refuses the blueprint's secret", () => {
     return { code: run.code, output: `${run.stdout}\n${run.stderr}` };
   }
 
-  it("a 400 on addPassword fails `pulumi up` once, with azuread's error and the kit's naming `credential: managedIdentity`", async () => {
+  it("a 400 on addPassword fails `pulumi up` once per secret, with azuread's error and the kit's naming `credential: managedIdentity`", async () => {
     const { code, output } = await upFailing(
       'Adding password for application with object ID "b1000000-0000-0000-0000-000000000001": unexpected status 400 (400 Bad Request) with error: Request_BadRequest: password credentials are not allowed',
     );
     expect(code).not.toBe(0);
     expect(output).toContain("Request_BadRequest: password credentials are not allowed");
-    expect(output).toContain('AgentIdentityBlueprint "agents-blueprint": Microsoft Graph refused a client secret (addPassword) on the blueprint with a 400.');
+    for (const blueprint of ["agents-blueprint", "team-blueprint"]) {
+      expect(output).toContain(`AgentIdentityBlueprint "${blueprint}": Microsoft Graph refused a client secret (addPassword) on the blueprint with a 400.`);
+    }
     expect(output).toContain("`credential: managedIdentity`");
     expect(output).not.toContain("retrying create");
   });
