@@ -26,12 +26,6 @@ export interface EmulatorOptions {
   listLagMs?: number;
   /** Seed the default tenant with this many agents under its blueprint (`--agents N`); 1 by default. */
   agents?: number;
-  /**
-   * Host names it answers to besides 127.0.0.1 and localhost on its own ports,
-   * e.g. login.microsoftonline.com when a benchmark routes a client that
-   * hard-codes it here. Any other Host is refused with 400.
-   */
-  extraHosts?: string[];
   /** Links of the seeded chain to break (`--faults break=LINK`); the outputs stay those of the chain before. */
   breaks?: readonly BrokenLink[];
   /** The tenant's policy refuses passwords and certificates on blueprints (`--refuse-blueprint-secrets`). */
@@ -91,7 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const requests: RequestRecord[] = [];
   const origins: string[] = [];
   const ctx: EmulatorContext = { store, key, faults, origins };
-  const listener = requestPipeline({ ctx, extraHosts: options.extraHosts ?? [], requests });
+  const listener = requestPipeline({ ctx, requests });
   const http = createHttpServer(listener("http"));
   const https = createHttpsServer({ key: tls.privateKeyPem, cert: tls.certificatePem }, listener("https"));
   const listen = (server: Server, port: number) =>

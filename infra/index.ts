@@ -14,7 +14,7 @@ export { AgentIdentity, AgentUser, AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "
 export type { AgentIdentityArgs, AgentUserArgs } from "./components/unwrapped";
 export { AgentUserGrant, GRANT_TYPE } from "./components/grant";
 export type { AgentUserGrantArgs } from "./components/grant";
-export type { ProvisioningSettings } from "./components/settings";
+export type { ProvisioningSettings } from "./providers/inputs";
 export type { AgentSpec, CredentialMode } from "./config";
 export { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";
 export * as dynamic from "./providers/resources";

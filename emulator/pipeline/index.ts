@@ -2,15 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EmulatorContext, EmulatorResponse } from "../router";
 import { authenticate, type AuthenticatedCaller } from "./authenticate";
 import { faultResponse, takeFault } from "./faults";
-import { parseRequest, type HostPolicy } from "./parse";
+import { parseRequest } from "./parse";
 import { RateLimits } from "./rate-limit";
 import { respond, type RequestRecord } from "./respond";
 import { findRoute, runRoute } from "./route";
 
-/** What the pipeline serves: the tenant, the hosts it answers to, and the log it appends each request to. */
+/** What the pipeline serves: the tenant, and the log it appends each request to. */
 export interface PipelineSettings {
   ctx: EmulatorContext;
-  extraHosts: readonly string[];
   requests: RequestRecord[];
 }
 
@@ -25,11 +24,10 @@ export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export function requestPipeline(settings: PipelineSettings): (scheme: "http" | "https") => Listener {
   const { ctx, requests } = settings;
-  const hosts: HostPolicy = { origins: ctx.origins, extraHosts: settings.extraHosts };
   const limits = new RateLimits(ctx.faults);
 
   const handle = async (scheme: "http" | "https", req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const parsed = await parseRequest(req, scheme, hosts);
+    const parsed = await parseRequest(req, scheme, ctx.origins);
     if (parsed === undefined) return;
     if ("refused" in parsed) {
       requests.push(parsed.record);

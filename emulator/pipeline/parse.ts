@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { graphErrorResponse } from "../graph/envelope";
 import { GRAPH_ERRORS } from "../graph/errors";
 import type { EmulatorResponse } from "../router";
@@ -20,11 +21,14 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** Past this much, the emulator stops reading an oversized body and drops the connection. */
 const MAX_DRAIN_BYTES = 64 * MAX_BODY_BYTES;
 
-/** The hosts a request may name: the emulator's own origins, and any extra host names it answers to. */
-export interface HostPolicy {
-  origins: readonly string[];
-  extraHosts: readonly string[];
-}
+/**
+ * Microsoft's public-cloud host names, answered too: a client that hard-codes
+ * them (MSAL under @microsoft/agents-hosting, the benchmarks' SDK clients)
+ * reaches the emulator through a connector that dials it, and finds the names
+ * it expects in issuers and @odata.context. A DNS-rebinding page cannot send
+ * them to a local server: their DNS is Microsoft's.
+ */
+const PUBLIC_CLOUD_HOSTS: readonly string[] = [...new Set([PUBLIC_CLOUD.authorityUrl, PUBLIC_CLOUD.graphUrl, PUBLIC_CLOUD.resourceUrl].map((url) => new URL(url).host))];
 
 /**
  * The request body as text, or `undefined` when it exceeds MAX_BODY_BYTES: the
@@ -80,11 +84,11 @@ function refuse(req: IncomingMessage, path: string, description: string): ParseR
  * the first and drops the rest, so a proxy that routes on the last one and
  * this emulator would each see a different target.
  */
-export async function parseRequest(req: IncomingMessage, scheme: "http" | "https", hosts: HostPolicy): Promise<ParseResult> {
+export async function parseRequest(req: IncomingMessage, scheme: "http" | "https", origins: readonly string[]): Promise<ParseResult> {
   const count = hostHeaders(req);
   if (count > 1) return refuse(req, "(several Host headers)", `[emulator] the request has ${count} Host headers; HTTP/1.1 allows exactly one`);
   const origin = `${scheme}://${req.headers.host ?? ""}`;
-  if (!hosts.origins.includes(origin) && !hosts.extraHosts.includes(String(req.headers.host))) {
+  if (!origins.includes(origin) && !PUBLIC_CLOUD_HOSTS.includes(String(req.headers.host))) {
     return refuse(req, "(foreign Host)", "[emulator] the Host header does not name this emulator (127.0.0.1 or localhost, on its own port)");
   }
   const url = new URL(req.url ?? "/", origin);

@@ -8,7 +8,7 @@ import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
 import { withExplicitProvisioner } from "./explicit-provisioner";
 import { AgentUserGrant } from "./grant";
-import type { ProvisioningSettings } from "./settings";
+import type { ProvisioningSettings } from "../providers/inputs";
 import { AgentIdentityResource, AgentUserResource } from "../providers/resources";
 import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "./unwrapped";
 

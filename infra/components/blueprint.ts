@@ -7,7 +7,7 @@ import { BlueprintPrincipal } from "../providers/blueprint-principal";
 import { credentialRefusedHooks } from "./credential-refused";
 import { withExplicitProvisioner } from "./explicit-provisioner";
 import { isPending } from "./pending";
-import type { ProvisioningSettings } from "./settings";
+import type { ProvisioningSettings } from "../providers/inputs";
 
 export const BLUEPRINT_TYPE = "agent-user-kit:index:Blueprint";
 

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as dynamic from "../providers/resources";
 import type { GraphResourceInputs, ResourceArgs } from "../providers/inputs";
-import type { ProvisioningSettings } from "./settings";
+import type { ProvisioningSettings } from "../providers/inputs";
 
 /*
  * AgentIdentity and AgentUser were components that each wrapped one dynamic

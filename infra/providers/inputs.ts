@@ -43,6 +43,13 @@ export interface GraphResourceInputs {
 /** A dynamic resource's constructor arguments: each input may be an Output. */
 export type ResourceArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
+/**
+ * Where and how the dynamic resources reach Graph, as the components hand it
+ * to each of them: the inputs every Graph resource carries, so a field is
+ * added in one place.
+ */
+export type ProvisioningSettings = ResourceArgs<GraphResourceInputs>;
+
 export const COMMON_REPLACE_KEYS = ["graphUrl"] as const;
 /** A new provisioner is an update in place: delete and refresh read it from the state, so the state keeps the current one. */
 export const COMMON_UPDATE_KEYS = ["authorityUrl", "consistencyWindowMs", "providerVersion", "provisioner"] as const;

@@ -155,7 +155,7 @@ export interface FleetEmulator {
 /** The fleet tenant on an emulator whose token endpoint takes `idpRate` requests a second; Entra's host name routed to it for the peer. */
 export async function startFleetEmulator(identities: number, usersEach: number, idpRate: number): Promise<FleetEmulator> {
   const { seed, pairs } = benchFleetTenant(identities, usersEach);
-  const emulator = await startEmulator({ tenant: seed, faults: { idpRate }, extraHosts: [new URL(AUTHORITY).host] });
+  const emulator = await startEmulator({ tenant: seed, faults: { idpRate } });
   const outputs = emulator.outputs();
   return {
     emulator,

@@ -9,7 +9,6 @@ import { Floor } from "./floor";
 import { fleetProvider, fleetTokens, provisionFleet, refreshStorm, startFleetEmulator, type FleetTokenFigures, type ProvisionFigures, type RefreshStormFigures } from "./fleet";
 import { MsalPeerClient } from "./msal-peer";
 import { PEER_MODULE, PeerClient } from "./peer";
-import { AUTHORITY } from "./transport";
 import type { ChildInput, ChildOutput } from "./rss-child";
 import { ProviderClient } from "./provider-client";
 import { RunnerClient, type BlueprintSecret } from "./runner-client";
@@ -291,7 +290,7 @@ async function measure(): Promise<Figures> {
   const tenant = benchTenant(FLEET);
   progress(`starting the emulator (${FLEET + 1} agent identities, 2 resources)`);
   // The peer hard-codes Entra's and Graph's host names; the bench routes them here.
-  const emulator = await startEmulator({ tenant: tenant.seed, extraHosts: [new URL(AUTHORITY).host, new URL(GRAPH).host] });
+  const emulator = await startEmulator({ tenant: tenant.seed });
   const outputs = emulator.outputs();
   const blueprint: BlueprintSecret = { tenantId: outputs.tenantId, blueprintAppId: outputs.blueprintAppId!, secret: outputs.blueprintClientSecret! };
   const target = { httpsPort: Number(new URL(emulator.httpsUrl).port), caPem: emulator.caPem };

@@ -1,6 +1,8 @@
 /**
- * The emulator answers only to its own loopback names and ports: a foreign
- * Host (how a DNS-rebinding page reaches a local server) or a malformed one
+ * The emulator answers only to its own loopback names and ports, and to
+ * Microsoft's public-cloud names (clients that hard-code them are routed
+ * here by a connector): a foreign Host (how a DNS-rebinding page reaches a
+ * local server) or a malformed one
  * gets 400, never a 500 that clients retry, and is never reflected. So does
  * a request with more than one Host.
  */
@@ -29,6 +31,14 @@ function raw(host: string | string[] | undefined, path = `/${emulator.store.tena
 it("answers its own names", async () => {
   const port = new URL(emulator.httpUrl).port;
   for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect(await raw(host)).toMatch(/^HTTP\/1\.1 200/);
+});
+
+it("answers Microsoft's public-cloud names under those names, as clients that hard-code them expect", async () => {
+  for (const host of ["login.microsoftonline.com", "graph.microsoft.com"]) {
+    const answer = await raw(host);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    if (host.startsWith("login.")) expect(answer).toContain(`"issuer":"http://login.microsoftonline.com/${emulator.store.tenantId}/v2.0"`);
+  }
 });
 
 it.each(["rebind.attacker.example", `rebind.attacker.example:${"8400"}`, "127.0.0.1:1", "a b", ""])("refuses Host %j with 400, and never echoes it", async (host) => {

@@ -17,8 +17,8 @@ import { blueprintCertificate, claimsOf, EXCHANGE_SCOPE, JWT_BEARER, useEmulator
 import type { ClientJob, Credential, IdentityResult, MsalAgentUserResult } from "./microsoft-client";
 
 const CHILD = resolve(__dirname, "../../../dist/test/lib/clients/microsoft-client.js");
-// agents-hosting takes no knownAuthorities: it reaches this emulator under login.microsoftonline.com's name.
-const ctx = useEmulator({ extraHosts: [new URL(PUBLIC_CLOUD.authorityUrl).host] });
+// agents-hosting takes no knownAuthorities: it reaches this emulator under login.microsoftonline.com's name, which the emulator answers to.
+const ctx = useEmulator();
 let caFile: string;
 
 beforeAll(() => {
