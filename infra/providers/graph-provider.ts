@@ -3,7 +3,7 @@ import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
 import type { GraphClient } from "../../lib/graph-client";
 import { awaitReplica, createOrAdopt, deleteIfExists, graphSession, postOnce, type GraphSession } from "./graph-ops";
-import { changesGraph, checkInputs, diffKeys, type DiffKeys, type GraphResourceInputs, type InputChecker, type OwnKeys } from "./inputs";
+import { changesGraph, checkInputs, diffKeys, withCommonInputs, type DiffKeys, type GraphResourceInputs, type InputChecker, type OwnKeys } from "./inputs";
 
 /**
  * What makes one kind of Graph object a dynamic resource: its name in
@@ -101,7 +101,7 @@ export function graphProvider<I extends GraphResourceInputs, O extends I, G exte
 
     async update(id, olds, news) {
       // A new provider version or provisioner is written to the state without a Graph call.
-      if (!changesGraph(olds, news, spec.diff)) return { outs: { ...olds, ...news } };
+      if (!changesGraph(olds, news, spec.diff)) return { outs: withCommonInputs(olds, news) };
       return step(resource, "update", async () => ({ outs: await spec.update(graphSession(news), path(id), olds, news) }), hints);
     },
 

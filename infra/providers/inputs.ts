@@ -212,6 +212,17 @@ export function diffKeys<T extends GraphResourceInputs>(olds: T, news: T, keys: 
 }
 
 /**
+ * The stored outputs with the new inputs: a common input the program no
+ * longer gives (an explicit provider's settings) leaves the state too, so
+ * delete and refresh do not read settings the program dropped.
+ */
+export function withCommonInputs<T extends GraphResourceInputs, O extends T>(olds: O, news: T): O {
+  const outs = { ...olds, ...news };
+  if (news.provisioner === undefined) delete outs.provisioner;
+  return outs;
+}
+
+/**
  * Whether an update changes the object in Graph: one of the resource's own
  * update keys changed. A change of the common ones alone (the provider
  * version, the provisioner's settings, the window) is the state's only.

@@ -133,6 +133,15 @@ describe("update", () => {
     const news = { ...USER, graphUrl: "https://127.0.0.1:9", providerVersion: "9.9.9", provisioner: { clientSecret: "new" } };
     expect(await agentUserProvider.update!("u1", olds, news)).toEqual({ outs: { ...olds, ...news } });
   });
+
+  it("drops an explicit provider's settings from the state when the program no longer gives them", async () => {
+    const olds = { ...USER, graphUrl: "https://127.0.0.1:9", userId: "u1", provisioner: { clientSecret: "old" } };
+    const news = { ...USER, graphUrl: "https://127.0.0.1:9" };
+    expect(await agentUserProvider.diff!("u1", olds, news)).toMatchObject({ changes: true, replaces: [] });
+    const { outs } = await agentUserProvider.update!("u1", olds, news);
+    expect(outs).toEqual({ ...news, userId: "u1" });
+    expect(outs).not.toHaveProperty("provisioner");
+  });
 });
 
 // How Graph's refusals read (call, code, likely fix) runs over HTTP in test/infra/http/refusals.test.ts.
