@@ -19,7 +19,7 @@ const OBJECT = "/v1\\.0/applications/(?<id>[^/]+)/microsoft\\.graph\\.agentIdent
 const CONTEXT = `applications/${TYPE}`;
 
 /** A blueprint as Graph serves it; secret values are never served back. */
-function view(app: Application): Record<string, unknown> {
+export function applicationView(app: Application): Record<string, unknown> {
   return {
     "@odata.type": `#${TYPE}`,
     id: app.id,
@@ -70,7 +70,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     federatedIdentityCredentials: [],
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(app) }, req.headers);
+  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...applicationView(app) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -78,14 +78,14 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const views = ctx.store
     .applications("agentIdentityBlueprint")
     .filter((app) => ctx.store.listed(app.createdAt))
-    .map(view);
+    .map(applicationView);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!);
   requireReach(req, app);
-  return entity(req, view(app), TYPE, CONTEXT);
+  return entity(req, applicationView(app), TYPE, CONTEXT);
 }
 
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {

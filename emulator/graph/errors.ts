@@ -186,6 +186,8 @@ export const GRAPH_ERRORS = {
 
   // --- Application credentials.
   dateInvalid: (name: string) => badRequest(`${name} must be an ISO 8601 date and time.`),
+  /** Graph's wording for a property value it refuses on an application (as public reports of application PATCHes quote it). */
+  keyCredentialInvalid: (name: string) => badRequest(`Invalid value specified for property '${name}' of resource 'Application'.`),
   passwordCredentialNotObject: () => badRequest('passwordCredential must be an object such as {"displayName": "..."}.'),
   federatedNameTaken: (name: string) => conflict(`A federated identity credential named '${name}' already exists on this application.`),
   federatedLimit: (max: number) => badRequest(`An application holds at most ${max} federated identity credentials.`),
