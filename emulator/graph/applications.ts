@@ -1,16 +1,17 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { Application } from "../store";
-import { callerId, createsAsManager, requireReach } from "./directory-auth";
-import { displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
+import { callerAppId, callerId, createsAsManager, requireReach } from "./directory-auth";
+import { CREATION_READ_ONLY, displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion } from "./odata";
+import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
 /**
  * Agent identity blueprints (application subtype
  * microsoft.graph.agentIdentityBlueprint) on their typed URLs: create, list
- * with $filter, get, update, delete, and sponsors.
+ * with $filter, get, update, delete, sponsors and owners.
  */
 
 const TYPE = "microsoft.graph.agentIdentityBlueprint";
@@ -26,6 +27,7 @@ export function applicationView(app: Application): Record<string, unknown> {
     appId: app.appId,
     displayName: app.displayName,
     tags: app.tags ?? [],
+    createdByAppId: app.createdByAppId ?? null,
     signInAudience: "AzureADMyOrg",
     passwordCredentials: app.passwordCredentials.map(({ keyId, displayName, hint, startDateTime, endDateTime }) => ({
       customKeyIdentifier: null,
@@ -54,7 +56,7 @@ function tags(req: EmulatorRequest, value: unknown): string[] {
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["@odata.type", "displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"], CREATION_READ_ONLY);
   odataType(req, body, TYPE);
   const app = ctx.store.createApplication({
     id: ctx.store.newId(),
@@ -64,6 +66,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     tags: tags(req, body.tags),
     sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
+    createdByAppId: callerAppId(req),
     managerAppId: createsAsManager(req),
     passwordCredentials: [],
     keyCredentials: [],
@@ -92,7 +95,7 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
   requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
-  const body = jsonBody(req, ["@odata.type", "displayName", "tags"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "tags"], CREATION_READ_ONLY);
   odataType(req, body, TYPE);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
@@ -116,4 +119,5 @@ export const applicationRoutes: Route[] = [
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: update },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.delete", handler: remove },
   ...sponsorRoutes(OBJECT, { list: "blueprint.sponsors.list", add: "blueprint.sponsors.add", remove: "blueprint.sponsors.remove" }, { name: "agent identity blueprint", keepsOne: true }, blueprint),
+  ownerRoute(OBJECT, "blueprint.owners.list", blueprint),
 ];

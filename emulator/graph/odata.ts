@@ -130,8 +130,13 @@ export function odataType(req: EmulatorRequest, body: Record<string, unknown>, t
   if (given !== `#${type}`) throw graphError(req, GRAPH_ERRORS.odataTypeMismatch(given, type));
 }
 
-/** The JSON object a POST or PATCH carries; only `allowed` properties may appear. */
-export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Record<string, unknown> {
+/**
+ * The JSON object a POST or PATCH carries; only `allowed` properties may
+ * appear. One of `readOnly` (properties the type's page documents as
+ * read-only) is refused in Graph's words, whatever its value; any other is
+ * no declared property.
+ */
+export function jsonBody(req: EmulatorRequest, allowed: readonly string[], readOnly: readonly string[] = []): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(req.body);
@@ -140,7 +145,7 @@ export function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Reco
   }
   if (!isObject(body)) throw graphError(req, GRAPH_ERRORS.bodyNotObject());
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw graphError(req, GRAPH_ERRORS.undeclaredProperty(key));
+    if (!allowed.includes(key)) throw graphError(req, readOnly.includes(key) ? GRAPH_ERRORS.readOnlyProperty(key) : GRAPH_ERRORS.undeclaredProperty(key));
   }
   return body as Record<string, unknown>;
 }

@@ -2,10 +2,11 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { ServicePrincipal } from "../store";
 import type { OperationId } from "../../lib/graph-permissions";
 import { callerAppId, callerId, createsAsManager, isReached, requireReach, type ReachTarget } from "./directory-auth";
-import { displayName, owners, referenced, resourceNotFound, readSponsorBinds, visible } from "./directory";
+import { CREATION_READ_ONLY, displayName, owners, referenced, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -32,6 +33,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     servicePrincipalNames: sp.servicePrincipalNames,
     accountEnabled: sp.accountEnabled ?? true,
     oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
+    createdByAppId: sp.createdByAppId ?? null,
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };
 }
@@ -72,7 +74,7 @@ function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const principalBody = jsonBody(req, ["@odata.type", "appId"]);
+  const principalBody = jsonBody(req, ["@odata.type", "appId"], CREATION_READ_ONLY);
   odataType(req, principalBody, PRINCIPAL_TYPE);
   const appId = requiredString(req, principalBody, "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
@@ -89,6 +91,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     servicePrincipalNames: [appId],
     sponsors: [],
     owners: callerId(req),
+    createdByAppId: callerAppId(req),
     graphAppRoles: [],
     managerAppId: blueprint.managerAppId !== undefined && blueprint.managerAppId === createsAsManager(req) ? blueprint.managerAppId : undefined,
     createdAt: ctx.store.stamp(),
@@ -98,7 +101,7 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   requireODataVersion(req);
-  const body = jsonBody(req, ["@odata.type", "displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"]);
+  const body = jsonBody(req, ["@odata.type", "displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"], CREATION_READ_ONLY);
   odataType(req, body, IDENTITY_TYPE);
   const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
@@ -123,6 +126,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     agentIdentityBlueprintId: blueprintAppId,
     sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
+    createdByAppId: callerAppId(req),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
   });
@@ -153,7 +157,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   const sp = identityById(ctx, req.params.id!);
   requireReach(req, reachOf(sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
-  const body = jsonBody(req, ["@odata.type", "displayName"]);
+  const body = jsonBody(req, ["@odata.type", "displayName"], CREATION_READ_ONLY);
   odataType(req, body, IDENTITY_TYPE);
   if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: displayName(req, body) });
   return graphNoContent(req.headers);
@@ -161,7 +165,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
 
 /** The routes one typed service principal collection shares. */
 interface TypedCollection {
-  operations: { list: OperationId; create: OperationId; get: OperationId; delete: OperationId };
+  operations: { list: OperationId; create: OperationId; get: OperationId; delete: OperationId; owners: OperationId };
   kind: ServicePrincipal["kind"];
   collectionPath: string;
   objectPath: string;
@@ -193,13 +197,14 @@ function typedRoutes(c: TypedCollection): Route[] {
     { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", operation: c.operations.create, handler: c.create },
     { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.get, handler: get },
     { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.delete, handler: remove },
+    ownerRoute(c.objectPath, c.operations.owners, c.find),
   ];
 }
 
 export const servicePrincipalRoutes: Route[] = [
   { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", operation: "servicePrincipal.list", handler: listAny },
   ...typedRoutes({
-    operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete" },
+    operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete", owners: "principal.owners.list" },
     kind: "agentIdentityBlueprintPrincipal",
     collectionPath: PRINCIPALS,
     objectPath: PRINCIPAL,
@@ -207,7 +212,7 @@ export const servicePrincipalRoutes: Route[] = [
     create: createPrincipal,
   }),
   ...typedRoutes({
-    operations: { list: "identity.list", create: "identity.create", get: "identity.get", delete: "identity.delete" },
+    operations: { list: "identity.list", create: "identity.create", get: "identity.get", delete: "identity.delete", owners: "identity.owners.list" },
     kind: "agentIdentity",
     collectionPath: IDENTITIES,
     objectPath: IDENTITY,

@@ -24,7 +24,7 @@ export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export function requestPipeline(settings: PipelineSettings): (scheme: "http" | "https") => Listener {
   const { ctx, requests } = settings;
-  const limits = new RateLimits(ctx.faults);
+  const limits = new RateLimits(ctx.faults, ctx.store);
 
   const handle = async (scheme: "http" | "https", req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const parsed = await parseRequest(req, scheme, ctx.origins);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { refuseSymbolicLink, writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
+import { refuseNonRegular, refuseSymbolicLink, writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
@@ -33,7 +33,8 @@ Usage: agent-user emulator [options]
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret);
                       an earlier run's file is removed at start, and the new one written whole
-                      once the emulator listens
+                      once the emulator listens; anything at FILE other than a regular file (a
+                      link, directory, device, FIFO or socket) is exit 2, with nothing removed
   --https             the --outputs file names the https URLs (authorityUrl, graphUrl) and the
                       certificate (caFile), so that SDK code given NODE_EXTRA_CA_CERTS=CAFILE
                       runs over TLS unchanged (default: the http URLs)
@@ -41,8 +42,8 @@ Usage: agent-user emulator [options]
                       provisioner, ARM_METADATA_HOSTNAME (the HTTPS listener, as the azuread
                       provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
                       certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
-                      shell for agent-user doctor, agent-user preflight and \`pulumi up\`
-                      removed at start, as --outputs is
+                      shell for agent-user doctor, agent-user preflight and \`pulumi up\`;
+                      an earlier run's file is removed at start, as for --outputs
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
@@ -171,17 +172,35 @@ function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd:
   return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
 }
 
+/** How a refused --outputs or --env-out place is named, and its hint. */
+const fileLabel = (flag: string, path: string): FileLabel => ({
+  name: `${flag} ${path}`,
+  hint: () => `${flag} names a regular file (not a directory, device, FIFO or socket) in a directory you can write`,
+});
+
 /**
- * Removes what an earlier run left at `path`; a path that cannot be removed is
- * a usage error naming its flag. A symbolic link there is refused, not
- * removed: the secret file is never written in its place either.
+ * Checks every place the emulator writes before anything is removed or
+ * written: --outputs and --env-out may hold an earlier run's regular file,
+ * nothing else (never a symbolic link, which could point a secret anywhere;
+ * never a device, FIFO, socket or directory, which a removal would destroy:
+ * `--env-out /dev/null` run as root would replace the machine's /dev/null
+ * with a file of secrets); the certificate's place is checked the same way.
  */
+function checkPlaces(files: ReadonlyArray<[path: string | undefined, flag: string]>, ca: CaPlace): void {
+  for (const [path, flag] of files) {
+    if (path === undefined) continue;
+    refuseSymbolicLink(path, flag);
+    refuseNonRegular(path, fileLabel(flag, path));
+  }
+  refuseNonRegular(ca.path, ca.label);
+}
+
+/** Removes the regular file an earlier run left at `path` (checkPlaces has looked at it); one that cannot be removed is a usage error naming its flag. */
 function removeStale(path: string, flag: string): void {
-  refuseSymbolicLink(path, flag);
   try {
     rmSync(path, { force: true });
   } catch (err) {
-    throw new UsageError(`${flag} ${path} cannot be replaced: ${(err as NodeJS.ErrnoException).code ?? "unremovable"}`, `${flag} names a file (not a directory) in a directory you can write`);
+    throw new UsageError(`${flag} ${path} cannot be replaced: ${(err as NodeJS.ErrnoException).code ?? "unremovable"}`, fileLabel(flag, path).hint(""));
   }
 }
 
@@ -333,6 +352,7 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
     const { outputsFile, envFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
+    checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"]], ca);
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");

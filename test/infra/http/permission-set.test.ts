@@ -15,7 +15,11 @@ import { selfSignedCertificate } from "../../../emulator/certificate";
 import { MICROSOFT_GRAPH_APP_ID } from "../../../lib/entra-rules";
 import { GraphError } from "../../../lib/graph-client";
 import { GRAPH_OPERATIONS, operationOf, PROVISIONER_PERMISSIONS, PROVISIONING_OPERATIONS } from "../../../lib/graph-permissions";
-import { blueprintInputs, identityInputs, principalInputs, SECOND_SPONSOR, setProvisionerRoles, startTenant, userInputs, type Tenant } from "./tenant";
+import { blueprintInputs, identityInputs, otherApp, principalInputs, SECOND_SPONSOR, setProvisionerRoles, startTenant, userInputs, type Tenant } from "./tenant";
+
+const BLUEPRINTS = "/v1.0/applications/microsoft.graph.agentIdentityBlueprint";
+const PRINCIPALS = "/v1.0/servicePrincipals/microsoft.graph.agentIdentityBlueprintPrincipal";
+const IDENTITIES = "/v1.0/servicePrincipals/microsoft.graph.agentIdentity";
 
 /** Every provisioning call the kit and azuread make for one agent, from create to delete. */
 async function lifecycle(t: Tenant): Promise<void> {
@@ -24,6 +28,8 @@ async function lifecycle(t: Tenant): Promise<void> {
   const principal = await created<BlueprintPrincipalOutputs>(blueprintPrincipalProvider.create!(await principalInputs(t, blueprint)));
   const identity = await created<AgentIdentityOutputs>(agentIdentityProvider.create!(await identityInputs(t, blueprint, principal, { displayName: `Agent ${randomUUID()}` })));
   const user = await created<AgentUserOutputs>(agentUserProvider.create!(await userInputs(t, identity)));
+
+  await refusedAdoptions(t, blueprint, principal);
 
   // What azuread does: the blueprint's secret, certificate and federated credential, Graph's service principal, the grant.
   const app = `/v1.0/applications/${blueprint.objectId}`;
@@ -63,6 +69,27 @@ async function lifecycle(t: Tenant): Promise<void> {
   await blueprintProvider.delete!(blueprint.objectId, blueprint2);
 }
 
+/**
+ * Creates that meet objects another application planted, which they refuse
+ * naming the objects' owners: the owners reads are provisioning calls too.
+ * The planted objects then go, through the store, so destroy leaves nothing.
+ */
+async function refusedAdoptions(t: Tenant, blueprint: BlueprintOutputs, principal: BlueprintPrincipalOutputs): Promise<void> {
+  const planter = otherApp(t, ["AgentIdentityBlueprint.Create", "AgentIdentityBlueprintPrincipal.Create", "AgentIdentity.Create.All"]);
+  const plant = async (path: string, body: Record<string, unknown>) => (await planter.graph.call<{ id: string; appId: string }>("POST", path, { agentId: true, body })).body;
+  const sponsors = [`${t.emulator.httpUrl}/v1.0/users/${SECOND_SPONSOR}`];
+  const refused = (create: Promise<unknown>) => expect(create).rejects.toThrow(`was created by application ${planter.appId}`);
+  const tag = `agent-user-kit:test/dev/${randomUUID()}`;
+  const planted = await plant(BLUEPRINTS, { displayName: "Planted", tags: [tag], "sponsors@odata.bind": sponsors });
+  await refused(blueprintProvider.create!(await blueprintInputs(t, { adoptionTag: tag })));
+  await plant(PRINCIPALS, { appId: planted.appId });
+  await refused(blueprintPrincipalProvider.create!(await principalInputs(t, { ...blueprint, appId: planted.appId, objectId: planted.id })));
+  const name = `Planted ${randomUUID()}`;
+  await plant(IDENTITIES, { displayName: name, agentIdentityBlueprintId: blueprint.appId, "sponsors@odata.bind": sponsors });
+  await refused(agentIdentityProvider.create!(await identityInputs(t, blueprint, principal, { displayName: name })));
+  t.emulator.store.deleteApplication(planted.id);
+}
+
 /** The Graph refusal behind a provider's error or a direct call's. */
 function refusal(err: unknown): { status?: number; code?: string; text: string } {
   const graph = err instanceof GraphError ? err : err instanceof Error && err.cause instanceof GraphError ? err.cause : undefined;
@@ -80,7 +107,10 @@ describe("the provisioner's permission set", () => {
     setProvisionerRoles(t, [...PROVISIONER_PERMISSIONS]);
     const from = t.emulator.requests.length;
     await lifecycle(t);
-    const made = new Set(t.emulator.requests.slice(from).map((r) => operationOf(r.method, r.path.split("?")[0]!)));
+    const requests = t.emulator.requests.slice(from);
+    const made = new Set(requests.map((r) => operationOf(r.method, r.path.split("?")[0]!)));
+    // Every call was allowed, the owners reads of the refusals included (a refusal names owners it could not read, and still stands).
+    expect(requests.filter((r) => r.status === 403)).toEqual([]);
     expect(PROVISIONING_OPERATIONS.filter((id) => !made.has(id))).toEqual([]);
     expect(t.emulator.store.applications("agentIdentityBlueprint")).toEqual([]);
     expect(t.emulator.store.users("agentUser")).toEqual([]);
