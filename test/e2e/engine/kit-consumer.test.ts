@@ -4,27 +4,21 @@
  * host, the azuread plugin and the kit's dynamic providers against the
  * emulator.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
-import { startEmulator, type Emulator } from "../../../emulator/server";
-import { packTarball } from "../package/consumer";
 import { lifecycleTests } from "./lifecycle";
-import { consumerProject, engineWorld, type PulumiProject } from "./pulumi-cli";
+import { consumerProject, type PulumiProject } from "./pulumi-cli";
+import { useEngineWorld } from "./world";
 
 jest.setTimeout(900_000);
 
 const AGENTS = ["alpha", "beta", "gamma"];
-let work: string;
-let emulator: Emulator;
+const t = useEngineWorld();
 let project: PulumiProject;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "agent-user-kit-engine-"));
-  emulator = await startEmulator();
-  const world = await engineWorld(work, emulator);
-  project = consumerProject(world, "consumer", packTarball(work), join(__dirname, "kit-program.js"));
+  const { emulator } = t;
+  project = consumerProject(t.world, "consumer", t.tarball(), join(__dirname, "kit-program.js"));
   await project.init("dev", {
     "consumer:graphUrl": emulator.httpsUrl,
     "consumer:authorityUrl": emulator.httpsUrl,
@@ -35,14 +29,9 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
 lifecycleTests("a consumer's AgentUserKit program, three agents, a client secret", () => ({
   project,
-  emulator,
+  emulator: t.emulator,
   agents: AGENTS,
   scopes: "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read",
 }));

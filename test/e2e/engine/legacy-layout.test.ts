@@ -5,35 +5,21 @@
  * replace. The program declares the package's dynamic resources itself
  * (test/e2e/engine/consumer-program.js), as such a stack's program did.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
-import { startEmulator, type Emulator } from "../../../emulator/server";
-import { packTarball } from "../package/consumer";
-import { consumerProject, engineWorld } from "./pulumi-cli";
+import { consumerProject } from "./pulumi-cli";
+import { useEngineWorld } from "./world";
 
 jest.setTimeout(900_000);
 
-let work: string;
-let emulator: Emulator;
-
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "agent-user-kit-engine-"));
-  emulator = await startEmulator();
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+const t = useEngineWorld();
 
 /** A URN's own type, without its parents' types. */
 const typeOf = (urn: string) => urn.split("::")[2]!.split("$").pop()!;
 
 it("agent identities and agent users made inside their old wrapper components move to the unwrapped layout by aliases", async () => {
-  const world = await engineWorld(work, emulator);
-  const project = consumerProject(world, "legacy", packTarball(work), join(__dirname, "consumer-program.js"));
+  const { emulator } = t;
+  const project = consumerProject(t.world, "legacy", t.tarball(), join(__dirname, "consumer-program.js"));
   await project.init("dev", {
     "consumer:graphUrl": emulator.httpsUrl,
     "consumer:authorityUrl": emulator.httpsUrl,

@@ -5,28 +5,23 @@
  * and a one-agent stack (the shorthand keys) moved to the fleet layout by the
  * same program with every Graph object kept.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
-import { startEmulator, type Emulator } from "../../../emulator/server";
 import { allMinted, graphGrantId, lifecycleTests } from "./lifecycle";
-import { engineWorld, repoProject, type EngineWorld, type PulumiProject } from "./pulumi-cli";
+import { repoProject, type PulumiProject } from "./pulumi-cli";
+import { useEngineWorld } from "./world";
 
 jest.setTimeout(900_000);
 
 const SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read";
-let work: string;
-let emulator: Emulator;
-let world: EngineWorld;
+const t = useEngineWorld();
 
 /** The keys every stack of this file sets, as the README's walk-through sets them. */
 const common = (stack: string): Record<string, string> => ({
   "agent-user-kit:userDomain": DEFAULT_IDS.domain,
   "agent-user-kit:blueprintName": `Repository stack (${stack})`,
   "agent-user-kit:sponsors[0]": DEFAULT_IDS.sponsorId,
-  "agent-user-kit:graphUrl": emulator.httpsUrl,
-  "agent-user-kit:authorityUrl": emulator.httpsUrl,
+  "agent-user-kit:graphUrl": t.emulator.httpsUrl,
+  "agent-user-kit:authorityUrl": t.emulator.httpsUrl,
   "agent-user-kit:consistencyWindowSeconds": "0",
 });
 
@@ -34,28 +29,17 @@ const common = (stack: string): Record<string, string> => ({
 const fleet = (names: readonly string[]): Record<string, string> =>
   Object.fromEntries(names.flatMap((n, i) => [[`agent-user-kit:agents[${i}].name`, n], [`agent-user-kit:agents[${i}].userName`, n]]));
 
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "agent-user-kit-engine-"));
-  emulator = await startEmulator();
-  world = await engineWorld(work, emulator);
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
 const AGENTS = ["repo-alpha", "repo-beta", "repo-gamma"];
 let fleetStack: PulumiProject;
 beforeAll(async () => {
-  fleetStack = repoProject(world, "fleet");
+  fleetStack = repoProject(t.world, "fleet");
   await fleetStack.init("dev", { ...common("fleet"), ...fleet(AGENTS) });
 });
-lifecycleTests("infra/stack.ts with three agents from stack configuration", () => ({ project: fleetStack, emulator, agents: AGENTS, scopes: SCOPES }));
+lifecycleTests("infra/stack.ts with three agents from stack configuration", () => ({ project: fleetStack, emulator: t.emulator, agents: AGENTS, scopes: SCOPES }));
 
 describe("a one-agent stack made with the shorthand keys", () => {
   it("moves to the fleet layout by the same program: up keeps every Graph object, with no create, delete or replace of them", async () => {
-    const project = repoProject(world, "solo");
+    const project = repoProject(t.world, "solo");
     await project.init("dev", { ...common("solo"), "agent-user-kit:agentIdentityName": "solo", "agent-user-kit:agentUserName": "solo" });
     await project.ok(["up", "--yes", "--skip-preview"]);
     const before = (await project.outputs()).values;
@@ -84,6 +68,6 @@ describe("a one-agent stack made with the shorthand keys", () => {
     expect([minted.code, minted.stdout.trim().split("\n").pop()]).toEqual([0, allMinted(3)]);
     await project.ok(["preview", "--expect-no-changes"]);
     await project.ok(["destroy", "--yes", "--skip-preview"]);
-    expect(emulator.store.agentIdentity(solo.agentIdentityId)).toBeUndefined();
+    expect(t.emulator.store.agentIdentity(solo.agentIdentityId)).toBeUndefined();
   });
 });

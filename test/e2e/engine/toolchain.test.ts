@@ -5,32 +5,21 @@
  * shared/engine's SHA256SUMS names.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startEmulator, type Emulator } from "../../../emulator/server";
-import { packTarball } from "../package/consumer";
-import { AZUREAD_VERSION, azureadPlugin, consumerProject, engineBin, engineWorld, sharedEngine, type PulumiProject } from "./pulumi-cli";
+import { AZUREAD_VERSION, azureadPlugin, consumerProject, engineBin, sharedEngine, type PulumiProject } from "./pulumi-cli";
+import { useEngineWorld } from "./world";
 
 jest.setTimeout(300_000);
 
-let work: string;
-let emulator: Emulator;
+const t = useEngineWorld();
 let project: PulumiProject;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "agent-user-kit-engine-"));
-  emulator = await startEmulator();
-  const world = await engineWorld(work, emulator);
-  const program = join(work, "empty-program.js");
+  const program = join(t.work, "empty-program.js");
   writeFileSync(program, 'require("@pulumi/pulumi");\n');
-  project = consumerProject(world, "about", packTarball(work), program);
+  project = consumerProject(t.world, "about", t.tarball(), program);
   await project.init("dev", {});
-});
-
-afterAll(async () => {
-  await emulator?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
