@@ -4,7 +4,8 @@ import type { PermissionGrant } from "../store";
 import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, parseFilter, requiredString } from "./odata";
+import { collection, entity, matches, metadataUrl, parseFilter, requiredString } from "./odata";
+import { jsonBody } from "./request-body";
 
 /**
  * Delegated permission grants (`oauth2PermissionGrants`), as azuread's
@@ -16,8 +17,8 @@ import { collection, entity, jsonBody, matches, parseFilter, requiredString } fr
 
 const TYPE = "microsoft.graph.oAuth2PermissionGrant";
 const CONTEXT = "oauth2PermissionGrants";
-const COLLECTION = /^\/v1\.0\/oauth2PermissionGrants$/;
-const OBJECT = /^\/v1\.0\/oauth2PermissionGrants\/(?<id>[^/]+)$/;
+const COLLECTION = /^\/oauth2PermissionGrants$/;
+const OBJECT = /^\/oauth2PermissionGrants\/(?<id>[^/]+)$/;
 
 function view(grant: PermissionGrant): Record<string, unknown> {
   const { id, clientId, consentType, principalId, resourceId, scope } = grant;
@@ -69,7 +70,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     scope: typeof body.scope === "string" ? body.scope : "",
     effectiveAt: store.now() + store.replicationLagMs,
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(grant) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...view(grant) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
