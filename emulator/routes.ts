@@ -1,5 +1,6 @@
 import { metadataRoutes } from "./arm/metadata-endpoints";
 import { applicationCredentialRoutes } from "./graph/application-credentials";
+import { applicationObjectRoutes } from "./graph/application-object";
 import { applicationRoutes } from "./graph/applications";
 import { domainRoutes } from "./graph/domains";
 import { fileRoutes } from "./graph/files";
@@ -20,6 +21,8 @@ export const ROUTES: readonly Route[] = [
   ...imdsRoutes,
   ...fileRoutes,
   ...applicationRoutes,
+  // After the typed collection, whose path `/applications/{id}` would match too.
+  ...applicationObjectRoutes,
   ...applicationCredentialRoutes,
   ...servicePrincipalRoutes,
   ...userRoutes,

@@ -145,6 +145,18 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
         sponsors: [],
         graphAppRoles: [...PROVISIONER_ROLES],
       },
+      // A user-assigned managed identity's principal: its appId is the identity's client id, which
+      // `managedIdentity` mode reads through azuread's getServicePrincipal.
+      {
+        id: ids.managedIdentityPrincipalId,
+        appId: ids.managedIdentityClientId,
+        kind: "servicePrincipal",
+        displayName: "agent-user-kit-identity",
+        servicePrincipalType: "ManagedIdentity",
+        servicePrincipalNames: [ids.managedIdentityClientId],
+        sponsors: [],
+        graphAppRoles: [],
+      },
     ],
     users: [
       {

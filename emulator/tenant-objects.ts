@@ -109,6 +109,6 @@ export interface PermissionGrant {
 }
 
 /** The fields a PATCH or a drift may change; ids, kinds and creation times stay. */
-export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "properties">>;
+export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "keyCredentials" | "properties">>;
 export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled" | "properties">>;
 export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId" | "properties">>;

@@ -12,10 +12,10 @@
  * table", summarizes it.
  */
 
-import { GRAPH_OPERATIONS, OPERATION_IDS, type GraphOperation, type KitOperation, type OperationId } from "./graph-operations";
+import { GRAPH_OPERATIONS, OPERATION_IDS, type GraphOperation, type KitOperation, type OperationId } from "./graph-operation-rows";
 
-export { GRAPH_OPERATIONS, OPERATION_IDS } from "./graph-operations";
-export type { GraphOperation, KitOperation, OperationId, PermissionReach } from "./graph-operations";
+export { GRAPH_OPERATIONS, OPERATION_IDS } from "./graph-operation-rows";
+export type { GraphOperation, KitOperation, OperationId, PermissionReach } from "./graph-operation-rows";
 
 /** Holding either one makes Entra ignore the Agent ID permissions of a create, update or delete. */
 export const AGENT_ID_WRITE_BLOCKERS: readonly string[] = ["Directory.ReadWrite.All", "Directory.AccessAsUser.All"];

@@ -8,7 +8,7 @@ import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, metadataUrl, requiredString } from "./odata";
-import { jsonBody } from "./request-body";
+import { jsonBody, odataType } from "./request-body";
 
 /**
  * A blueprint's credentials on the untyped application URLs, as azuread's
@@ -43,7 +43,8 @@ function managed(req: EmulatorRequest, ctx: EmulatorContext): Application {
   return app;
 }
 
-function date(req: EmulatorRequest, value: unknown, name: string, fallback: Date): string {
+/** A credential's start or end date as a body gives it, else `fallback`; anything but a date is a 400. */
+export function credentialDate(req: EmulatorRequest, value: unknown, name: string, fallback: Date): string {
   if (value === undefined || value === null) return fallback.toISOString();
   const parsed = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
   if (Number.isNaN(parsed.getTime())) throw graphError(req, GRAPH_ERRORS.dateInvalid(name));
@@ -65,8 +66,8 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
     displayName: typeof fields.displayName === "string" ? fields.displayName : null,
     hint: secretText.slice(0, 3),
     secretText,
-    startDateTime: date(req, fields.startDateTime, "startDateTime", now),
-    endDateTime: date(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
+    startDateTime: credentialDate(req, fields.startDateTime, "startDateTime", now),
+    endDateTime: credentialDate(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
   };
   ctx.store.addPassword(app.id, credential);
   return graphOk({ "@odata.context": metadataUrl(req, "microsoft.graph.passwordCredential"), customKeyIdentifier: null, ...credential }, req.headers);
@@ -83,7 +84,9 @@ const ficView = (fic: FederatedIdentityCredential): Record<string, unknown> => (
 
 function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = managed(req, ctx);
-  const body = jsonBody(req, ["name", "issuer", "subject", "audiences", "description"]);
+  // A body may name its own type, as HashiCorp's Graph client does on every write (OData's type annotation).
+  const body = jsonBody(req, ["@odata.type", "name", "issuer", "subject", "audiences", "description"]);
+  odataType(req, body["@odata.type"], FIC_TYPE);
   const name = requiredString(req, body, "name");
   if (app.federatedIdentityCredentials.some((f) => f.name === name)) throw graphError(req, GRAPH_ERRORS.federatedNameTaken(name));
   if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) throw graphError(req, GRAPH_ERRORS.federatedLimit(MAX_FEDERATED));

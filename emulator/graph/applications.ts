@@ -1,4 +1,5 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
+import { namesType } from "../pipeline/graph-path";
 import type { Application } from "../store";
 import { BLUEPRINT } from "./agent-id-types";
 import { callerId, createsAsManager, requirePropertyPermissions, requireReach } from "./directory-auth";
@@ -7,6 +8,7 @@ import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, matches, metadataUrl, parseFilter } from "./odata";
 import { mergeProperties, odataType, typedBody, type TypedBody } from "./request-body";
+import { keyCredentialsFrom } from "./key-credentials";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -50,7 +52,7 @@ const SIGN_IN_AUDIENCES: readonly string[] = ["AzureADMyOrg", "AzureADMultipleOr
 const MAX_DESCRIPTION = 1024;
 
 /** A blueprint as Graph serves it; secret values are never served back. */
-export function blueprintView(app: Application): Record<string, unknown> {
+export function applicationView(app: Application): Record<string, unknown> {
   return {
     "@odata.type": `#${TYPE}`,
     id: app.id,
@@ -98,7 +100,6 @@ function tags(value: unknown, fallback: string[] = []): string[] {
 export function createBlueprint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const body = typedBody(req, BLUEPRINT, ["@odata.type", "sponsors@odata.bind", "owners@odata.bind"], true);
   odataType(req, body.values["@odata.type"], TYPE);
-  if (body.values.keyCredentials !== undefined) throw graphError(req, GRAPH_ERRORS.keyCredentialsNotServed());
   const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
@@ -110,11 +111,11 @@ export function createBlueprint(req: EmulatorRequest, ctx: EmulatorContext): Emu
     owners: owners(req, ctx, callerId(req), body.values["owners@odata.bind"]),
     managerAppId: createsAsManager(req),
     passwordCredentials: [],
-    keyCredentials: [],
+    keyCredentials: body.values.keyCredentials === undefined ? [] : keyCredentialsFrom(req, ctx, [], body.values.keyCredentials),
     federatedIdentityCredentials: [],
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...blueprintView(app) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...applicationView(app) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -122,27 +123,41 @@ function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const views = ctx.store
     .applications("agentIdentityBlueprint")
     .filter((app) => ctx.store.listed(app.createdAt))
-    .map(blueprintView);
+    .map(applicationView);
   return collection(req, views.filter((v) => matches(v, clauses)), TYPE, CONTEXT);
 }
 
 function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const app = visible(req, ctx, blueprint(ctx, req.params.id!), req.params.id!);
   requireReach(req, app);
-  return entity(req, blueprintView(app), TYPE, CONTEXT);
+  return entity(req, applicationView(app), TYPE, CONTEXT);
 }
 
-/** A blueprint update, each property under the permission of its category (agent-id-types.ts, BLUEPRINT_PROPERTY_PERMISSIONS). */
-export function updateBlueprint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+/**
+ * A blueprint update, on its typed URL or its base type's
+ * (application-object.ts), each property under the permission of its
+ * category (agent-id-types.ts, BLUEPRINT_PROPERTY_PERMISSIONS). On the base
+ * type's URL the body may name that type (HashiCorp's Graph client writes
+ * `#microsoft.graph.application` on every PATCH) or the blueprint's
+ * (application-update: "can also update an agentIdentityBlueprint object
+ * when the @odata.type property is set to #microsoft.graph.agentIdentityBlueprint").
+ * Every field is checked before any is stored, so a refused PATCH changes nothing.
+ */
+export function updateBlueprint(req: EmulatorRequest, ctx: EmulatorContext, url: "typed" | "base" = "typed"): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
   requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
-  const body = typedBody(req, BLUEPRINT, ["@odata.type"], false);
-  odataType(req, body.values["@odata.type"], TYPE);
+  const body = typedBody(req, BLUEPRINT, ["@odata.type"], false, app.id);
+  const given = body.values["@odata.type"];
+  if (!(url === "base" && typeof given === "string" && namesType(given, "microsoft.graph.application"))) odataType(req, given, TYPE);
   requirePropertyPermissions(req, app, [...Object.keys(body.values), ...Object.keys(body.dynamic)].filter((n) => !n.includes("@")));
-  if (body.values.keyCredentials !== undefined) throw graphError(req, GRAPH_ERRORS.keyCredentialsNotServed());
-  const name = body.values.displayName !== undefined ? displayName(req, body.values) : app.displayName;
-  ctx.store.updateApplication(app.id, { displayName: name, tags: tags(body.values.tags, app.tags), properties: properties(req, body, app.properties) });
+  const { keyCredentials } = body.values;
+  ctx.store.updateApplication(app.id, {
+    displayName: body.values.displayName !== undefined ? displayName(req, body.values) : app.displayName,
+    tags: tags(body.values.tags, app.tags),
+    properties: properties(req, body, app.properties),
+    keyCredentials: keyCredentials === undefined ? app.keyCredentials : keyCredentialsFrom(req, ctx, app.keyCredentials, keyCredentials),
+  });
   return graphNoContent(req.headers);
 }
 
@@ -158,7 +173,7 @@ export const applicationRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.list", handler: list },
   { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.create", handler: createBlueprint },
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.get", handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: updateBlueprint },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: (req, ctx) => updateBlueprint(req, ctx) },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.delete", handler: remove },
   ...sponsorRoutes(OBJECT, { list: "blueprint.sponsors.list", add: "blueprint.sponsors.add", remove: "blueprint.sponsors.remove" }, { name: "agent identity blueprint", keepsOne: true }, blueprint),
 ];

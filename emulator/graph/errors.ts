@@ -161,8 +161,6 @@ export const GRAPH_ERRORS = {
   descriptionTooLong: (length: number, max: number) => badRequest(`description is ${length} characters; at most ${max} are allowed.`),
   /** The user form's wording ("Invalid value specified for property 'x' of resource 'User'."), for applications. */
   invalidApplicationValue: (name: string) => badRequest(`Invalid value specified for property '${name}' of resource 'Application'.`),
-  keyCredentialsNotServed: () =>
-    badRequest("[emulator rule] keyCredentials are not served in this body; the emulator takes a blueprint's certificate through PATCH /applications/{id} (azuread's ApplicationCertificate)."),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
   // Codes from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/error-codes), which gives no statuses:
   // the emulator answers 400 for a refused body and 403 for a caller that may not create.
@@ -206,6 +204,8 @@ export const GRAPH_ERRORS = {
 
   // --- Application credentials.
   dateInvalid: (name: string) => badRequest(`${name} must be an ISO 8601 date and time.`),
+  /** Graph's wording for a property value it refuses on an application (as public reports of application PATCHes quote it). */
+  keyCredentialInvalid: (name: string) => badRequest(`Invalid value specified for property '${name}' of resource 'Application'.`),
   passwordCredentialNotObject: () => badRequest('passwordCredential must be an object such as {"displayName": "..."}.'),
   federatedNameTaken: (name: string) => conflict(`A federated identity credential named '${name}' already exists on this application.`),
   federatedLimit: (max: number) => badRequest(`An application holds at most ${max} federated identity credentials.`),

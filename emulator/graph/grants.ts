@@ -5,7 +5,7 @@ import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, matches, metadataUrl, parseFilter, requiredString } from "./odata";
-import { jsonBody } from "./request-body";
+import { jsonBody, odataType } from "./request-body";
 
 /**
  * Delegated permission grants (`oauth2PermissionGrants`), as azuread's
@@ -40,7 +40,9 @@ function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string)
 }
 
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  const body = jsonBody(req, ["clientId", "consentType", "principalId", "resourceId", "scope"]);
+  // A body may name its own type, as HashiCorp's Graph client does on every write (OData's type annotation).
+  const body = jsonBody(req, ["@odata.type", "clientId", "consentType", "principalId", "resourceId", "scope"]);
+  odataType(req, body["@odata.type"], TYPE);
   const { store } = ctx;
   const clientId = guid(req, body, "clientId");
   const resourceId = guid(req, body, "resourceId");
@@ -92,7 +94,8 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 /** PATCH replaces the whole scope string; tokens keep the old one until the change replicates. */
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const grant = existing(req, ctx);
-  const body = jsonBody(req, ["scope"]);
+  const body = jsonBody(req, ["@odata.type", "scope"]);
+  odataType(req, body["@odata.type"], TYPE);
   if (typeof body.scope !== "string") throw graphError(req, GRAPH_ERRORS.scopeNotString());
   ctx.store.changeGrantScope(grant.id, body.scope);
   return graphNoContent(req.headers);

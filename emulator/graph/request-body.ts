@@ -1,5 +1,5 @@
 import { isObject } from "../../lib/json-value";
-import { graphTypeName } from "../pipeline/graph-path";
+import { namesType } from "../pipeline/graph-path";
 import type { EmulatorRequest } from "../router";
 import type { TypeModel, ValueKind } from "./agent-id-types";
 import { graphError } from "./envelope";
@@ -66,16 +66,19 @@ export interface TypedBody {
 }
 
 /**
- * A create (`create`) or update body of `model`'s type: a read-only or
+ * A create (`create`) or update body of `model`'s type (of the object
+ * `ownId`, on an update): a read-only or
  * refused property is refused as Graph refuses it, a documented one must
  * hold the JSON its page gives (or null, which leaves it unset), and
  * a property no page documents is kept on an open type and refused on any
  * other, with Graph's "does not exist as a declared property" answer.
  */
-export function typedBody(req: EmulatorRequest, model: TypeModel, annotations: readonly string[], create: boolean): TypedBody {
+export function typedBody(req: EmulatorRequest, model: TypeModel, annotations: readonly string[], create: boolean, ownId?: string): TypedBody {
   const names = [...Object.keys(model.writable), ...model.readOnly, ...Object.keys(model.refused ?? {}), ...annotations];
   const out: TypedBody = { values: {}, dynamic: {} };
   for (const [name, value, known] of canonicalKeys(req, parsed(req), names)) {
+    // An update may repeat the object's own id, as HashiCorp's Graph client does on every PATCH.
+    if (name === "id" && ownId !== undefined && typeof value === "string" && value.toLowerCase() === ownId) continue;
     if (!known) {
       if (!model.open || name.includes("@")) throw graphError(req, GRAPH_ERRORS.undeclaredProperty(name));
       out.dynamic[name] = value;
@@ -120,7 +123,7 @@ export function odataType(req: EmulatorRequest, given: unknown, type: string, re
     if (required) throw graphError(req, GRAPH_ERRORS.odataTypeMissing(type));
     return;
   }
-  if (typeof given !== "string" || graphTypeName(given) !== type) throw graphError(req, GRAPH_ERRORS.odataTypeMismatch(given, type));
+  if (typeof given !== "string" || !namesType(given, type)) throw graphError(req, GRAPH_ERRORS.odataTypeMismatch(given, type));
 }
 
 /** Whether the request carries `OData-Version: 4.0`. */

@@ -1,3 +1,4 @@
+import { keySegment } from "../pipeline/graph-path";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
 import type { OperationId } from "../../lib/graph-permissions";
@@ -38,6 +39,18 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     ...sp.properties,
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };
+}
+
+/**
+ * Any service principal through the base type's URL, as azuread's
+ * getServicePrincipal reads it by object id: on v1.0, then once on beta for
+ * `$select=samlMetadataUrl` (serviceprincipal-get; the property is documented
+ * on both versions, and the emulator's principals publish no SAML metadata).
+ */
+function getAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const sp = visible(req, ctx, ctx.store.servicePrincipal(req.params.id!.toLowerCase()), req.params.id!);
+  requireReach(req, reachOf(sp));
+  return entity(req, { ...view(sp), samlMetadataUrl: null }, "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 
 function ofKind(kind: ServicePrincipal["kind"]) {
@@ -218,4 +231,6 @@ export const servicePrincipalRoutes: Route[] = [
   }),
   { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", operation: "identity.update", handler: updateIdentity },
   ...sponsorRoutes(IDENTITY, { list: "identity.sponsors.list", add: "identity.sponsors.add", remove: "identity.sponsors.remove" }, { name: "agent identity", keepsOne: true }, identityById),
+  // After the typed collections, whose paths `/servicePrincipals/{id}` would match too.
+  { method: "GET", pattern: new RegExp(`^/servicePrincipals/${keySegment("id")}$`), surface: "graph", operation: "servicePrincipal.get", handler: getAny },
 ];

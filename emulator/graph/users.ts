@@ -1,4 +1,5 @@
 import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
+import { keySegment } from "../pipeline/graph-path";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
 import { requireReach, type ReachTarget } from "./directory-auth";
@@ -207,5 +208,5 @@ export const userRoutes: Route[] = [
   ),
   { method: "GET", pattern: /^\/me$/, surface: "graph", operation: "me.get", handler: getMe },
   // After the typed collection, whose path this pattern would match too.
-  { method: "GET", pattern: /^\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },
+  { method: "GET", pattern: new RegExp(`^/users/${keySegment("id")}$`), surface: "graph", operation: "user.get", handler: getAny },
 ];

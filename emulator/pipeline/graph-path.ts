@@ -66,14 +66,25 @@ const TYPES = new Map(AGENT_ID_TYPES.map((name) => [name.toLowerCase(), name]));
 const QUALIFIED = /^(?:microsoft\.graph|graph)\.([A-Za-z]\w*)$/i;
 
 /**
- * The canonical `microsoft.graph.X` a type name stands for, whatever its case
- * and namespace spelling, with or without the `#` of an `@odata.type` value;
- * undefined for a name that is not one of the served types.
+ * The `microsoft.graph.X` a qualified type name stands for, whatever its
+ * namespace spelling, with or without the `#` of an `@odata.type` value: a
+ * served type in its own spelling, any other as written; undefined for a
+ * name without the namespace.
  */
-export function graphTypeName(text: string): `microsoft.graph.${AgentIdType}` | undefined {
+export function qualifiedTypeName(text: string): string | undefined {
   const m = QUALIFIED.exec(text.startsWith("#") ? text.slice(1) : text);
-  const type = m ? TYPES.get(m[1]!.toLowerCase()) : undefined;
-  return type && `microsoft.graph.${type}`;
+  return m ? `microsoft.graph.${TYPES.get(m[1]!.toLowerCase()) ?? m[1]!}` : undefined;
+}
+
+/** The served Agent ID type a type name stands for, in any spelling; undefined for any other name. */
+export function graphTypeName(text: string): `microsoft.graph.${AgentIdType}` | undefined {
+  const name = qualifiedTypeName(text);
+  return AGENT_ID_TYPES.some((t) => name === `microsoft.graph.${t}`) ? (name as `microsoft.graph.${AgentIdType}`) : undefined;
+}
+
+/** Whether a type name names `type` (`microsoft.graph.X`), read without regard to case or namespace spelling. */
+export function namesType(text: string, type: string): boolean {
+  return qualifiedTypeName(text)?.toLowerCase() === type.toLowerCase();
 }
 
 function decoded(segment: string): string {
@@ -84,13 +95,20 @@ function decoded(segment: string): string {
   }
 }
 
-/** One segment in its canonical spelling: a known name or a served type cast; anything else (a key) as sent. */
+/** One segment in its canonical spelling: a known name or a type cast; anything else (a key) as sent. */
 function canonicalSegment(segment: string): string {
   const text = decoded(segment);
-  return CANONICAL.get(text.toLowerCase()) ?? graphTypeName(text) ?? segment;
+  return CANONICAL.get(text.toLowerCase()) ?? qualifiedTypeName(text) ?? segment;
 }
 
 const isCast = (segment: string) => segment.startsWith("microsoft.graph.");
+
+/**
+ * A route's pattern for a key segment named `name`: any segment but a type
+ * cast, which the grammar spells `microsoft.graph.X` whatever X is, so a
+ * cast no route serves is a segment Graph does not serve, never an id.
+ */
+export const keySegment = (name: string) => `(?<${name}>(?!microsoft\\.graph\\.)[^/]+)`;
 
 /** The version and canonical path of a Graph URL path; undefined for a path outside the Graph surface. */
 export function readGraphPath(pathname: string): GraphPath | undefined {

@@ -13,19 +13,25 @@ import { USE_MANAGED_IDENTITY } from "../../lib/graph-client";
 export type RefusableCredential = "secret" | "certificate";
 
 /**
- * azuread reports a Graph refusal with its HTTP status and Graph's error
- * code in the text; a 400 on these two creates is the tenant's policy (or a
- * malformed value the kit never sends).
+ * azuread's words for the add step itself (terraform-provider-azuread:
+ * ApplicationPassword's `Adding password for`, around addPassword;
+ * ApplicationCertificate's `Adding certificate for`, around the
+ * keyCredentials PATCH). The same resources first read the application
+ * (`Retrieving Application`), and a 400 there says nothing of the tenant's
+ * policy.
  */
-const BAD_REQUEST = /\b400\b|BadRequest/;
+const ADD_STEP: Record<RefusableCredential, RegExp> = { secret: /\bAdding password for\b/, certificate: /\bAdding certificate for\b/ };
+/** azuread reports Graph's status and code in the text: `unexpected status 400 (400 Bad Request) with error: Request_BadRequest: …`. */
+const BAD_REQUEST = /\bstatus 400\b|\bRequest_BadRequest\b/;
 
 /**
- * What to add to a failed create of the blueprint's credential, or nothing
- * when the failure is not a 400 (a 403 or a throttle is azuread's own error,
- * already clear).
+ * What to add to a failed create of the blueprint's credential: the fix for
+ * a tenant that refuses it, only when the add step itself was answered with
+ * a 400 (a 403 or a throttle is azuread's own error, already clear).
  */
 export function credentialRefusalMessage(blueprint: string, mode: RefusableCredential, failedOperation: string, errors: readonly string[]): string | undefined {
-  if (failedOperation !== "create" || !BAD_REQUEST.test(errors[0] ?? "")) return undefined;
+  const newest = errors[0] ?? "";
+  if (failedOperation !== "create" || !ADD_STEP[mode].test(newest) || !BAD_REQUEST.test(newest)) return undefined;
   const what = mode === "secret" ? "a client secret (addPassword)" : "a certificate (keyCredentials)";
   return (
     `AgentIdentityBlueprint ${JSON.stringify(blueprint)}: Microsoft Graph refused ${what} on the blueprint with a 400. ` +

@@ -64,6 +64,16 @@ describe("emulated Graph: oauth2PermissionGrants and the resource lookup", () =>
     expect((await d.call("DELETE", `${GRANTS}/${id}`)).status).toBe(404);
   });
 
+  it("takes create and update bodies that name their own type, as HashiCorp's Graph client writes them, and refuses another type", async () => {
+    const typed = { "@odata.type": "#microsoft.graph.oAuth2PermissionGrant" };
+    const body = { clientId: agent.identityId, consentType: "Principal", principalId: agent.userId, resourceId: DEFAULT_IDS.graphPrincipalId, scope: "User.Read" };
+    expect(codeOf(await d.call("POST", GRANTS, { body: { ...body, "@odata.type": "#microsoft.graph.servicePrincipal" } }))).toBe("Request_BadRequest");
+    const created = await d.call("POST", GRANTS, { body: { ...typed, ...body } });
+    expect(created.status).toBe(201);
+    expect((await d.call("PATCH", `${GRANTS}/${String(created.body.id)}`, { body: { ...typed, scope: "User.Read Chat.Create" } })).status).toBe(204);
+    expect((await d.call("DELETE", `${GRANTS}/${String(created.body.id)}`)).status).toBe(204);
+  });
+
   it("refuses a grant for a user that does not exist and one without the permission", async () => {
     const nobody = "5e000000-0000-4000-8000-000000000404";
     const body = { clientId: agent.identityId, consentType: "Principal", principalId: nobody, resourceId: DEFAULT_IDS.graphPrincipalId, scope: "User.Read" };

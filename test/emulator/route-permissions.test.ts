@@ -20,7 +20,7 @@ function pathOf(route: Route): string {
   const path = route.pattern.source
     .replace(/^\^|\$$/g, "")
     .replace(/\(\?:[^)]*\)\?/g, "")
-    .replace(/\(\?<\w+>\[\^\/\]\+\)/g, NOBODY)
+    .replace(/\(\?<\w+>(?:\(\?![^)]*\))?\[\^\/\]\+\)/g, NOBODY)
     .replace(/\\(.)/g, "$1");
   return `/${route.versions?.[0] ?? "v1.0"}${path}`;
 }

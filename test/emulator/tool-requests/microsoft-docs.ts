@@ -17,8 +17,8 @@ const sponsor = "https://graph.microsoft.com/v1.0/users/{sponsorId}";
 export const entraHowTo: Sequence = {
   tool: "Entra Agent ID how-to",
   name: "Create an agent identity blueprint, then agent identities",
-  scopes: ["AgentIdentityBlueprint.Create", "AgentIdentityBlueprint.AddRemoveCreds.All", "AgentIdentityBlueprint.UpdateAuthProperties.All", "AgentIdentityBlueprintPrincipal.Create", "User.Read"],
-  scopesSource: `${HOWTO} (Authorize a client to create agent identity blueprints)`,
+  scopes: ["AgentIdentityBlueprint.Create", "AgentIdentityBlueprint.AddRemoveCreds.All", "AgentIdentityBlueprint.UpdateAuthProperties.All", "AgentIdentityBlueprintPrincipal.Create", "User.Read", "AgentIdentityBlueprint.DeleteRestore.All"],
+  scopesSource: `${HOWTO} (Authorize a client to create agent identity blueprints; Delete an agent identity blueprint: "you need the permission AgentIdentityBlueprint.DeleteRestore.All")`,
   blueprintRoles: ["AgentIdentity.CreateAsManager"],
   steps: [
     {
@@ -162,7 +162,7 @@ export const graphReference: Sequence = {
       expect: { status: 204, reference: "learn: agentidentityblueprint-update (204 No Content)" },
     },
     {
-      does: "list blueprints: the description changed",
+      does: "list blueprints on beta by appId",
       source: API("agentidentityblueprint-list", "698c7b78"),
       method: "GET",
       path: "/beta/applications/microsoft.graph.agentIdentityBlueprint?$filter=appId eq '{blueprintAppId}'",

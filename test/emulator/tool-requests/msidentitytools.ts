@@ -110,9 +110,10 @@ export const msIdentityTools: Sequence = {
       expect: { status: 201, body: { "@odata.type": "#microsoft.graph.agentUser", identityParentId: "{identityId}" }, reference: "learn: agentuser-post?view=graph-rest-beta (201 Created)" },
     },
     {
-      does: "Get-MsIdAgentIdentity: the agent identity on its typed URL, the cast before the key",
+      does: "Get-MsIdAgentIdentity, in the Graph session the cmdlets before it left connected (the blueprint's): the agent identity on its typed URL, the cast before the key",
       source: src("Get-MsIdAgentIdentity", "38-42"),
       method: "GET",
+      as: "blueprint",
       path: "/beta/servicePrincipals/microsoft.graph.agentIdentity/{identityId}",
       expect: { status: 200, body: { id: "{identityId}", agentIdentityBlueprintId: "{blueprintAppId}" }, reference: "learn: agentidentity-get?view=graph-rest-beta (200 OK)" },
     },

@@ -22,7 +22,7 @@ export type Caller =
 
 export interface Expectation {
   status: number;
-  /** Properties the answer's body holds with exactly these values (placeholders filled). */
+  /** Properties the answer's body holds with these values (placeholders filled); an object or a list of objects in it is matched on the keys it names. */
   body?: Record<string, unknown>;
   /** Properties the answer's body holds, whatever their value. */
   has?: readonly string[];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkedTable, GRAPH_OPERATIONS, PermissionTableError } from "../../lib/graph-operations";
+import { checkedTable, GRAPH_OPERATIONS, PermissionTableError } from "../../lib/graph-operation-rows";
 
 const shipped = (): Record<string, Record<string, unknown>> => JSON.parse(readFileSync(join(__dirname, "../../lib/graph-operations.json"), "utf8"));
 

@@ -5,6 +5,10 @@
  * with no application permissions is served to a delegated token only (the
  * files `comments` reads; `/me`, which "requires a signed-in user and
  * therefore a delegated permission", user-get).
+ *
+ * Named apart from the JSON on purpose: where TypeScript runs through a
+ * require hook (Pulumi's Node.js host runs infra/stack.ts with ts-node),
+ * `require("./graph-operations")` resolves `.json` before `.ts`.
  */
 
 import { AgentUserError, ExitCode } from "./errors";
