@@ -27,8 +27,6 @@
 
 export type GraphVersion = "v1.0" | "beta";
 
-export const GRAPH_VERSIONS: readonly GraphVersion[] = ["v1.0", "beta"];
-
 /** A Graph request's version and canonical path (without the version), e.g. `/applications/{id}/microsoft.graph.agentIdentityBlueprint`. */
 export interface GraphPath {
   version: GraphVersion;
