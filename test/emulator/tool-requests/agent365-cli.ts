@@ -104,12 +104,11 @@ export const agent365Cli: Sequence = {
       expect: { status: 200, count: 1, reference: "learn: serviceprincipal-list (200 OK, a collection)" },
     },
     {
-      does: "read the blueprint back: the identifier URI is set",
-      source: `${BLUEPRINT}:885 (the same read, made again by 'a365 setup blueprint' on an existing blueprint)`,
+      does: "run again, find the blueprint by its object id on beta (BlueprintLookupService): the identifier URI is set",
+      source: `Services/BlueprintLookupService.cs${AT}:41-53`,
       method: "GET",
-      path: "/v1.0/applications/{blueprintId}",
-      headers: BLUEPRINT_CLIENT,
-      expect: { status: 200, body: { identifierUris: ["api://{blueprintAppId}"], signInAudience: "AzureADMultipleOrgs" }, reference: "learn: application-get (200 OK)" },
+      path: "/beta/applications/{blueprintId}",
+      expect: { status: 200, body: { identifierUris: ["api://{blueprintAppId}"], signInAudience: "AzureADMultipleOrgs" }, reference: "learn: application-get?view=graph-rest-beta (200 OK)" },
     },
     {
       does: "create the client secret",
