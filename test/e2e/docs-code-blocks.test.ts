@@ -356,11 +356,11 @@ const RULES: Record<string, Rule> = {
     for (const k of pulumiVars) expect({ k, inHarness: harness.includes(`${k}:`) }).toEqual({ k, inHarness: true });
     expect(exported.get("PULUMI_BACKEND_URL")).toMatch(/^file:\/\//);
     expect([exported.get("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION"), exported.get("PULUMI_SKIP_UPDATE_CHECK")]).toEqual(["true", "true"]);
-    // `npm run engine` prints PULUMI_ENGINE_BIN=<dir> last, which the block evaluates.
+    // `npm run engine` prints PULUMI_ENGINE_BIN=<dir> and PULUMI_AZUREAD_PLUGIN=<file> last, which the block evaluates.
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
-    expect(b.body).toContain('eval "$(npm run --silent engine | tail -n 1)"');
+    expect(b.body).toContain('eval "$(npm run --silent engine | tail -n 2)"');
     expect(pkg.scripts.engine).toBe("bash scripts/engine.sh");
-    expect(readFileSync(join(ROOT, "scripts/engine.sh"), "utf8")).toMatch(/\necho "PULUMI_ENGINE_BIN=\$bin"\n$/);
+    expect(readFileSync(join(ROOT, "scripts/engine.sh"), "utf8")).toMatch(/\necho "PULUMI_ENGINE_BIN=\$bin"\necho "PULUMI_AZUREAD_PLUGIN=[^"\n]*"\n$/);
     // The emulator writes the ARM_* settings the block sources, and its pulumi commands are the engine test's.
     expect(b.body).toMatch(/npx agent-user emulator --outputs outputs\.json --env-out arm\.env & emulator=\$!\n/);
     const engine = engineCommands();
