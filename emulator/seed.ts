@@ -217,6 +217,8 @@ export interface AgentSeed {
   userPrincipalName: string;
   blueprintAppId: string;
   sponsors: string[];
+  /** The application that created the identity (Graph's createdByAppId), and its principal, the identity's owner. */
+  createdBy?: { appId: string; principalId: string };
 }
 
 /** The store entries of an agent identity and its agent user (the mail nickname is the UPN's local part). */
@@ -232,6 +234,7 @@ export function agentEntries(agent: AgentSeed): { identity: Omit<ServicePrincipa
       agentIdentityBlueprintId: agent.blueprintAppId,
       sponsors: [...agent.sponsors],
       graphAppRoles: [],
+      ...(agent.createdBy && { createdByAppId: agent.createdBy.appId, owners: [agent.createdBy.principalId] }),
     },
     user: {
       id: agent.userId,
@@ -245,9 +248,13 @@ export function agentEntries(agent: AgentSeed): { identity: Omit<ServicePrincipa
   };
 }
 
-/** The bare tenant plus everything `pulumi up` creates, a shared workbook with comments and a shared Word document. */
+/** What the provisioner made is its own: Graph records its appId as createdByAppId, and its principal as the owner. */
+const madeByProvisioner = (ids: typeof DEFAULT_IDS) => ({ appId: ids.provisionerAppId, principalId: ids.provisionerPrincipalId });
+
+/** The bare tenant plus everything `pulumi up` creates (as the provisioner), a shared workbook with comments and a shared Word document. */
 export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
   const seed = bareTenant(ids);
+  const createdBy = madeByProvisioner(ids);
   seed.applications.push(
     app({
       id: ids.blueprintObjectId,
@@ -255,6 +262,8 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
       kind: "agentIdentityBlueprint",
       displayName: "Research agent blueprint",
       sponsors: [ids.sponsorId],
+      owners: [createdBy.principalId],
+      createdByAppId: createdBy.appId,
       passwordCredentials: [password("dev")],
       federatedIdentityCredentials: [
         {
@@ -276,6 +285,8 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
       servicePrincipalType: "Application",
       servicePrincipalNames: [ids.blueprintAppId],
       sponsors: [ids.sponsorId],
+      owners: [createdBy.principalId],
+      createdByAppId: createdBy.appId,
       graphAppRoles: [],
     },
   );
@@ -286,6 +297,7 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
     userPrincipalName: ids.agentUserPrincipalName,
     blueprintAppId: ids.blueprintAppId,
     sponsors: [ids.sponsorId],
+    createdBy,
   });
   seed.servicePrincipals.push(agent.identity);
   seed.users.push(agent.user);
@@ -316,6 +328,7 @@ export function fleetTenant(count: number, ids = DEFAULT_IDS): TenantSeed {
       userPrincipalName: `agent-${n}@${ids.domain}`,
       blueprintAppId: ids.blueprintAppId,
       sponsors: [ids.sponsorId],
+      createdBy: madeByProvisioner(ids),
     });
     seed.servicePrincipals.push(agent.identity);
     seed.users.push(agent.user);
@@ -324,23 +337,26 @@ export function fleetTenant(count: number, ids = DEFAULT_IDS): TenantSeed {
   return seed;
 }
 
-/** Per collection of a tenant file: the string fields every entry needs, and the list fields that default to []. */
+/** Per collection of a tenant file: the string fields every entry needs, those it may have, and the list fields that default to []. */
 const ENTRY_FIELDS = {
-  applications: { strings: ["id", "appId", "kind", "displayName"], lists: ["sponsors", "owners", "passwordCredentials", "keyCredentials", "federatedIdentityCredentials"] },
-  servicePrincipals: { strings: ["id", "appId", "kind", "displayName", "servicePrincipalType"], lists: ["servicePrincipalNames", "sponsors", "graphAppRoles"] },
-  users: { strings: ["id", "kind", "displayName", "userPrincipalName", "mailNickname"], lists: [] },
-  groups: { strings: ["id", "displayName"], lists: ["groupTypes"] },
-  grants: { strings: ["id", "clientId", "consentType", "resourceId", "scope"], lists: [] },
+  applications: { strings: ["id", "appId", "kind", "displayName"], optional: ["createdByAppId"], lists: ["sponsors", "owners", "passwordCredentials", "keyCredentials", "federatedIdentityCredentials"] },
+  servicePrincipals: { strings: ["id", "appId", "kind", "displayName", "servicePrincipalType"], optional: ["createdByAppId"], lists: ["servicePrincipalNames", "sponsors", "graphAppRoles"] },
+  users: { strings: ["id", "kind", "displayName", "userPrincipalName", "mailNickname"], optional: [], lists: [] },
+  groups: { strings: ["id", "displayName"], optional: [], lists: ["groupTypes"] },
+  grants: { strings: ["id", "clientId", "consentType", "resourceId", "scope"], optional: [], lists: [] },
 } as const;
 
 /** Checks each entry's required fields, naming the first bad one, and fills absent lists. */
 function checkEntries(path: string, key: keyof typeof ENTRY_FIELDS, entries: unknown[]): void {
-  const { strings, lists } = ENTRY_FIELDS[key];
+  const { strings, optional, lists } = ENTRY_FIELDS[key];
   entries.forEach((entry, i) => {
     if (!isObject(entry)) throw new UsageError(`tenant file ${path}: ${key}[${i}] must be an object`);
     const record = entry as Record<string, unknown>;
     for (const field of strings) {
       if (typeof record[field] !== "string") throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be a string`);
+    }
+    for (const field of optional) {
+      if (record[field] !== undefined && typeof record[field] !== "string") throw new UsageError(`tenant file ${path}: ${key}[${i}].${field} must be a string when given`);
     }
     // Ids become URL path segments of the emulator's Graph: "..", "/" and the like are bad input.
     const badId = typeof record.id === "string" ? badSegment(record.id) : undefined;

@@ -19,7 +19,9 @@ export interface Application {
   passwordCredentials: PasswordCredential[];
   keyCredentials: KeyCredential[];
   federatedIdentityCredentials: FederatedIdentityCredential[];
-  /** The appId that created it holding AgentIdentityBlueprint.CreateAsManager, which then reaches it alone. */
+  /** Graph's read-only createdByAppId: the appId of the application whose token created it (absent: made by no application the tenant file names). */
+  createdByAppId?: string;
+  /** Internal, never served: the appId that created it holding AgentIdentityBlueprint.CreateAsManager, which then reaches it alone. */
   managerAppId?: string;
   createdAt: number;
 }
@@ -51,6 +53,8 @@ export interface ServicePrincipal {
   sponsors: string[];
   /** Object ids of the principals that created it: owners may manage it with create-only permissions. */
   owners?: string[];
+  /** Graph's read-only createdByAppId: the appId of the application whose token created it (absent: made by no application the tenant file names). */
+  createdByAppId?: string;
   /** Application permissions granted to this principal on Microsoft Graph. */
   graphAppRoles: string[];
   /** False when an administrator disabled it: no token is issued to it. Enabled when absent. */
@@ -59,7 +63,7 @@ export interface ServicePrincipal {
   oauth2PermissionScopes?: PermissionScope[];
   /** The other properties a body set: documented ones (tags, appRoleAssignmentRequired, ...) and, the type being open, any other. */
   properties?: Record<string, unknown>;
-  /** For a blueprint principal: the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
+  /** Internal, never served: for a blueprint principal, the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
   managerAppId?: string;
   createdAt: number;
 }

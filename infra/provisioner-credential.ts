@@ -321,6 +321,16 @@ export interface ProvisionerTokenOptions {
   explicit?: ExplicitProvisioner;
 }
 
+/**
+ * The provisioner's application (client) id, lower-cased, from the settings
+ * provisionerToken reads: the appId Graph records as `createdByAppId` of what
+ * the provisioner creates, which is how an object it finds is known as its own.
+ */
+export function provisionerAppId(options: Omit<ProvisionerTokenOptions, "now"> = {}): string {
+  const { env = process.env, config, explicit } = options;
+  return resolveProvisionerCredential(gatherSettings(config ?? runtime().config, env, explicit)).clientId.toLowerCase();
+}
+
 function credentialSource(credential: ProvisionerCredential): string {
   switch (credential.kind) {
     case "certificate":

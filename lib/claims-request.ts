@@ -1,4 +1,5 @@
 import { UsageError } from "./errors";
+import { NESTING_TOO_DEEP, parseJson } from "./json-positions";
 import { isObject } from "./json-value";
 import { shownValue } from "./option-checks";
 
@@ -26,19 +27,22 @@ export function claimsParameter(claims: string | undefined, cae: boolean, step: 
   return JSON.stringify(merged);
 }
 
+const CLAIMS_EXAMPLE = `a JSON object such as {"access_token":{"nbf":{"essential":true,"value":"1700000000"}}}`;
+const CLAIMS_HINT = "pass the claims of the resource's WWW-Authenticate challenge, base64-decoded";
+
+/**
+ * A claims request as an object. Its text is scanned before it is parsed:
+ * nesting deeper than MAX_JSON_NESTING (a claims request is a few levels
+ * deep) is refused by name, where JSON.stringify of the merged request would
+ * overflow the stack.
+ */
 function parseClaimsRequest(claims: string, step: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(claims);
-  } catch {
-    parsed = undefined;
+  const parsed = parseJson(claims);
+  if ("problem" in parsed && parsed.problem.reason === NESTING_TOO_DEEP) {
+    throw new UsageError(`claims must be a claims request, ${CLAIMS_EXAMPLE}; this one is ${NESTING_TOO_DEEP}, more than any claims request`, CLAIMS_HINT, step);
   }
-  if (!isObject(parsed)) {
-    throw new UsageError(
-      `claims must be a claims request, a JSON object such as {"access_token":{"nbf":{"essential":true,"value":"1700000000"}}}, got ${shownValue(claims)}`,
-      "pass the claims of the resource's WWW-Authenticate challenge, base64-decoded",
-      step,
-    );
+  if ("problem" in parsed || !isObject(parsed.value)) {
+    throw new UsageError(`claims must be a claims request, ${CLAIMS_EXAMPLE}, got ${shownValue(claims)}`, CLAIMS_HINT, step);
   }
-  return { ...parsed };
+  return { ...parsed.value };
 }

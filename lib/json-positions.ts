@@ -22,6 +22,9 @@ export interface JsonSyntaxProblem {
  */
 export const MAX_JSON_NESTING = 512;
 
+/** The reason a text nested deeper than MAX_JSON_NESTING is refused with. */
+export const NESTING_TOO_DEEP = `nested deeper than ${MAX_JSON_NESTING} levels`;
+
 class JsonSyntaxStop extends Error {
   constructor(
     readonly offset: number,
@@ -74,7 +77,7 @@ class JsonScanner {
   }
 
   private openContainer(close: Closer): "opened" | "read" {
-    if (this.open.length >= MAX_JSON_NESTING) this.fail(`nested deeper than ${MAX_JSON_NESTING} levels`);
+    if (this.open.length >= MAX_JSON_NESTING) this.fail(NESTING_TOO_DEEP);
     this.pos++;
     this.space();
     if (this.text[this.pos] === close) {

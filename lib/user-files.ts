@@ -24,7 +24,8 @@ class UnreadableFileError extends Error {
 
 const MIB = 1024 * 1024;
 
-function kindOf(stat: Stats): string {
+/** What a directory entry that is no regular file is, for an error: "a directory", "a FIFO (named pipe)". */
+export function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return "a directory";
   if (stat.isCharacterDevice()) return "a character device";
   if (stat.isBlockDevice()) return "a block device";

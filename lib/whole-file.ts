@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "./errors";
+import { kindOf } from "./user-files";
 
 /** How a file is named in the error that refuses it, and the hint for an errno code. */
 export interface FileLabel {
@@ -10,11 +11,25 @@ export interface FileLabel {
   hint(code: string): string;
 }
 
-function existingEntry(path: string): ReturnType<typeof lstatSync> | undefined {
+function existingEntry(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch {
     return undefined; // absent (the usual case), or unreachable: the write names why
+  }
+}
+
+/**
+ * Refuses a place to write where something other than a regular file stands
+ * (a directory, a device, a FIFO, a socket), looked at without following a
+ * link, so that nothing there is removed or written over. Absent, a regular
+ * file or a symbolic link passes: what to do with a link is the writer's choice.
+ */
+export function refuseNonRegular(path: string, label: FileLabel): void {
+  const existing = existingEntry(path);
+  if (existing?.isDirectory()) throw new UsageError(`cannot write ${label.name}: EISDIR`, label.hint("EISDIR"));
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) {
+    throw new UsageError(`cannot write ${label.name}: it is ${kindOf(existing)}, not a regular file (ENOTREG)`, label.hint("ENOTREG"));
   }
 }
 
@@ -27,9 +42,7 @@ function existingEntry(path: string): ReturnType<typeof lstatSync> | undefined {
  */
 export function writeFileWhole(path: string, content: string, options: { mode: number; label: FileLabel; makeDirs?: boolean }): void {
   const { mode, label } = options;
-  const existing = existingEntry(path);
-  if (existing?.isDirectory()) throw new UsageError(`cannot write ${label.name}: EISDIR`, label.hint("EISDIR"));
-  if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new UsageError(`cannot write ${label.name}: it exists and is not a regular file`, label.hint("EEXIST"));
+  refuseNonRegular(path, label);
   // A short name of its own: any name the file itself may have must not be too long for its temporary file.
   const temp = join(dirname(path), `.agent-user-${randomBytes(6).toString("hex")}.tmp`);
   let made: string | undefined;

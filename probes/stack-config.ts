@@ -1,9 +1,10 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, validateConfig, type ConfigKey, type KitConfig, type RawConfig } from "../infra/config";
 import { PROVISIONER_SOURCES, type ConfigLookup } from "../infra/provisioner-credential";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
-import { readJsonFile } from "../lib/user-files";
+import { readJsonFile, readUserFile } from "../lib/user-files";
 
 /**
  * The stack configuration as `pulumi config --json` prints it in the stack's
@@ -88,4 +89,28 @@ export function stackConfig(file: StackConfigFile | undefined, flags: Record<str
     else if (file?.kitLeftOut.includes(key)) throw secretLeftOut(file.path, `${CONFIG_NAMESPACE}:${key}`, `pass --${flagOf(key)}`);
   }
   return validateConfig(raw);
+}
+
+/** A YAML mapping's top-level `name: value` line, the value plain or quoted, with any comment after it. */
+const PROJECT_NAME = /^name:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#'"][^#\n]*?))[ \t]*(?:#.*)?$/m;
+
+/**
+ * The Pulumi project a stack belongs to, as the component's adoption tag
+ * names it (`agent-user-kit:<project>/<stack>/<component>`): `--project`,
+ * else the `name` of the Pulumi.yaml (or Pulumi.yml) that Pulumi itself
+ * would use, in the working directory or the nearest one above it;
+ * undefined when there is neither.
+ */
+export function pulumiProject(flag: string | undefined, cwd: string): string | undefined {
+  if (flag !== undefined) return flag;
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const file = ["Pulumi.yaml", "Pulumi.yml"].map((name) => join(dir, name)).find((path) => existsSync(path));
+    if (file) {
+      const match = PROJECT_NAME.exec(readUserFile(file, file));
+      const name = match?.[1] ?? match?.[2] ?? match?.[3];
+      if (!name) throw new UsageError(`${file} names no project (a top-level "name:" line)`, "give the project's name with --project NAME");
+      return name;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }

@@ -2,19 +2,20 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import { namesType } from "../pipeline/graph-path";
 import type { Application } from "../store";
 import { BLUEPRINT } from "./agent-id-types";
-import { callerId, createsAsManager, requirePropertyPermissions, requireReach } from "./directory-auth";
+import { callerAppId, callerId, createsAsManager, requirePropertyPermissions, requireReach } from "./directory-auth";
 import { displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, matches, metadataUrl, parseFilter } from "./odata";
 import { mergeProperties, odataType, typedBody, type TypedBody } from "./request-body";
 import { keyCredentialsFrom } from "./key-credentials";
+import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
 /**
  * Agent identity blueprints (application subtype
  * microsoft.graph.agentIdentityBlueprint) on their typed URLs: create, list
- * with $filter, get, update, delete, and sponsors. A blueprint holds the
+ * with $filter, get, update, delete, sponsors and owners. A blueprint holds the
  * properties its resource page documents, inherited ones included, and (the
  * type is open) any other a body gives.
  */
@@ -58,6 +59,7 @@ export function applicationView(app: Application): Record<string, unknown> {
     id: app.id,
     appId: app.appId,
     displayName: app.displayName,
+    createdByAppId: app.createdByAppId ?? null,
     ...UNSET,
     ...app.properties,
     tags: app.tags ?? [],
@@ -109,6 +111,7 @@ export function createBlueprint(req: EmulatorRequest, ctx: EmulatorContext): Emu
     properties: properties(req, body),
     sponsors: readSponsorBinds(req, ctx, body.values["sponsors@odata.bind"], "agent identity blueprint"),
     owners: owners(req, ctx, callerId(req), body.values["owners@odata.bind"]),
+    createdByAppId: callerAppId(req),
     managerAppId: createsAsManager(req),
     passwordCredentials: [],
     keyCredentials: body.values.keyCredentials === undefined ? [] : keyCredentialsFrom(req, ctx, [], body.values.keyCredentials),
@@ -176,4 +179,5 @@ export const applicationRoutes: Route[] = [
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: (req, ctx) => updateBlueprint(req, ctx) },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.delete", handler: remove },
   ...sponsorRoutes(OBJECT, { list: "blueprint.sponsors.list", add: "blueprint.sponsors.add", remove: "blueprint.sponsors.remove" }, { name: "agent identity blueprint", keepsOne: true }, blueprint),
+  ownerRoute(OBJECT, "blueprint.owners.list", blueprint),
 ];

@@ -111,9 +111,9 @@ export const GRAPH_ERRORS = {
     badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes (any case, with or without '#').`),
   odataTypeMissing: (expected: string) => badRequest(`An update of this object must carry "@odata.type": "#${expected}".`),
   undeclaredProperty: (key: string) => badRequest(`Property '${key}' does not exist as a declared property or extension property.`),
+  // Graph's words for a read-only property in a body (microsoftgraph/msgraph-bicep-types#260, on applications); the code is the directory's 400, the emulator's choice.
+  readOnlyProperty: (key: string) => badRequest(`Property '${key}' is read-only and cannot be set.`),
   requiredString: (name: string) => badRequest(`Property '${name}' is required and must be a non-empty string.`),
-  // "Property 'disabledByMicrosoftStatus' is read-only and cannot be set." (microsoftgraph/msgraph-bicep-types#260).
-  readOnlyProperty: (name: string) => badRequest(`Property '${name}' is read-only and cannot be set.`),
   /** A documented property the type refuses in a body, with the answer its source gives (graph/agent-id-types.ts). */
   propertyRefused: (message: string) => badRequest(message),
   propertyValueInvalid: (name: string, kind: string) =>

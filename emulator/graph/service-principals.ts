@@ -9,6 +9,7 @@ import { GRAPH_ERRORS } from "./errors";
 import { AGENT_IDENTITY, BLUEPRINT_PRINCIPAL } from "./agent-id-types";
 import { collection, entity, matches, metadataUrl, parseFilter, requiredString } from "./odata";
 import { mergeProperties, odataType, typedBody } from "./request-body";
+import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
 /**
@@ -35,6 +36,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     servicePrincipalNames: sp.servicePrincipalNames,
     accountEnabled: sp.accountEnabled ?? true,
     oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
+    createdByAppId: sp.createdByAppId ?? null,
     tags: [],
     ...sp.properties,
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
@@ -96,6 +98,7 @@ export function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): Emu
     properties: mergeProperties(body, ["appId", "accountEnabled", "displayName"]),
     sponsors: [],
     owners: callerId(req),
+    createdByAppId: callerAppId(req),
     graphAppRoles: [],
     managerAppId: blueprint.managerAppId !== undefined && blueprint.managerAppId === createsAsManager(req) ? blueprint.managerAppId : undefined,
     createdAt: ctx.store.stamp(),
@@ -132,6 +135,7 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     properties: mergeProperties(typed, ["agentIdentityBlueprintId", "accountEnabled", "displayName"]),
     sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
+    createdByAppId: callerAppId(req),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
   });
@@ -176,7 +180,7 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
 
 /** The routes one typed service principal collection shares. */
 interface TypedCollection {
-  operations: { list: OperationId; create: OperationId; get: OperationId; delete: OperationId };
+  operations: { list: OperationId; create: OperationId; get: OperationId; delete: OperationId; owners: OperationId };
   kind: ServicePrincipal["kind"];
   collectionPath: string;
   objectPath: string;
@@ -208,13 +212,14 @@ function typedRoutes(c: TypedCollection): Route[] {
     { method: "POST", pattern: new RegExp(`^${c.collectionPath}$`), surface: "graph", operation: c.operations.create, handler: c.create },
     { method: "GET", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.get, handler: get },
     { method: "DELETE", pattern: new RegExp(`^${c.objectPath}$`), surface: "graph", operation: c.operations.delete, handler: remove },
+    ownerRoute(c.objectPath, c.operations.owners, c.find),
   ];
 }
 
 export const servicePrincipalRoutes: Route[] = [
   { method: "GET", pattern: /^\/servicePrincipals$/, surface: "graph", operation: "servicePrincipal.list", handler: listAny },
   ...typedRoutes({
-    operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete" },
+    operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete", owners: "principal.owners.list" },
     kind: "agentIdentityBlueprintPrincipal",
     collectionPath: PRINCIPALS,
     objectPath: PRINCIPAL,
@@ -222,7 +227,7 @@ export const servicePrincipalRoutes: Route[] = [
     create: createPrincipal,
   }),
   ...typedRoutes({
-    operations: { list: "identity.list", create: "identity.create", get: "identity.get", delete: "identity.delete" },
+    operations: { list: "identity.list", create: "identity.create", get: "identity.get", delete: "identity.delete", owners: "identity.owners.list" },
     kind: "agentIdentity",
     collectionPath: IDENTITIES,
     objectPath: IDENTITY,

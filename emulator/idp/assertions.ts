@@ -29,7 +29,25 @@ function decodeOrFail(token: string, what: string): DecodedJwt {
   return jwt;
 }
 
-/** client_secret: a current password of the application. */
+/** Whether a credential's validity window holds `nowMs`: from its startDateTime to its endDateTime. */
+function current(credential: { startDateTime: string; endDateTime: string }, nowMs: number): boolean {
+  return Date.parse(credential.startDateTime) <= nowMs && nowMs <= Date.parse(credential.endDateTime);
+}
+
+/** A date as Entra's key messages print it: `MM/dd/yyyy HH:mm:ss`, UTC. */
+function entraDate(iso: string): string {
+  const d = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}/${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+}
+
+/**
+ * client_secret: a current password of the application. One outside its
+ * validity window, before its startDateTime as after its endDateTime, is
+ * AADSTS7000222 ("expired"): Entra documents no code for a secret that is
+ * not valid yet, and the emulator answers it as Entra answers a key that is
+ * not (checkCertificateAssertion).
+ */
 export function checkSecret(app: Application, secret: string, nowMs: number): void {
   const match = app.passwordCredentials.find((p) => p.secretText === secret);
   if (!match) {
@@ -40,18 +58,35 @@ export function checkSecret(app: Application, secret: string, nowMs: number): vo
       `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${app.appId}'.`,
     );
   }
-  if (Date.parse(match.endDateTime) < nowMs) {
+  if (!current(match, nowMs)) {
     throw aadstsError(401, "invalid_client", 7000222, `The provided client secret keys for app '${app.appId}' are expired.`);
   }
 }
 
-/** A certificate assertion (header x5t#S256 or x5t) signed by a key credential of the application. */
+/**
+ * A certificate assertion (header x5t#S256 or x5t) signed by a key credential
+ * of the application, within the key credential's startDateTime and
+ * endDateTime. No Microsoft page gives the code for a key out of its window:
+ * the emulator answers AADSTS700027 "[Reason - The key used is expired.]", as
+ * Entra has been seen answering for an expired key (microsoft/azure-tools-for-java#2785)
+ * and, with the same reason, for one whose start was still ahead
+ * (azureautomation/azure-automation-ise-addon#136): the strict reading.
+ */
 function checkCertificateAssertion(app: Application, jwt: DecodedJwt, tokenEndpoints: readonly string[], nowMs: number): void {
   const wanted = jwt.header["x5t#S256"] ?? jwt.header.x5t;
   const hash = jwt.header["x5t#S256"] ? "sha256" : "sha1";
   const cred = app.keyCredentials.find((k) => createHash(hash).update(Buffer.from(k.key, "base64")).digest("base64url") === wanted);
   if (!cred) {
     throw aadstsError(401, "invalid_client", 700027, `Client assertion failed signature validation: no key credential of app '${app.appId}' has thumbprint ${wanted}.`);
+  }
+  if (!current(cred, nowMs)) {
+    const thumbprint = Buffer.from(String(wanted), "base64url").toString("hex").toUpperCase();
+    throw aadstsError(
+      401,
+      "invalid_client",
+      700027,
+      `Client assertion contains an invalid signature. [Reason - The key used is expired., Thumbprint of key used by client: '${thumbprint}', Found key 'Start=${entraDate(cred.startDateTime)}, End=${entraDate(cred.endDateTime)}']`,
+    );
   }
   const cert = new X509Certificate(Buffer.from(cred.key, "base64"));
   if (!verifyJwtSignature(jwt, cert.publicKey)) {

@@ -29,7 +29,7 @@ export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export function requestPipeline(settings: PipelineSettings): (scheme: "http" | "https") => Listener {
   const { ctx, requests } = settings;
-  const limits = new RateLimits(ctx.faults);
+  const limits = new RateLimits(ctx.faults, ctx.store);
 
   /** One request of a batch: route, authenticate with the batch's token, rate limit, authorize, handler. */
   const serveBatched = async (sub: BatchedRequest, origin: string): Promise<EmulatorResponse> => {

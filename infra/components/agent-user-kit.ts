@@ -167,22 +167,31 @@ interface AgentDependencies {
 function registerAgents(kit: pulumi.ComponentResource, name: string, layout: AgentLayout, deps: AgentDependencies): Array<[string, AgentResources]> {
   const { settings, sponsors, blueprint, pick } = deps;
   return layout.names.map((agentName, index) => {
-    const prefix = index === 0 && layout.singleAgentNames ? name : `${name}-${agentName}`;
+    const single = index === 0 && layout.singleAgentNames;
+    const prefix = single ? name : `${name}-${agentName}`;
+    // The first agent of a fleet may be a one-agent stack's agent, moved to `agents`: its resources
+    // stood under the one-agent names, and these aliases keep its Graph objects.
+    const oneAgentNames = index === 0 && !single;
+    const aliases = (suffix: string, wrapperType: string) => [
+      ...doubledName(`${prefix}-${suffix}`, wrapperType, kit),
+      ...(oneAgentNames ? [{ name: `${name}-${suffix}` }, ...doubledName(`${name}-${suffix}`, wrapperType, kit)] : []),
+    ];
     const field = <K extends keyof AgentConfig>(key: K) => pick((c) => c.agents[index]![key]);
     const identity = new AgentIdentityResource(
       `${prefix}-identity`,
       { ...settings, displayName: field("identityName"), blueprintAppId: blueprint.appId, blueprintPrincipalId: blueprint.principalId, sponsors },
-      { parent: kit, aliases: doubledName(`${prefix}-identity`, AGENT_IDENTITY_TYPE, kit) },
+      { parent: kit, aliases: aliases("identity", AGENT_IDENTITY_TYPE) },
     );
     const user = new AgentUserResource(
       `${prefix}-user`,
       { ...settings, displayName: field("userName"), mailNickname: field("userName"), userPrincipalName: field("userPrincipalName"), identityParentId: identity.identityId },
-      { parent: kit, aliases: doubledName(`${prefix}-user`, AGENT_USER_TYPE, kit) },
+      { parent: kit, aliases: aliases("user", AGENT_USER_TYPE) },
     );
+    // The grant component's children take its alias: their names start with its own.
     const grant = new AgentUserGrant(
       `${prefix}-grant`,
       { resourceAppId: pick((c) => c.resourceAppId), agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: field("scopes") },
-      { parent: kit },
+      { parent: kit, aliases: oneAgentNames ? [{ name: `${name}-grant` }] : [] },
     );
     return [agentName, { identity, user, grant }];
   });

@@ -3,6 +3,7 @@ import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
 import { odataString, AGENT_IDENTITIES, agentIdentityPath, blueprintPrincipalPath } from "./graph-helpers";
+import { requireOwn } from "./adoption";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { registeredArgs } from "./resource-args";
@@ -29,22 +30,29 @@ interface GraphAgentIdentity {
   id: string;
   displayName: string;
   agentIdentityBlueprintId: string;
+  createdByAppId?: string | null;
 }
 
 const SELECT = "$select=id,displayName,agentIdentityBlueprintId";
 const SHAPE: Shape = { id: "string", displayName: "string?", agentIdentityBlueprintId: "string?" };
+const FOUND_SHAPE: Shape = { ...SHAPE, createdByAppId: "string?" };
 
 const hints: HintFor = (err) =>
   err.status === 400
     ? "check that the blueprint principal exists (it is not created automatically), that blueprintAppId is the blueprint's appId, and that every sponsor is a user object id"
     : undefined;
 
-async function findByName(graph: GraphClient, inputs: AgentIdentityInputs): Promise<GraphAgentIdentity | undefined> {
-  const named = await graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT}`, {
+/** The agent identity of this name and blueprint, if the provisioner created it; another application's is refused (adoption.ts). */
+async function findByName(graph: GraphClient, inputs: AgentIdentityInputs, provisionerAppId: string): Promise<GraphAgentIdentity | undefined> {
+  const named = await graph.list<GraphAgentIdentity>(`${AGENT_IDENTITIES}?$filter=displayName eq ${odataString(inputs.displayName)}&${SELECT},createdByAppId`, {
     agentId: true,
-    shape: SHAPE,
+    shape: FOUND_SHAPE,
   });
   const mine = named.filter((identity) => identity.agentIdentityBlueprintId?.toLowerCase() === inputs.blueprintAppId);
+  for (const identity of mine) {
+    const foundBy = `by its name and blueprint (${JSON.stringify(inputs.displayName)} of ${inputs.blueprintAppId})`;
+    await requireOwn(graph, { what: "agent identity", object: identity, objectPath: agentIdentityPath(identity.id), foundBy }, provisionerAppId);
+  }
   if (mine.length > 1) {
     throw new Error(
       `${mine.length} agent identities of blueprint ${inputs.blueprintAppId} are named ${JSON.stringify(inputs.displayName)} (${mine.map((i) => i.id).join(", ")}); delete the extras in Entra or rename this one`,

@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { getIfExists, odataString, AGENT_USERS, agentIdentityPath, agentUserPath } from "./graph-helpers";
+import { requireOwn } from "./adoption";
+import { CREATION_SELECT, getIfExists, odataString, AGENT_USERS, agentIdentityPath, agentUserPath, type Creation } from "./graph-helpers";
 import type { GraphSession } from "./graph-ops";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
@@ -32,6 +33,7 @@ interface GraphAgentUser {
 }
 
 const SELECT = "$select=id,displayName,mailNickname,userPrincipalName,identityParentId";
+const CREATION: Shape = { id: "string", displayName: "string?", createdByAppId: "string?" };
 const SHAPE: Shape = { id: "string", displayName: "string?", mailNickname: "string?", userPrincipalName: "string?", identityParentId: "string?" };
 const UPDATABLE = ["displayName", "mailNickname", "userPrincipalName"] as const;
 
@@ -40,16 +42,30 @@ const hints: HintFor = (err) =>
     ? "an agent identity holds at most one agent user, the UPN must be unused and on a verified domain of the tenant, and identityParentId must be an agent identity's object id"
     : undefined;
 
-export async function findByUpn(graph: GraphClient, inputs: AgentUserInputs): Promise<GraphAgentUser | undefined> {
+/**
+ * The agent user holding the UPN, adopted when it belongs to this agent
+ * identity and that identity is the provisioner's. An agent user records no
+ * creator (the agentUser page documents no createdByAppId): its parent
+ * agent identity, whose createdByAppId Graph does record, stands for it, the
+ * strictest link Graph offers. A user under another identity, or under one
+ * another application created, is refused.
+ */
+export async function findByUpn(graph: GraphClient, inputs: AgentUserInputs, provisionerAppId: string): Promise<GraphAgentUser | undefined> {
   const [found] = await graph.list<GraphAgentUser>(`${AGENT_USERS}?$filter=userPrincipalName eq ${odataString(inputs.userPrincipalName)}&${SELECT}`, {
     agentId: true,
     shape: SHAPE,
   });
-  if (found && found.identityParentId?.toLowerCase() !== inputs.identityParentId) {
+  if (!found) return undefined;
+  if (found.identityParentId?.toLowerCase() !== inputs.identityParentId) {
     throw new Error(
       `the UPN ${inputs.userPrincipalName} already belongs to agent user ${found.id} of agent identity ${found.identityParentId}; choose another agentUserName or delete that user`,
     );
   }
+  const parentPath = agentIdentityPath(inputs.identityParentId);
+  // Not found reads as no creator: refused, never adopted on a guess.
+  const parent = (await getIfExists<Creation>(graph, `${parentPath}?$select=${CREATION_SELECT}`, { shape: CREATION })) ?? { id: inputs.identityParentId };
+  const foundBy = `as the parent of agent user ${found.id}, which holds the UPN ${inputs.userPrincipalName}`;
+  await requireOwn(graph, { what: "agent identity", object: parent, objectPath: parentPath, foundBy }, provisionerAppId);
   return found;
 }
 

@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { getIfExists, odataString, BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./graph-helpers";
+import { requireOwn } from "./adoption";
+import { CREATION_SELECT, getIfExists, odataString, BLUEPRINT_PRINCIPALS, blueprintPath, blueprintPrincipalPath } from "./graph-helpers";
 import { graphProvider } from "./graph-provider";
 import type { GraphResourceInputs, ResourceArgs } from "./inputs";
 import { registeredArgs } from "./resource-args";
@@ -23,16 +24,25 @@ export interface BlueprintPrincipalOutputs extends BlueprintPrincipalInputs {
 interface GraphPrincipal {
   id: string;
   appId: string;
+  createdByAppId?: string | null;
 }
 
 const SHAPE: Shape = { id: "string", appId: "string?" };
+const FOUND_SHAPE: Shape = { ...SHAPE, displayName: "string?", createdByAppId: "string?" };
 
 const hints: HintFor = (err) =>
   err.status === 400 ? "check that appId is the appId (not the object id) of an agent identity blueprint in this tenant" : undefined;
 
-async function findByAppId(graph: GraphClient, appId: string): Promise<GraphPrincipal | undefined> {
-  const found = await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=id,appId`, { agentId: true, shape: SHAPE });
-  return found[0];
+/** The blueprint's principal, which a tenant holds one of per appId, if the provisioner created it; another application's is refused (adoption.ts). */
+async function findByAppId(graph: GraphClient, appId: string, provisionerAppId: string): Promise<GraphPrincipal | undefined> {
+  const [found] = await graph.list<GraphPrincipal>(`${BLUEPRINT_PRINCIPALS}?$filter=appId eq ${odataString(appId)}&$select=appId,${CREATION_SELECT}`, {
+    agentId: true,
+    shape: FOUND_SHAPE,
+  });
+  if (found) {
+    await requireOwn(graph, { what: "blueprint principal", object: found, objectPath: blueprintPrincipalPath(found.id), foundBy: `as the principal of blueprint ${appId}` }, provisionerAppId);
+  }
+  return found;
 }
 
 export const blueprintPrincipalProvider = graphProvider<BlueprintPrincipalInputs, BlueprintPrincipalOutputs, GraphPrincipal>({
@@ -41,7 +51,7 @@ export const blueprintPrincipalProvider = graphProvider<BlueprintPrincipalInputs
   check: (c) => ({ appId: c.guid("appId"), blueprintObjectId: c.guid("blueprintObjectId") }),
   diff: { replace: ["appId", "blueprintObjectId"], update: [] },
   hints,
-  lookup: (graph, inputs) => findByAppId(graph, inputs.appId),
+  lookup: (graph, inputs, provisionerAppId) => findByAppId(graph, inputs.appId, provisionerAppId),
   body: (inputs) => ({ appId: inputs.appId }),
   outputs: (inputs, object) => ({ ...inputs, principalId: object.id }),
 

@@ -1,5 +1,5 @@
 /*
- * The lib/ Graph helpers (paths and reads), as the dynamic providers reach
+ * The lib/ Graph helpers (paths, reads, and who made an object), as the dynamic providers reach
  * them. Pulumi's closure serializer captures the module a provider function's
  * helper comes from and, once the kit is installed, requires it from the
  * package by its path, which must be one the package exports: dist/infra/* is,
@@ -8,3 +8,4 @@
  */
 export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 export { getIfExists, odataString } from "../../lib/graph-reads";
+export { CREATION_SELECT, madeBy, madeByAnother, type Creation } from "../../lib/object-creator";

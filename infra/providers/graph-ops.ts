@@ -1,7 +1,7 @@
 import { AgentUserError, MalformedAnswerError } from "../../lib/errors";
 import { GraphClient, GraphError } from "../../lib/graph-client";
 import { DEFAULT_RETRY, lagTolerant, ONE_ATTEMPT, withRetry } from "../../lib/retry";
-import { provisionerToken } from "../provisioner-credential";
+import { provisionerAppId, provisionerToken } from "../provisioner-credential";
 import { DEFAULT_CONSISTENCY_WINDOW_MS, type GraphResourceInputs } from "./inputs";
 
 /** What a session's waits read and wait on: the process clock, or a test's. */
@@ -23,6 +23,8 @@ export interface GraphSession {
   once: GraphClient;
   consistencyWindowMs: number;
   clock: Clock;
+  /** The provisioner's appId: what Graph records as createdByAppId of the objects it creates, and so of those it may adopt. */
+  provisionerAppId: () => string;
 }
 
 export function graphSession(inputs: GraphResourceInputs, clock: Clock = PROCESS_CLOCK): GraphSession {
@@ -32,6 +34,7 @@ export function graphSession(inputs: GraphResourceInputs, clock: Clock = PROCESS
     once: new GraphClient({ baseUrl: inputs.graphUrl, getToken, retry: ONE_ATTEMPT }),
     consistencyWindowMs: inputs.consistencyWindowMs,
     clock,
+    provisionerAppId: () => provisionerAppId({ explicit: inputs.provisioner }),
   };
 }
 

@@ -36,8 +36,13 @@ export interface GraphResource<I extends GraphResourceInputs, O extends I, G ext
   check: (c: InputChecker) => Record<OwnKeys<I>, unknown>;
   /** Which of its own inputs replace the object when they change, and which update it in place. */
   diff: DiffKeys<I>;
-  /** Finds the object an earlier create made (a run that died, or a POST whose answer was lost), which a create adopts. */
-  lookup: (graph: GraphClient, inputs: I) => Promise<G | undefined>;
+  /**
+   * Finds the object an earlier create made (a run that died, or a POST
+   * whose answer was lost), which a create adopts. Only one the provisioner
+   * (`provisionerAppId`) created: another application's is refused
+   * (adoption.ts `requireOwn`).
+   */
+  lookup: (graph: GraphClient, inputs: I, provisionerAppId: string) => Promise<G | undefined>;
   /** The body of the create's POST. */
   body: (inputs: I) => Record<string, unknown>;
   /**
@@ -81,7 +86,7 @@ export function graphProvider<I extends GraphResourceInputs, O extends I, G exte
           const session = graphSession(inputs);
           if (paths.parent) await awaitReplica(session, paths.parent(inputs));
           const { object, adopted } = await createOrAdopt(session, {
-            lookup: (graph) => spec.lookup(graph, inputs),
+            lookup: (graph) => spec.lookup(graph, inputs, session.provisionerAppId()),
             create: (graph) => postOnce<G>(graph, paths.collection, spec.body(inputs)),
           });
           if (adopted) await spec.adopt?.(session, path(object.id), object, inputs);

@@ -1,9 +1,8 @@
-import { fstatSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { fstatSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { refuseSymbolicLink, writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
+import { writeFileWhole, writeSecretFile } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
 import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
@@ -11,6 +10,8 @@ import { didYouMean } from "../../lib/did-you-mean";
 import { startEmulator, type Emulator, type ProvisionerSecret } from "../../emulator/server";
 import type { CliIo, Command, CommandArgs } from "../cli-io";
 import { defineCommand } from "../command";
+import { caPlace, checkPlaces, removeStale, trustPlace } from "../emulator-files";
+import { trustBundle } from "../trust-bundle";
 import { launcherGone, launcherLinks } from "../launcher";
 
 const HELP = `agent-user emulator: a local tenant (identity provider and Microsoft Graph) on loopback
@@ -33,16 +34,19 @@ Usage: agent-user emulator [options]
   --faults SPEC       inject faults, ${FAULT_SPEC_HELP.replace(/\n/g, "\n                      ")}
   --outputs FILE      write the seeded tenant as stack-output JSON (mode 0600: it holds a secret);
                       an earlier run's file is removed at start, and the new one written whole
-                      once the emulator listens
+                      once the emulator listens; anything at FILE other than a regular file (a
+                      link, directory, device, FIFO or socket) is exit 2, with nothing removed
   --https             the --outputs file names the https URLs (authorityUrl, graphUrl) and the
                       certificate (caFile), so that SDK code given NODE_EXTRA_CA_CERTS=CAFILE
                       runs over TLS unchanged (default: the http URLs)
   --env-out FILE      write ARM_TENANT_ID, ARM_CLIENT_ID and ARM_CLIENT_SECRET of the seeded
                       provisioner, ARM_METADATA_HOSTNAME (the HTTPS listener, as the azuread
-                      provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
-                      certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
-                      shell for agent-user doctor, agent-user preflight and \`pulumi up\`
-                      removed at start, as --outputs is
+                      provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (mode 0600),
+                      so that \`set -a; . FILE; set +a\` prepares a shell for agent-user
+                      doctor, agent-user preflight and \`pulumi up\`; both variables name
+                      emulator-trust.pem beside the certificate: the trust they named before
+                      (else the system's roots) plus the certificate, so the shell keeps its
+                      own; an earlier run's file is removed at start, as for --outputs
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
@@ -64,7 +68,7 @@ Examples:
 `;
 
 /** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
-function envFileText(p: ProvisionerSecret, metadataHost: string, caFile: string): string {
+function envFileText(p: ProvisionerSecret, metadataHost: string, trustFile: string): string {
   const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
   const settings: [string, string][] = [
     ["ARM_TENANT_ID", p.tenantId],
@@ -72,9 +76,10 @@ function envFileText(p: ProvisionerSecret, metadataHost: string, caFile: string)
     ["ARM_CLIENT_SECRET", p.clientSecret],
     // The azuread provider reads its login and Graph endpoints from this host's cloud metadata, over HTTPS.
     ["ARM_METADATA_HOSTNAME", metadataHost],
-    // Trust for the HTTPS listener: Go programs (the azuread provider) read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
-    ["SSL_CERT_FILE", caFile],
-    ["NODE_EXTRA_CA_CERTS", caFile],
+    // Trust for the HTTPS listener beside the shell's own (probes/trust-bundle.ts): Go programs (the azuread
+    // provider) and OpenSSL read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
+    ["SSL_CERT_FILE", trustFile],
+    ["NODE_EXTRA_CA_CERTS", trustFile],
   ];
   return settings.map(([name, value]) => `${name}=${quote(value)}\n`).join("");
 }
@@ -130,59 +135,6 @@ function refuseNodeEnvFile(argv: string[]): void {
     'write the provisioner settings with --env-out FILE; see "agent-user emulator --help"',
     "usage",
   );
-}
-
-/** Where the certificate goes: the path, and how a refusal to write there is worded. */
-interface CaPlace {
-  path: string;
-  label: FileLabel;
-  /** The temp directory made to hold it, removed when the emulator stops. */
-  madeDir?: string;
-}
-
-/** A new directory under the system temp directory, for a certificate given no other place; gone when the emulator stops. */
-function makeTempDir(): string {
-  try {
-    return mkdtempSync(join(tmpdir(), "agent-user-emulator-"));
-  } catch (err) {
-    throw new UsageError(
-      `cannot make a directory for the certificate under TMPDIR ${tmpdir()}: ${(err as NodeJS.ErrnoException).code ?? "unwritable"}`,
-      "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE",
-    );
-  }
-}
-
-/**
- * Never the directory the user happens to stand in: --ca-file, else beside the
- * outputs, else a fresh temp directory (made only then).
- */
-function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string): CaPlace {
-  const place = (path: string, name: string, hint: string): CaPlace => ({ path, label: { name, hint: () => hint } });
-  if (flag !== undefined) {
-    const path = resolve(cwd, flag);
-    return place(path, `--ca-file ${path}`, "--ca-file names the certificate's file (not a directory), in a directory you can write");
-  }
-  if (outputsFile) {
-    const path = join(dirname(outputsFile), "emulator-ca.pem");
-    return place(path, `the certificate beside --outputs, ${path}`, "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE");
-  }
-  const madeDir = makeTempDir();
-  const path = join(madeDir, "ca.pem");
-  return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
-}
-
-/**
- * Removes what an earlier run left at `path`; a path that cannot be removed is
- * a usage error naming its flag. A symbolic link there is refused, not
- * removed: the secret file is never written in its place either.
- */
-function removeStale(path: string, flag: string): void {
-  refuseSymbolicLink(path, flag);
-  try {
-    rmSync(path, { force: true });
-  } catch (err) {
-    throw new UsageError(`${flag} ${path} cannot be replaced: ${(err as NodeJS.ErrnoException).code ?? "unremovable"}`, `${flag} names a file (not a directory) in a directory you can write`);
-  }
 }
 
 /**
@@ -333,6 +285,9 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
     const { outputsFile, envFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
+    // The trust bundle an --env-out file names stands beside the certificate.
+    const trust = envFile ? trustPlace(ca) : undefined;
+    checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"]], ca, trust);
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");
@@ -345,7 +300,8 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
       if (!envFile) return;
       const provisioner = emulator.provisioner();
       if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
-      writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, ca.path), "--env-out");
+      writeFileWhole(trust!.path, trustBundle(emulator.caPem, io.env).text, { mode: 0o644, label: trust!.label });
+      writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, trust!.path), "--env-out");
     });
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
     const stopped = untilStopped();

@@ -10,7 +10,7 @@ import { defineCommand } from "../command";
 import { preflight } from "../preflight/checklist";
 import { progressHooks } from "../progress";
 import { provisionerAccessToken, provisionerGraph } from "../provisioner-graph";
-import { CONFIG_FILE_OPTION, CONFIG_FLAGS, readStackConfigFile, stackConfig } from "../stack-config";
+import { CONFIG_FILE_OPTION, CONFIG_FLAGS, pulumiProject, readStackConfigFile, stackConfig } from "../stack-config";
 
 const HELP = `agent-user preflight: check a stack's configuration against the tenant before \`pulumi up\`
 
@@ -25,7 +25,9 @@ ARM_USE_OIDC with ARM_OIDC_REQUEST_URL/_TOKEN, as for \`pulumi up\`):
   - the UPN domain is a verified domain of the tenant
   - each sponsor is an existing user
   - the resource API's service principal exists and publishes every requested scope
-  - the blueprint display name and each agent user UPN are free, or held by this stack
+  - the blueprint display name and each agent user UPN are free, or held by this stack: its
+    blueprint carries the stack's adoption tag and was created by the provisioner (one of
+    another application's is a failure, naming its creator and owners, as \`pulumi up\` refuses it)
 It only reads: it never sends a Graph write.
 
   --config-from-stack FILE  the JSON of \`pulumi config --json\` in the stack's directory (with
@@ -38,7 +40,10 @@ It only reads: it never sends a Graph write.
   --authority URL           ${CONNECTION_INPUTS.authority.env}, else the file's authorityUrl
                             (default ${PUBLIC_CLOUD.authorityUrl})
   --stack NAME              the stack's name: a blueprint tagged by this stack counts as its own
-                            (without it, any agent-user-kit stack's tag does)
+                            (without it, any stack's tag of the project does)
+  --project NAME            the Pulumi project's name (default: the name in the Pulumi.yaml of
+                            the working directory or the nearest one above it; without either,
+                            any project's tag counts)
   --timeout SECONDS         per-request timeout (default ${DEFAULT_TIMEOUT_S})
   --json                    one JSON object on stdout: {"ok", "links": [{"link", "status", "id", "detail", "fix"}]}
   --verbose                 show waits (429, 503) on stderr
@@ -87,6 +92,7 @@ export const run: Command = defineCommand({
     ...VERBOSE_OPTION,
     ...CONFIG_FILE_OPTION,
     stack: { type: "string" },
+    project: { type: "string" },
     graph: { type: "string" },
     authority: { type: "string" },
     timeout: { type: "string" },
@@ -101,7 +107,8 @@ export const run: Command = defineCommand({
     const where = { authorityUrl: config.authorityUrl, graphUrl: config.graphUrl, env: io.env, config: stackFile?.provisioner };
     const hooks = progressHooks(io, { verbose: values.verbose === true, json });
     const graph = provisionerGraph({ ...where, timeoutMs, hooks });
-    return preflight(graph, await provisionerAccessToken(where, hooks), config, values.stack as string | undefined);
+    const of = { project: pulumiProject(values.project as string | undefined, io.cwd), stack: values.stack as string | undefined };
+    return preflight(graph, await provisionerAccessToken(where, hooks), config, of);
   },
   report: (checks, io, json) => {
     const bad = broken(checks, false);

@@ -13,7 +13,8 @@ import {
 import type { Shape } from "../../lib/graph-shape";
 import type { KitConfig } from "../../infra/config";
 import { getIfExists, odataString } from "../../lib/graph-reads";
-import { BLUEPRINTS, agentIdentityPath, agentUserPath } from "../../lib/graph-paths";
+import { BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath } from "../../lib/graph-paths";
+import { CREATION_SELECT, madeBy, madeByAnother, type Creation } from "../../lib/object-creator";
 import { failed, ok, warning, type Check } from "../checks";
 import { didYouMean } from "../../lib/did-you-mean";
 
@@ -47,14 +48,19 @@ interface Denied {
   denied: GraphError;
 }
 
-/** The object (with the fields `shape` names), undefined when not found, or Denied when the provisioner may not read it (403). */
-async function read<T extends object>(graph: GraphClient, path: string, shape: Shape): Promise<T | undefined | Denied> {
+/** What `request` answers, or Denied when the provisioner may not make it (403): a line of the checklist, never its end. */
+async function guarded<T>(request: () => Promise<T>): Promise<T | Denied> {
   try {
-    return await getIfExists<T>(graph, path, { agentId: false, shape });
+    return await request();
   } catch (err) {
     if (err instanceof GraphError && err.status === 403) return { denied: err };
     throw err;
   }
+}
+
+/** The object (with the fields `shape` names), undefined when not found, or Denied when the provisioner may not read it (403). */
+function read<T extends object>(graph: GraphClient, path: string, shape: Shape): Promise<T | undefined | Denied> {
+  return guarded(() => getIfExists<T>(graph, path, { agentId: false, shape }));
 }
 
 const isDenied = (answer: object | undefined): answer is Denied => answer !== undefined && "denied" in answer && answer.denied instanceof GraphError;
@@ -70,11 +76,17 @@ function lacking(operations: readonly OperationId[], wanted: readonly string[], 
     });
 }
 
+/** The provisioner's application id, as its token names it (appid in v1 tokens, azp in v2): what Graph records as createdByAppId of what it creates. */
+function appOf(token: string): string {
+  const claims = decodeJwtClaims(token) ?? {};
+  return String(claims.appid ?? claims.azp ?? "");
+}
+
 function permissionsCheck(token: string): Check {
   const claims = decodeJwtClaims(token) ?? {};
   const held = [...(Array.isArray(claims.roles) ? claims.roles.map(String) : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
   const link = "provisioner permissions";
-  const app = String(claims.appid ?? claims.azp ?? "");
+  const app = appOf(token);
   const blocker = AGENT_ID_WRITE_BLOCKERS.find((p) => held.includes(p));
   if (blocker) {
     return failed(
@@ -121,10 +133,14 @@ async function sponsorChecks(graph: GraphClient, config: KitConfig): Promise<Che
 
 async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Check[]> {
   // learn.microsoft.com/graph/api/serviceprincipal-list ($filter on appId); oauth2PermissionScopes is a servicePrincipal property
-  const [sp] = await graph.list<{ id: string; displayName?: string; oauth2PermissionScopes?: PermissionScope[] }>(
-    `/v1.0/servicePrincipals?$filter=appId eq ${odataString(config.resourceAppId)}&$select=id,appId,displayName,oauth2PermissionScopes`,
-    { shape: { id: "string", displayName: "string?", oauth2PermissionScopes: [{ value: "string?", isEnabled: "boolean?" }] } },
+  const found = await guarded(() =>
+    graph.list<{ id: string; displayName?: string; oauth2PermissionScopes?: PermissionScope[] }>(
+      `/v1.0/servicePrincipals?$filter=appId eq ${odataString(config.resourceAppId)}&$select=id,appId,displayName,oauth2PermissionScopes`,
+      { shape: { id: "string", displayName: "string?", oauth2PermissionScopes: [{ value: "string?", isEnabled: "boolean?" }] } },
+    ),
   );
+  if (isDenied(found)) return [denied("resource", config.resourceAppId, found)];
+  const [sp] = found;
   if (!sp) {
     return [failed("resource", config.resourceAppId, "the resource API has no service principal in this tenant", "add it to the tenant (an admin consents to it once), or fix agent-user-kit:resourceAppId")];
   }
@@ -141,65 +157,97 @@ async function resourceChecks(graph: GraphClient, config: KitConfig): Promise<Ch
   ];
 }
 
-const ownTag = (tags: readonly string[] | undefined, stack: string | undefined) =>
-  (tags ?? []).find((t) => (stack === undefined ? t.startsWith("agent-user-kit:") : t.startsWith(`agent-user-kit:agent-user-kit/${stack}/`)));
-
-async function nameChecks(graph: GraphClient, config: KitConfig, stack: string | undefined): Promise<Check[]> {
-  const checks: Check[] = [];
-  // learn.microsoft.com/graph/api/agentidentityblueprint-list ($filter on displayName)
-  const blueprints = await graph.list<{ id: string; appId: string; tags?: string[] }>(`${BLUEPRINTS}?$filter=displayName eq ${odataString(config.blueprintName)}&$select=id,appId,tags`, {
-    agentId: true,
-    shape: { id: "string", appId: "string?", tags: "string[]?" },
-  });
-  const mine = blueprints.find((b) => ownTag(b.tags, stack));
-  const others = blueprints.filter((b) => b !== mine);
-  if (others.length > 0) {
-    checks.push(
-      warning("blueprint name", config.blueprintName, `${others.length} other blueprint(s) already carry this display name (${others.map((b) => b.id).join(", ")})`, "display names are not unique in Entra, but people will confuse them: set agent-user-kit:blueprintName to another name"),
-    );
-  } else if (mine) {
-    checks.push(ok("blueprint name", config.blueprintName, `held by this stack's blueprint ${mine.id} (tag ${ownTag(mine.tags, stack)})`));
-  } else {
-    checks.push(ok("blueprint name", config.blueprintName, "free"));
-  }
-  for (const agent of config.agents) {
-    // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
-    const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(agent.userPrincipalName)}?${USER_SELECT}`, USER);
-    const link = "agent user upn";
-    if (isDenied(user)) checks.push(denied(link, agent.userPrincipalName, user));
-    else if (!user) checks.push(ok(link, agent.userPrincipalName, "free"));
-    else {
-      // identityParentId is an agentUser property: read on the typed URL, never from the user type's default set.
-      const typed = user["@odata.type"] === AGENT_USER_TYPE ? await read<GraphUser>(graph, `${agentUserPath(user.id)}?$select=id,identityParentId`, { identityParentId: "string?" }) : undefined;
-      // Whose agent user it is cannot be told without these reads: saying "another chain's" would be a guess.
-      if (isDenied(typed)) {
-        checks.push(denied(link, agent.userPrincipalName, typed));
-        continue;
-      }
-      const parentId = typed?.identityParentId;
-      const parent = parentId ? await read<{ agentIdentityBlueprintId?: string }>(graph, `${agentIdentityPath(parentId)}?$select=id,agentIdentityBlueprintId`, { agentIdentityBlueprintId: "string?" }) : undefined;
-      if (isDenied(parent)) {
-        checks.push(denied(link, agent.userPrincipalName, parent));
-        continue;
-      }
-      const owned = mine && parent?.agentIdentityBlueprintId === mine.appId;
-      checks.push(
-        owned
-          ? ok(link, agent.userPrincipalName, `held by this stack's agent user ${user.id}`)
-          : failed(link, agent.userPrincipalName, `already taken by ${user["@odata.type"] === AGENT_USER_TYPE ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)"),
-      );
-    }
-  }
-  return checks;
+/** Which stack's blueprint `preflight` looks for: its project and stack, each any when unknown. */
+export interface StackIdentity {
+  project?: string;
+  stack?: string;
 }
 
-/** The whole checklist, in the order a person fixes things. */
-export async function preflight(graph: GraphClient, token: string, config: KitConfig, stack: string | undefined): Promise<Check[]> {
+/** The adoption tag of the stack among `tags`, as the component writes it: `agent-user-kit:<project>/<stack>/<component>`. */
+function stackTag(tags: readonly string[] | undefined, of: StackIdentity): string | undefined {
+  return (tags ?? []).find((tag) => {
+    const [project, stack, ...component] = tag.startsWith("agent-user-kit:") ? tag.slice("agent-user-kit:".length).split("/") : [];
+    return component.length > 0 && (of.project === undefined || project === of.project) && (of.stack === undefined || stack === of.stack);
+  });
+}
+
+interface ListedBlueprint extends Creation {
+  appId: string;
+  tags?: string[];
+}
+
+/** What `pulumi up` would do with an object of the stack another application made: refuse it. */
+const FOREIGN_FIX =
+  "`pulumi up` adopts only what its provisioner created and would stop here: find out who made it from its owners and creator, and delete it in Entra; or, if your stack made it as another provisioner application, run preflight and `pulumi up` as that application";
+
+/** The blueprint display name: free, held by this stack's blueprint (tagged by it and made by the provisioner), or carried by others. */
+async function blueprintNameCheck(graph: GraphClient, config: KitConfig, blueprints: ListedBlueprint[], of: StackIdentity, app: string): Promise<Check> {
+  const link = "blueprint name";
+  const tagged = blueprints.filter((b) => stackTag(b.tags, of) !== undefined);
+  const foreign = tagged.find((b) => !madeBy(b, app));
+  if (foreign) {
+    const made = await madeByAnother(graph, "the blueprint", foreign, blueprintPath(foreign.id), app);
+    return failed(link, config.blueprintName, `${made}; it carries this stack's adoption tag ${stackTag(foreign.tags, of)}`, FOREIGN_FIX);
+  }
+  const mine = tagged[0];
+  const others = blueprints.filter((b) => b !== mine);
+  if (others.length > 0) {
+    return warning(link, config.blueprintName, `${others.length} other blueprint(s) already carry this display name (${others.map((b) => b.id).join(", ")})`, "display names are not unique in Entra, but people will confuse them: set agent-user-kit:blueprintName to another name");
+  }
+  return mine ? ok(link, config.blueprintName, `held by this stack's blueprint ${mine.id} (tag ${stackTag(mine.tags, of)})`) : ok(link, config.blueprintName, "free");
+}
+
+interface ParentIdentity extends Creation {
+  agentIdentityBlueprintId?: string;
+}
+const PARENT: Shape = { id: "string", displayName: "string?", agentIdentityBlueprintId: "string?", createdByAppId: "string?" };
+
+/** Each agent user UPN: free, held by this stack's agent user (under an identity of its blueprint that the provisioner made), or taken. */
+async function upnCheck(graph: GraphClient, upn: string, mine: ListedBlueprint | undefined | Denied, app: string): Promise<Check> {
+  const link = "agent user upn";
+  // learn.microsoft.com/graph/api/user-get (by userPrincipalName)
+  const user = await read<GraphUser>(graph, `/v1.0/users/${encodeURIComponent(upn)}?${USER_SELECT}`, USER);
+  if (isDenied(user)) return denied(link, upn, user);
+  if (!user) return ok(link, upn, "free");
+  const isAgentUser = user["@odata.type"] === AGENT_USER_TYPE;
+  // Whose agent user it is cannot be told without these reads: saying "another chain's" would be a guess.
+  if (isAgentUser && isDenied(mine)) return denied(link, upn, mine);
+  // identityParentId is an agentUser property: read on the typed URL, never from the user type's default set.
+  const typed = isAgentUser ? await read<GraphUser>(graph, `${agentUserPath(user.id)}?$select=id,identityParentId`, { identityParentId: "string?" }) : undefined;
+  if (isDenied(typed)) return denied(link, upn, typed);
+  const parentId = typed?.identityParentId;
+  const parentPath = parentId ? agentIdentityPath(parentId) : undefined;
+  const parent = parentPath ? await read<ParentIdentity>(graph, `${parentPath}?$select=${CREATION_SELECT},agentIdentityBlueprintId`, PARENT) : undefined;
+  if (isDenied(parent)) return denied(link, upn, parent);
+  if (mine && !isDenied(mine) && parent && parentPath && parent.agentIdentityBlueprintId === mine.appId) {
+    if (madeBy(parent, app)) return ok(link, upn, `held by this stack's agent user ${user.id}`);
+    return failed(link, upn, `held by agent user ${user.id}, whose ${await madeByAnother(graph, "agent identity", parent, parentPath, app)}`, FOREIGN_FIX);
+  }
+  return failed(link, upn, `already taken by ${isAgentUser ? "another chain's agent user" : "a user"} (${user.id})`, "pick another agent-user-kit:agentUserName (or the agent's userName)");
+}
+
+async function nameChecks(graph: GraphClient, config: KitConfig, of: StackIdentity, app: string): Promise<Check[]> {
+  // learn.microsoft.com/graph/api/agentidentityblueprint-list ($filter on displayName)
+  const blueprints = await guarded(() =>
+    graph.list<ListedBlueprint>(`${BLUEPRINTS}?$filter=displayName eq ${odataString(config.blueprintName)}&$select=appId,tags,${CREATION_SELECT}`, {
+      agentId: true,
+      shape: { id: "string", appId: "string?", tags: "string[]?", displayName: "string?", createdByAppId: "string?" },
+    }),
+  );
+  const name = isDenied(blueprints) ? denied("blueprint name", config.blueprintName, blueprints) : await blueprintNameCheck(graph, config, blueprints, of, app);
+  const mine = isDenied(blueprints) ? blueprints : blueprints.find((b) => stackTag(b.tags, of) !== undefined && madeBy(b, app));
+  const upns: Check[] = [];
+  for (const agent of config.agents) upns.push(await upnCheck(graph, agent.userPrincipalName, mine, app));
+  return [name, ...upns];
+}
+
+/** The whole checklist, in the order a person fixes things; `of` names the stack whose objects count as its own. */
+export async function preflight(graph: GraphClient, token: string, config: KitConfig, of: StackIdentity): Promise<Check[]> {
   return [
     permissionsCheck(token),
     await domainCheck(graph, config),
     ...(await sponsorChecks(graph, config)),
     ...(await resourceChecks(graph, config)),
-    ...(await nameChecks(graph, config, stack)),
+    ...(await nameChecks(graph, config, of, appOf(token))),
   ];
 }

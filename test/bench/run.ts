@@ -5,6 +5,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
+import { engineUps, type EngineUpFigures } from "./engine-up";
 import { Floor } from "./floor";
 import { fleetProvider, fleetTokens, provisionFleet, refreshStorm, startFleetEmulator, type FleetTokenFigures, type ProvisionFigures, type RefreshStormFigures } from "./fleet";
 import { MsalPeerClient } from "./msal-peer";
@@ -17,14 +18,16 @@ import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./
 import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `npm run bench [-- --json] [-- --startup | --fleet-only]`: this runner, the
+ * `npm run bench [-- --json] [-- --startup | --fleet-only | --engine]`: this runner, the
  * bare-undici floor and two peers (@microsoft/agents-hosting, and MSAL for
  * Node 7's own agent user APIs) side by side
  * against one in-process emulator on loopback, then the fleet figures, each
  * on an emulator of its own. Bounded: every phase has a sample count and a
  * time budget, and a watchdog ends the run after 600 s. `--startup` runs only
  * the start-up phase (fresh processes, no emulator), with 30 samples instead
- * of 10, and prints its table, in under a minute.
+ * of 10, and prints its table, in under a minute. `--engine` runs only
+ * `pulumi up` on the real engine (`npm run engine` makes it, cached) for
+ * fleets of 1, 10 and 50 agents, each against its floor.
  */
 
 const FLEET = 100;
@@ -44,12 +47,18 @@ const WATCHDOG_MS = 600_000;
 /** Issue 8's fleet: 100 agents provisioned at --parallel 10 under graph-rate=50; 1,000 agent users under 100 identities minted at concurrency 50 under idp-rate=200. */
 const FLEET_PROVISION = { agents: 100, concurrency: 10, graphRate: 50 };
 const FLEET_TOKENS = { identities: 100, usersEach: 10, concurrency: 50, idpRate: 200 };
+/** `pulumi up` on the real engine: these fleet sizes, one after the other, under graph-rate=50. */
+const ENGINE_UP = { sizes: [1, 10, 50], graphRate: 50 };
+/** Fifty agents' `up` and its no-change `up` on two cores take minutes: the engine run has its own watchdog. */
+const ENGINE_WATCHDOG_MS = 1_800_000;
 
 const json = process.argv.includes("--json");
 /** Only the start-up figures, with more spawns (`--startup`). */
 const startupOnly = process.argv.includes("--startup");
 /** Only the fleet figures (a shorter run while working on throttling). */
 const fleetOnly = process.argv.includes("--fleet-only");
+/** Only `pulumi up` on the real engine (`npm run engine` makes it, cached). */
+const engineOnly = process.argv.includes("--engine");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 type Who = "floor" | "runner" | "peer" | "msal";
@@ -570,13 +579,43 @@ function startupTable(f: StartupFigures): string {
   return markdownRows(startup);
 }
 
+/** The engine's figures, one row per fleet size: `up` and the no-change `up`, each against its floor. */
+function engineTable(pulumi: string, figures: readonly EngineUpFigures[]): string {
+  const rows: string[][] = [
+    [`\`pulumi up\` on the real engine (Pulumi ${pulumi}, ${process.version}), graph-rate=${ENGINE_UP.graphRate}`, "ms", "floor ms", "ratio", "Graph requests", "429s", "resources", "no-change up ms", "per resource ms"],
+    ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"],
+    ...figures.map((f) => [
+      `${f.agents} agent(s): a new stack, then an \`up\` with nothing to change (${f.noChangeGraphRequests} Graph requests)`,
+      String(round(f.upMs, 0)),
+      String(round(f.floorMs, 0)),
+      x(ratio(f.upMs, f.floorMs)),
+      String(f.graphRequests),
+      String(f.throttled),
+      String(f.resources),
+      String(round(f.noChangeMs, 0)),
+      String(round(f.noChangeMs / f.resources, 1)),
+    ]),
+  ];
+  return markdownRows(rows);
+}
+
 async function main(): Promise<void> {
-  const watchdog = setTimeout(() => {
-    progress(`gave up after ${WATCHDOG_MS / 1000} s`);
-    process.exit(1);
-  }, WATCHDOG_MS);
+  const watchdog = setTimeout(
+    () => {
+      progress(`gave up after ${(engineOnly ? ENGINE_WATCHDOG_MS : WATCHDOG_MS) / 1000} s`);
+      process.exit(1);
+    },
+    engineOnly ? ENGINE_WATCHDOG_MS : WATCHDOG_MS,
+  );
   watchdog.unref();
   const started = performance.now();
+  if (engineOnly) {
+    const { pulumi, figures } = await engineUps(ENGINE_UP.sizes, ENGINE_UP.graphRate, progress);
+    progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    process.stdout.write(`${engineTable(pulumi, figures)}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ pulumi, engine_up: figures, node_version: process.version })}\n`);
+    return;
+  }
   if (startupOnly) {
     progress(`start-up only: ${STARTUP_ONLY_SAMPLES} spawns each`);
     const startup = await startupFigures(STARTUP_ONLY_SAMPLES, PEER_MODULE);

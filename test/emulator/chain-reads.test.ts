@@ -178,13 +178,16 @@ describe("agent-user emulator --env-out", () => {
       for (let i = 0; i < 200 && !existsSync(outputs); i++) await new Promise((r) => setTimeout(r, 25));
       expect(lstatSync(envFile).mode & 0o777).toBe(0o600);
       const text = readFileSync(envFile, "utf8");
-      const quotedCa = `'${ca.replace(/'/g, "'\\''")}'`;
+      // Both trust variables name the bundle beside the certificate, which ends with it.
+      const bundle = join(scratch.dir, "emulator-trust.pem");
+      const quotedBundle = `'${bundle.replace(/'/g, "'\\''")}'`;
       expect(text).toMatch(
         new RegExp(
           `^ARM_TENANT_ID='[0-9a-f-]{36}'\nARM_CLIENT_ID='[0-9a-f-]{36}'\nARM_CLIENT_SECRET='emu~[^']+'\nARM_METADATA_HOSTNAME='127\\.0\\.0\\.1:[0-9]+'\n` +
-            `SSL_CERT_FILE=${escapeRegExp(quotedCa)}\nNODE_EXTRA_CA_CERTS=${escapeRegExp(quotedCa)}\n$`,
+            `SSL_CERT_FILE=${escapeRegExp(quotedBundle)}\nNODE_EXTRA_CA_CERTS=${escapeRegExp(quotedBundle)}\n$`,
         ),
       );
+      expect(readFileSync(bundle, "utf8").trimEnd().endsWith(readFileSync(ca, "utf8").trimEnd())).toBe(true);
       const shell = spawnSync("bash", ["-c", `set -a; . "${envFile}"; set +a; printf '%s %s %s' "$ARM_TENANT_ID" "$ARM_CLIENT_ID" "\${#ARM_CLIENT_SECRET}"`], { encoding: "utf8" });
       expect(shell.stdout).toBe(`${DEFAULT_IDS.tenantId} ${DEFAULT_IDS.provisionerAppId} ${/ARM_CLIENT_SECRET='([^']+)'/.exec(text)![1]!.length}`);
       // The sourced shell alone trusts the HTTPS listener by its IP address and finds the cloud metadata there.

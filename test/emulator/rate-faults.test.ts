@@ -28,6 +28,20 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
     expect(body.error_codes).toEqual([90055]);
   });
 
+  it("refuses an unknown tenant with AADSTS90002 before charging anything: never a 429, and the real tenant's burst untouched", async () => {
+    emulator = await startEmulator({ faults: parseFaultSpec("idp-rate=1").faults });
+    const post = (tenant: string) => fetch(`${emulator.httpUrl}/${tenant}/oauth2/v2.0/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+    for (const tenant of ["made-up.onmicrosoft.com", "made-up.onmicrosoft.com", ...Array.from({ length: 8 }, (_, i) => `00000000-0000-4000-8000-00000000000${i}`)]) {
+      const answer = await post(tenant);
+      expect([tenant, answer.status, ((await answer.json()) as { error_codes: number[] }).error_codes]).toEqual([tenant, 400, [90002]]);
+    }
+    const real = await post(emulator.outputs().tenantId);
+    expect([real.status, ((await real.json()) as { error_codes: number[] }).error_codes]).toEqual([400, [900144]]);
+    // One bucket for the tenant, whichever name the URL gives it.
+    expect((await post(emulator.outputs().tenantId)).status).toBe(429);
+    expect((await post("contoso.onmicrosoft.com")).status).toBe(429);
+  });
+
   it("limits Graph per calling application, with Graph's TooManyRequests envelope", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("graph-rate=1").faults });
     // Tokens the emulator signed, whose only use here is to name the calling application.

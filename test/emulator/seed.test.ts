@@ -24,6 +24,15 @@ describe("loadTenantFile (agent-user emulator --tenant FILE)", () => {
     expect(load({ ...base, servicePrincipals: sps })).toThrow(/servicePrincipals\[0\]\.graphAppRoles must be an array/);
   });
 
+  it("takes an object's createdByAppId as a string, or none; the built-in tenant's chain names the provisioner", () => {
+    const base = defaultTenant();
+    const app = { id: "a1", appId: "b1", kind: "application", displayName: "made by another app", createdByAppId: "c1" };
+    expect(load({ ...base, applications: [app] })().applications[0]!.createdByAppId).toBe("c1");
+    expect(load({ ...base, applications: [{ ...app, createdByAppId: 7 }] })).toThrow(/applications\[0\]\.createdByAppId must be a string when given/);
+    const made = [...base.applications, ...base.servicePrincipals].filter((o) => o.kind !== "application" && o.kind !== "servicePrincipal");
+    expect(made.map((o) => [o.kind, o.createdByAppId])).toEqual(made.map((o) => [o.kind, base.applications[0]!.appId]));
+  });
+
   it("fills absent lists, so a hand-written application needs only its ids, kind and name", () => {
     const base = defaultTenant();
     const app = { id: "a1", appId: "b1", kind: "application", displayName: "hand-written" };

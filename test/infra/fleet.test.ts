@@ -107,11 +107,25 @@ describe("a stack with three agents", () => {
       { urn: `${kit}$${dynamic}::${name}`, parent: `${kit}::agent-user-kit` },
       { urn: `urn:pulumi:test::agent-user-kit::agent-user-kit:index:${type}$${dynamic}::${name}`, parent: `${kit}$agent-user-kit:index:${type}::${wrapper}` },
     ];
+    // The first agent may be a one-agent stack's, moved to `agents`: it is aliased from the one-agent names too.
+    const oneAgent = (type: string, dynamic: string, suffix: string) => [
+      { urn: `${kit}$${dynamic}::agent-user-kit-${suffix}`, parent: `${kit}::agent-user-kit` },
+      ...inside(type, `agent-user-kit-${suffix}`, dynamic, `agent-user-kit-${suffix}-${suffix}`),
+    ];
     expect(aliases).toEqual(
       Object.fromEntries(
-        ["research", "writer", "triage"].flatMap((agent) => [
-          [`agent-user-kit-${agent}-identity`, inside("AgentIdentity", `agent-user-kit-${agent}-identity`, DYNAMIC.identity, `agent-user-kit-${agent}-identity-identity`)],
-          [`agent-user-kit-${agent}-user`, inside("AgentUser", `agent-user-kit-${agent}-user`, DYNAMIC.user, `agent-user-kit-${agent}-user-user`)],
+        ["research", "writer", "triage"].flatMap((agent, index) => [
+          [
+            `agent-user-kit-${agent}-identity`,
+            [
+              ...inside("AgentIdentity", `agent-user-kit-${agent}-identity`, DYNAMIC.identity, `agent-user-kit-${agent}-identity-identity`),
+              ...(index === 0 ? oneAgent("AgentIdentity", DYNAMIC.identity, "identity") : []),
+            ],
+          ],
+          [
+            `agent-user-kit-${agent}-user`,
+            [...inside("AgentUser", `agent-user-kit-${agent}-user`, DYNAMIC.user, `agent-user-kit-${agent}-user-user`), ...(index === 0 ? oneAgent("AgentUser", DYNAMIC.user, "user") : [])],
+          ],
         ]),
       ),
     );

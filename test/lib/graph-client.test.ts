@@ -58,7 +58,7 @@ describe("GraphClient guards", () => {
 
   it("a provider's lookup that meets a field of the wrong type fails with a malformed answer naming the call, not a TypeError", async () => {
     const inputs = { userPrincipalName: "a@contoso.com", identityParentId: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9" } as AgentUserInputs;
-    const err = await findByUpn(client(), inputs).catch((e: unknown) => e);
+    const err = await findByUpn(client(), inputs, "5b0c8e7a-1f2d-4c3b-9a8e-7d6c5b4a3f21").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MalformedAnswerError);
     expect((err as MalformedAnswerError).message).toBe(
       "Graph GET /v1.0/users/microsoft.graph.agentUser: malformed answer: page 1: value[0].identityParentId is a number, not a string",

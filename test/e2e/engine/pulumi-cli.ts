@@ -1,21 +1,26 @@
 /**
- * The Pulumi CLI that `npm run engine` built (PULUMI_ENGINE_BIN), run as a
- * user runs it: a local file backend, a passphrase, no plugin downloads, and
- * the provisioner's ARM_* in the environment, against the emulator.
+ * The Pulumi engine `npm run engine` built (PULUMI_ENGINE_BIN, and the azuread
+ * plugin at PULUMI_AZUREAD_PLUGIN), run as a user runs it against the
+ * emulator: a local file backend with a passphrase, no plugin downloads, the
+ * provisioner's ARM_* and the emulator's cloud metadata host in the
+ * environment, and the trust bundle `agent-user emulator --env-out` writes.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Emulator } from "../../../emulator/server";
-import { installConsumer, pinned } from "../package/consumer";
+import { trustBundle } from "../../../probes/trust-bundle";
+import { installConsumer, pinned, REPO } from "../package/consumer";
 
-export interface PulumiRun {
+export interface CommandRun {
   code: number;
   stdout: string;
   stderr: string;
 }
 
 export const PASSPHRASE = "engine test passphrase";
+/** The azuread plugin `@pulumi/azuread` asks for. */
+export const AZUREAD_VERSION = pinned("@pulumi/azuread").split("@").pop()!;
 
 /** The directory of the built engine; a missing one is an error that says how to get it, never a skip. */
 export function engineBin(): string {
@@ -24,56 +29,139 @@ export function engineBin(): string {
   return bin;
 }
 
+/** shared/engine beside the clone or one of its parents, where `npm run engine` finds it too. */
+export function sharedEngine(): string {
+  if (process.env.AGENT_USER_KIT_ENGINE_SOURCES) return process.env.AGENT_USER_KIT_ENGINE_SOURCES;
+  for (let dir = dirname(REPO); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "shared", "engine", "SHA256SUMS"))) return join(dir, "shared", "engine");
+    if (dir === dirname(dir)) throw new Error("no shared/engine/SHA256SUMS beside the clone or its parents: set AGENT_USER_KIT_ENGINE_SOURCES");
+  }
+}
+
+/** The azuread provider binary to install into the plugin cache; undefined when the engine's CLI acquires plugins itself. */
+export function azureadPlugin(): string | undefined {
+  return process.env.PULUMI_AZUREAD_PLUGIN || undefined;
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
+  return new Promise((done) => {
+    // Asynchronous: the emulator answers from this process.
+    execFile(command, args, { cwd, env, encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      done({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** What every project of one test file shares: the emulator, a PULUMI_HOME with the azuread plugin, and the environment. */
+export interface EngineWorld {
+  work: string;
+  emulator: Emulator;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The world under `work`: the trust bundle written, the azuread plugin installed once into its PULUMI_HOME. */
+export async function engineWorld(work: string, emulator: Emulator): Promise<EngineWorld> {
+  const caFile = join(work, "emulator-ca.pem");
+  writeFileSync(caFile, emulator.caPem);
+  const bundle = join(work, "emulator-trust.pem");
+  writeFileSync(bundle, trustBundle(emulator.caPem, {}).text);
+  const provisioner = emulator.provisioner()!;
+  const plugin = azureadPlugin();
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${engineBin()}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+    HOME: work,
+    PULUMI_HOME: join(work, "pulumi-home"),
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    ...(plugin ? { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" } : {}),
+    ARM_TENANT_ID: provisioner.tenantId,
+    ARM_CLIENT_ID: provisioner.clientId,
+    ARM_CLIENT_SECRET: provisioner.clientSecret,
+    // What `agent-user emulator --env-out` writes: the cloud metadata host, and one bundle for Go and Node.
+    ARM_METADATA_HOSTNAME: new URL(emulator.httpsUrl).host,
+    SSL_CERT_FILE: bundle,
+    NODE_EXTRA_CA_CERTS: bundle,
+  };
+  const args = plugin ? ["plugin", "install", "resource", "azuread", AZUREAD_VERSION, "--file", plugin] : ["plugin", "install", "resource", "azuread", AZUREAD_VERSION];
+  const installed = await run("pulumi", args, work, env);
+  if (installed.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${installed.code}\n${installed.stderr}`);
+  return { work, emulator, env };
+}
+
 export interface PulumiProject {
   dir: string;
   env: NodeJS.ProcessEnv;
   /** Runs `pulumi ARGS` in the project, for at most ten minutes; resolves with its exit code and output. */
-  run(args: string[]): Promise<PulumiRun>;
+  run(args: string[]): Promise<CommandRun>;
   /** The same, failing with its output when the exit code is not 0. */
-  ok(args: string[]): Promise<PulumiRun>;
+  ok(args: string[]): Promise<CommandRun>;
+  /** `pulumi stack init` with each key set in the stack's configuration; a key with `[` is set with --path. */
+  init(stack: string, config: Record<string, string>): Promise<void>;
+  /** `pulumi stack output --json --show-secrets`, parsed, and the file it was written to. */
+  outputs(): Promise<{ file: string; values: StackOutputsJson }>;
+  /** `agent-user ARGS` as this project's user runs it, with extra environment. */
+  agentUser(args: string[], env?: NodeJS.ProcessEnv): Promise<CommandRun>;
+  /** The state directory of its file backend. */
+  stateDir: string;
 }
 
-/**
- * A consumer project in `work`/`name` that installs the packed tarball and
- * @pulumi/pulumi, with `program` as its index.js, and its own backend and
- * PULUMI_HOME under `work`.
- */
-export function consumerProject(work: string, name: string, tarball: string, program: string, emulator: Emulator, caFile: string): PulumiProject {
-  // @pulumi/azuread: the Pulumi entry loads it; its plugin is needed only by azuread resources, which this program has none of.
-  const dir = installConsumer(join(work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
-  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
-  copyFileSync(program, join(dir, "index.js"));
-  const state = join(work, `${name}-state`);
-  mkdirSync(state);
-  const provisioner = emulator.provisioner()!;
-  const env: NodeJS.ProcessEnv = {
-    PATH: `${engineBin()}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-    HOME: work,
-    PULUMI_HOME: join(work, `${name}-pulumi-home`),
-    PULUMI_BACKEND_URL: `file://${state}`,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    ARM_TENANT_ID: provisioner.tenantId,
-    ARM_CLIENT_ID: provisioner.clientId,
-    ARM_CLIENT_SECRET: provisioner.clientSecret,
-    NODE_EXTRA_CA_CERTS: caFile,
+export interface StackOutputsJson {
+  [key: string]: unknown;
+  blueprintAppId: string;
+  blueprintObjectId: string;
+  agents: Record<string, { agentIdentityId: string; agentUserId: string; agentUserPrincipalName: string; grantId: string; grantScopes: string }>;
+}
+
+function project(world: EngineWorld, dir: string, agentUserBin: string[]): PulumiProject {
+  const stateDir = `${dir}-state`;
+  mkdirSync(stateDir, { recursive: true });
+  const env = { ...world.env, PULUMI_BACKEND_URL: `file://${stateDir}` };
+  const pulumi = (args: string[]) => run("pulumi", ["--non-interactive", ...args], dir, env);
+  const ok = async (args: string[]) => {
+    const result = await pulumi(args);
+    if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+    return result;
   };
-  const run = (args: string[]) =>
-    new Promise<PulumiRun>((done) => {
-      // Asynchronous: the emulator answers from this process.
-      execFile("pulumi", [...args, "--non-interactive"], { cwd: dir, env, encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-        done({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr });
-      });
-    });
   return {
     dir,
     env,
-    run,
-    ok: async (args) => {
-      const result = await run(args);
-      if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
-      return result;
+    stateDir,
+    run: pulumi,
+    ok,
+    async init(stack, config) {
+      await ok(["stack", "init", stack]);
+      for (const [key, value] of Object.entries(config)) {
+        const path = key.includes("[") ? ["--path"] : [];
+        await ok(["config", "set", ...path, key, "--", value]);
+      }
     },
+    async outputs() {
+      const { stdout } = await ok(["stack", "output", "--json", "--show-secrets"]);
+      const file = join(dir, "outputs.json");
+      writeFileSync(file, stdout, { mode: 0o600 });
+      return { file, values: JSON.parse(stdout) as StackOutputsJson };
+    },
+    agentUser: (args, extra = {}) => run(agentUserBin[0]!, [...agentUserBin.slice(1), ...args], dir, { ...env, ...extra }),
   };
+}
+
+/** A consumer project in `work`/`name` that installs the packed tarball and the peers, with `program` as its index.js. */
+export function consumerProject(world: EngineWorld, name: string, tarball: string, program: string): PulumiProject {
+  const dir = installConsumer(join(world.work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
+  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
+  copyFileSync(program, join(dir, "index.js"));
+  return project(world, dir, [process.execPath, join(dir, "node_modules", "agent-user-kit", "dist", "probes", "agent-user.js")]);
+}
+
+/**
+ * The repository's own stack (Pulumi.yaml, infra/stack.ts) as a user runs it
+ * from the clone, in a directory of its own whose sources are the clone's, so
+ * `pulumi stack init` writes its stack file there and nothing in the clone.
+ */
+export function repoProject(world: EngineWorld, name: string): PulumiProject {
+  const dir = join(world.work, name);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(REPO, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
+  for (const entry of ["infra", "lib", "node_modules", "package.json", "tsconfig.json"]) symlinkSync(join(REPO, entry), join(dir, entry));
+  return project(world, dir, [process.execPath, join(REPO, "dist", "probes", "agent-user.js")]);
 }

@@ -3,10 +3,14 @@
  * the tarball (and only what it chooses of the peers), as a user would.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
-export const REPO = resolve(__dirname, "../../..");
+/** The repository: the first folder up from here with its package.json (this file also runs compiled, from dist/, for the bench). */
+export const REPO = ((): string => {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, "package.json"))) return dir;
+  throw new Error(`no package.json above ${__dirname}`);
+})();
 
 function npm(args: string[], cwd: string): string {
   // --prefer-offline: every package is already in the npm cache from this repository's own install.
@@ -36,13 +40,13 @@ export function pinned(name: string): string {
   return `${name}@${pkg.devDependencies[name]}`;
 }
 
-/** The first ```ts block under a README heading, exactly as a reader copies it. */
-export function readmeExample(heading: string): string {
+/** The first block of `info` (e.g. "ts", "sh engine") under a README heading, exactly as a reader copies it. */
+export function readmeExample(heading: string, info = "ts"): string {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
   const at = readme.indexOf(`\n${heading}\n`);
   if (at < 0) throw new Error(`README.md has no heading ${JSON.stringify(heading)}`);
-  const block = /```ts[^\n]*\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (!block) throw new Error(`README.md has no ts block under ${JSON.stringify(heading)}`);
+  const block = new RegExp("```" + info.replace(/ /g, " +") + "(?: [^\\n]*)?\\n([\\s\\S]*?)```").exec(readme.slice(at));
+  if (!block) throw new Error(`README.md has no ${info} block under ${JSON.stringify(heading)}`);
   return block[1]!;
 }
 

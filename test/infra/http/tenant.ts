@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { bareTenant, DEFAULT_IDS } from "../../../emulator/seed";
+import { bareTenant, DEFAULT_IDS, password } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
 import { GraphClient } from "../../../lib/graph-client";
 import { agentIdentityProvider, type AgentIdentityInputs, type AgentIdentityOutputs } from "../../../infra/providers/agent-identity";
@@ -24,6 +24,7 @@ import type { GraphResourceInputs } from "../../../infra/providers/inputs";
 import { AGENT_USERS, BLUEPRINTS } from "../../../lib/graph-paths";
 import { sponsorBinds } from "../../../infra/providers/sponsors";
 import { provisionerToken } from "../../../infra/provisioner-credential";
+import { requestToken, tokenEndpoint } from "../../../lib/token-client";
 import { forgetProvisioner } from "../../provisioner-state";
 import { PACKAGE_VERSION as PROVIDER_VERSION } from "../../../lib/version";
 
@@ -66,6 +67,30 @@ export async function startTenant(): Promise<Tenant> {
       await emulator.close();
     },
   };
+}
+
+/** Another application of the tenant: its appId, its principal's object id, and Graph as it. */
+export interface OtherApp {
+  appId: string;
+  principalId: string;
+  graph: GraphClient;
+}
+
+/**
+ * Registers another application in the tenant holding only `roles`, as an
+ * admin would consent them, and answers Graph as that application (a real
+ * client-credentials token from the emulator): what plants objects the
+ * provisioner must not adopt.
+ */
+export function otherApp(t: Tenant, roles: string[], name = "Another app"): OtherApp {
+  const [appId, principalId] = [randomUUID(), randomUUID()];
+  const secret = password("planter");
+  const { store } = t.emulator;
+  store.createApplication({ id: randomUUID(), appId, kind: "application", displayName: name, sponsors: [], owners: [], passwordCredentials: [secret], keyCredentials: [], federatedIdentityCredentials: [], createdAt: 0 });
+  store.createServicePrincipal({ id: principalId, appId, kind: "servicePrincipal", displayName: name, servicePrincipalType: "Application", servicePrincipalNames: [appId], sponsors: [], graphAppRoles: roles, createdAt: 0 });
+  const endpoint = tokenEndpoint(t.emulator.httpUrl, store.tenantId);
+  const params = { grant_type: "client_credentials", client_id: appId, client_secret: secret.secretText, scope: `${t.emulator.httpUrl}/.default` };
+  return { appId, principalId, graph: new GraphClient({ baseUrl: t.emulator.httpUrl, getToken: async () => (await requestToken("other app", endpoint, params)).response.access_token }) };
 }
 
 /** Takes an application permission away from the provisioner; its next token lacks it. */
@@ -184,7 +209,7 @@ export function waitDrivenClock(t: Tenant): Clock {
 /** The lookup and the POST a blueprint's create hands createOrAdopt, as its provider makes them. */
 export function blueprintSteps(inputs: BlueprintInputs) {
   return {
-    lookup: (graph: GraphClient) => findByTag(graph, inputs.adoptionTag),
+    lookup: (graph: GraphClient) => findByTag(graph, inputs.adoptionTag, DEFAULT_IDS.provisionerAppId),
     create: (graph: GraphClient) =>
       postOnce<{ id: string }>(graph, BLUEPRINTS, {
         displayName: inputs.displayName,
@@ -198,7 +223,7 @@ export function blueprintSteps(inputs: BlueprintInputs) {
 export function agentUserSteps(inputs: AgentUserInputs) {
   const { displayName, mailNickname, userPrincipalName, identityParentId } = inputs;
   return {
-    lookup: (graph: GraphClient) => findByUpn(graph, inputs),
+    lookup: (graph: GraphClient) => findByUpn(graph, inputs, DEFAULT_IDS.provisionerAppId),
     create: (graph: GraphClient) =>
       postOnce<{ id: string }>(graph, AGENT_USERS, { accountEnabled: true, displayName, mailNickname, userPrincipalName, identityParentId }),
   };

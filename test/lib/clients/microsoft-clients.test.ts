@@ -244,6 +244,17 @@ describe("the token endpoint reads scope as Entra does", () => {
     expect(await hop3(graphDefault, { claims: "[1]" })).toMatchObject({ status: 400, body: { error: "invalid_grant", error_description: expect.stringContaining("claims parameter must be a JSON object") } });
   });
 
+  it("hop 3 copies only cp1 from xms_cc: 40,000 other values, control characters and markup never reach the token", async () => {
+    const noise = [...Array.from({ length: 40_000 }, (_, i) => `cap${i}`), "cp2\u001b[31m", "<script>alert(1)</script>", "line\nbreak"];
+    const withCp1 = await hop3(graphDefault, { claims: JSON.stringify({ access_token: { xms_cc: { values: [...noise, "cp1", "cp1"] } } }) });
+    expect(withCp1.status).toBe(200);
+    expect(claimsOf(withCp1.body.access_token as string).xms_cc).toEqual(["cp1"]);
+    expect((withCp1.body.access_token as string).length).toBeLessThan(4_000);
+    const without = await hop3(graphDefault, { claims: JSON.stringify({ access_token: { xms_cc: { values: noise } } }) });
+    expect(without.status).toBe(200);
+    expect(claimsOf(without.body.access_token as string)).not.toHaveProperty("xms_cc");
+  });
+
   it("two resources in one request: AADSTS28000, on either grant", async () => {
     const two = `${graphDefault} ${TOKEN_EXCHANGE_APP_ID}/.default`;
     expect(await post(blueprint(two))).toMatchObject({ status: 400, body: { error: "invalid_request", error_codes: [28000] } });

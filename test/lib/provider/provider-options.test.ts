@@ -196,6 +196,27 @@ describe("the constructor refuses options it cannot use, naming the option", () 
   });
 });
 
+describe("getToken({ claims }) refuses a claims request it cannot use, naming what is wrong", () => {
+  it("a claims request nested 100,000 deep: a UsageError naming the depth limit, never a stack overflow, and nothing sent", async () => {
+    const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    for (const enableCae of [false, true]) {
+      const before = ctx.emulator.requests.length;
+      const err = await new AgentUserTokenProvider(options()).getToken({ claims: deep, enableCae }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toMatch(/claims must be a claims request, a JSON object such as .*; this one is nested deeper than 512 levels, more than any claims request/);
+      expect((err as UsageError).message).not.toMatch(/RangeError|call stack/);
+      expect(ctx.emulator.requests.length).toBe(before);
+    }
+  });
+
+  it("a claims request 511 levels deep is still one: it reaches hop 3", async () => {
+    const deep = `{"access_token":{"nbf":${'{"a":'.repeat(509)}1${"}".repeat(509)}}}`;
+    const recorder = recordingDispatcher();
+    await new AgentUserTokenProvider({ ...options(), dispatcher: recorder.dispatcher }).getToken({ claims: deep });
+    expect(recorder.sent.at(-1)!.form.claims).toBe(deep);
+  });
+});
+
 describe("the token-exchange audience", () => {
   const USGOV = "api://AzureADTokenExchangeUSGov";
 

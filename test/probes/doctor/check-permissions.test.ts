@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_IDS } from "../../../emulator/seed";
+import { agentEntries, DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
 import { forgetProvisioner } from "../../provisioner-state";
 import { CHECK_OPERATIONS, CHECK_PERMISSIONS, GRAPH_OPERATIONS, operationOf, PROVISIONER_PERMISSIONS, uncovered, type OperationId } from "../../../lib/graph-permissions";
@@ -34,6 +35,41 @@ let emulator: Emulator;
 let env: NodeJS.ProcessEnv;
 let outputs: string;
 let config: string;
+let plantedConfig: string;
+
+/**
+ * Beside the stack's chain, objects of its stack that another application
+ * made, which preflight fails naming their owners (the owners reads): a
+ * blueprint carrying the stack's tag, and an agent identity under the stack's
+ * own blueprint of the same name, holding the stack's agent user UPN.
+ */
+function plantForeignObjects(): void {
+  const { store } = emulator;
+  const other = { appId: randomUUID(), principalId: randomUUID() };
+  store.createServicePrincipal({ id: other.principalId, appId: other.appId, kind: "servicePrincipal", displayName: "Another app", servicePrincipalType: "Application", servicePrincipalNames: [], sponsors: [], graphAppRoles: [], createdAt: 0 });
+  const blueprint = (createdBy: { appId: string; principalId: string }) =>
+    store.createApplication({
+      id: randomUUID(),
+      appId: randomUUID(),
+      kind: "agentIdentityBlueprint",
+      displayName: "Planted blueprint",
+      tags: ["agent-user-kit:agent-user-kit/dev/planted-blueprint"],
+      sponsors: [DEFAULT_IDS.sponsorId],
+      owners: [createdBy.principalId],
+      createdByAppId: createdBy.appId,
+      passwordCredentials: [],
+      keyCredentials: [],
+      federatedIdentityCredentials: [],
+      createdAt: 0,
+    });
+  blueprint(other);
+  const own = blueprint({ appId: DEFAULT_IDS.provisionerAppId, principalId: DEFAULT_IDS.provisionerPrincipalId });
+  const userPrincipalName = `planted-agent@${DEFAULT_IDS.domain}`;
+  const agent = agentEntries({ identityId: randomUUID(), userId: randomUUID(), displayName: "Planted agent", userPrincipalName, blueprintAppId: own.appId, sponsors: [DEFAULT_IDS.sponsorId], createdBy: other });
+  store.createServicePrincipal({ ...agent.identity, createdAt: 0 });
+  store.createUser({ ...agent.user, createdAt: 0 });
+  plantedConfig = writeStackConfig(scratch.dir, { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, blueprintName: "Planted blueprint", agentUserName: "planted-agent" });
+}
 beforeAll(async () => {
   emulator = await startEmulator();
   const p = emulator.provisioner()!;
@@ -43,6 +79,7 @@ beforeAll(async () => {
   // preflight against this very chain, held by the stack "dev": its UPN check then reads the agent user and its identity too.
   emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"] });
   config = writeStackConfig(scratch.dir, { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, blueprintName: "Research agent blueprint", agentUserName: "research-agent" });
+  plantForeignObjects();
 });
 afterAll(async () => {
   await emulator.close();
@@ -80,7 +117,10 @@ async function runs(command: Command): Promise<Run[]> {
           [["doctor", "--outputs", outputs], env],
           [["doctor"], { ...env, ...byVariables }],
         ]
-      : [[["preflight", "--config-from-stack", config, "--stack", "dev"], env]];
+      : [
+          [["preflight", "--config-from-stack", config, "--stack", "dev"], env],
+          [["preflight", "--config-from-stack", plantedConfig, "--stack", "dev"], env],
+        ];
   const all: Run[] = [];
   for (const [argv, vars] of ways) {
     forgetProvisioner();
@@ -97,7 +137,10 @@ describe("doctor's and preflight's Graph permissions", () => {
   it("holding the kit's set, doctor and preflight pass and between them make every read the table gives them", async () => {
     setRoles(KIT_SET);
     const done = [...(await runs("doctor")), ...(await runs("preflight"))];
-    expect(done.map((r) => [r.code, r.stderr])).toEqual(done.map(() => [0, ""]));
+    // The last run meets the planted objects: a failed check for each (exit 8), its owners read and named.
+    expect(done.map((r) => [r.code, r.stderr])).toEqual([...done.slice(0, -1).map(() => [0, ""]), [8, ""]]);
+    expect(done.at(-1)!.stdout).toMatch(/^failed\s+blueprint name\s+Planted blueprint\s+the blueprint "Planted blueprint" \(\S+\) was created by application \S+, not by the provisioner \S+; its owners: application "Another app"/m);
+    expect(done.at(-1)!.stdout).toMatch(/^failed\s+agent user upn\s+planted-agent@\S+\s+held by agent user \S+, whose agent identity "Planted agent" \(\S+\) was created by application \S+, not by the provisioner \S+; its owners: application "Another app"/m);
     const made = new Set(done.flatMap((r) => r.calls.filter((c) => c.status === 200).map((c) => c.op)));
     expect(CHECK_OPERATIONS.filter((id) => !made.has(id))).toEqual([]);
     // Every read permission the kit documents for these two is one the removal cases below take away.

@@ -1,39 +1,26 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
-import { startEmulator, type Emulator } from "../../../emulator/server";
 import { forgetProvisioner } from "../../provisioner-state";
-import { runCli, scratchDir, type CliRun } from "../../harness";
-import { writeStackConfig } from "./stack-config";
+import { runCli, type CliRun } from "../../harness";
+import { usePreflightTenant, writeStackConfig } from "./stack-config";
 
 /**
  * `agent-user preflight` over real HTTP against the emulator: the checklist
  * of a new stack, each failure it exists to catch, and never a Graph write.
  */
 
-const scratch = scratchDir();
-let emulator: Emulator;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  emulator = await startEmulator();
-  const p = emulator.provisioner()!;
-  env = { ARM_TENANT_ID: p.tenantId, ARM_CLIENT_ID: p.clientId, ARM_CLIENT_SECRET: p.clientSecret };
-});
-afterAll(async () => {
-  await emulator.close();
-  scratch.remove();
-});
-beforeEach(() => forgetProvisioner());
+const t = usePreflightTenant();
 
-/** The stack config of a new stack, against the emulator. */
+/** The stack config of a new stack, against the t.emulator. */
 function configFile(overrides: Record<string, string | string[]> = {}): string {
-  return writeStackConfig(scratch.dir, { graphUrl: emulator.httpUrl, authorityUrl: emulator.httpUrl, ...overrides });
+  return writeStackConfig(t.scratch.dir, { graphUrl: t.emulator.httpUrl, authorityUrl: t.emulator.httpUrl, ...overrides });
 }
 
 async function preflight(args: string[]): Promise<CliRun> {
-  const before = emulator.requests.length;
-  const run = await runCli(["preflight", ...args], env);
-  const graph = emulator.requests.slice(before).filter((r) => r.surface === "graph");
+  const before = t.emulator.requests.length;
+  const run = await runCli(["preflight", ...args], t.env);
+  const graph = t.emulator.requests.slice(before).filter((r) => r.surface === "graph");
   expect(graph.filter((r) => r.method !== "GET")).toEqual([]);
   return run;
 }
@@ -56,16 +43,16 @@ describe("agent-user preflight", () => {
   });
 
   it("the provisioner's token, asked for before any Graph call, is retried on a 429 or 503: exit 0", async () => {
-    emulator.faults.set({ throttle: 1, unavailable: 1, retryAfterS: 0, target: "token" });
+    t.emulator.faults.set({ throttle: 1, unavailable: 1, retryAfterS: 0, target: "token" });
     try {
-      const before = emulator.requests.length;
+      const before = t.emulator.requests.length;
       const run = await preflight(["--config-from-stack", configFile()]);
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
       // The faults did fire, and the third try got the token.
-      expect(emulator.requests.slice(before).filter((r) => r.surface === "token").map((r) => r.status)).toEqual([429, 503, 200]);
+      expect(t.emulator.requests.slice(before).filter((r) => r.surface === "token").map((r) => r.status)).toEqual([429, 503, 200]);
       expect(line(run.stdout, "ok", "provisioner permissions", DEFAULT_IDS.provisionerAppId)).toBe(true);
     } finally {
-      emulator.faults.reset();
+      t.emulator.faults.reset();
     }
   });
 
@@ -100,7 +87,7 @@ describe("agent-user preflight", () => {
     expect(other.stdout).toMatch(/^warning\s+blueprint name\s+Research agent blueprint\s+1 other blueprint\(s\) already carry this display name/m);
     expect(other.stdout).toMatch(/^failed\s+agent user upn\s+research-agent@\S+\s+already taken by another chain's agent user/m);
 
-    emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"] });
+    t.emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: ["agent-user-kit:agent-user-kit/dev/agent-user-kit-blueprint"] });
     try {
       const mine = await preflight(["--config-from-stack", taken, "--stack", "dev"]);
       expect(mine.code).toBe(0);
@@ -108,12 +95,12 @@ describe("agent-user preflight", () => {
       expect(mine.stdout).toMatch(/^ok\s+agent user upn\s+research-agent@\S+\s+held by this stack's agent user/m);
       expect((await preflight(["--config-from-stack", taken, "--stack", "prod"])).code).toBe(8);
     } finally {
-      emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: [] });
+      t.emulator.store.updateApplication(DEFAULT_IDS.blueprintObjectId, { tags: [] });
     }
   });
 
   it("a missing provisioning permission fails naming it and the admin-consent step; a missing read permission only warns", async () => {
-    const { store } = emulator;
+    const { store } = t.emulator;
     const roles = (graphAppRoles: string[]) => store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles });
     const saved = [...store.servicePrincipal(DEFAULT_IDS.provisionerPrincipalId)!.graphAppRoles];
     try {
@@ -135,7 +122,7 @@ describe("agent-user preflight", () => {
   });
 
   it("reads the provisioner from the file's azuread: keys when no ARM_* is set", async () => {
-    const p = emulator.provisioner()!;
+    const p = t.emulator.provisioner()!;
     const file = configFile();
     const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     json["azuread:tenantId"] = { value: p.tenantId, secret: false };
@@ -152,18 +139,18 @@ describe("agent-user preflight", () => {
     const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     json["agent-user-kit:sponsors"] = { secret: true };
     writeFileSync(file, JSON.stringify(json));
-    const leftOut = await runCli(["preflight", "--config-from-stack", file], env);
+    const leftOut = await runCli(["preflight", "--config-from-stack", file], t.env);
     expect(leftOut.code).toBe(2);
     expect(leftOut.stderr).toMatch(/agent-user-kit:sponsors is a secret/);
     expect(leftOut.stderr).toMatch(/pass --sponsors/);
-    const given = await runCli(["preflight", "--config-from-stack", file, "--sponsors", DEFAULT_IDS.sponsorId], env);
+    const given = await runCli(["preflight", "--config-from-stack", file, "--sponsors", DEFAULT_IDS.sponsorId], t.env);
     expect(given.code).toBe(0);
   });
 
   it("takes the keys as flags alone, without a file", async () => {
     const run = await preflight([
       "--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Flag blueprint", "--agent-identity-name", "Flag agent", "--agent-user-name", "flag-agent",
-      "--sponsors", DEFAULT_IDS.sponsorId, "--graph", emulator.httpUrl, "--authority", emulator.httpUrl,
+      "--sponsors", DEFAULT_IDS.sponsorId, "--graph", t.emulator.httpUrl, "--authority", t.emulator.httpUrl,
     ]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
@@ -173,36 +160,36 @@ describe("agent-user preflight", () => {
   const flagsAlone = ["--user-domain", DEFAULT_IDS.domain, "--blueprint-name", "Env blueprint", "--agent-identity-name", "Env agent", "--agent-user-name", "env-agent", "--sponsors", DEFAULT_IDS.sponsorId];
 
   it("reads AGENT_USER_GRAPH_URL and AGENT_USER_AUTHORITY_URL as the other commands do, over the file's graphUrl and authorityUrl", async () => {
-    const elsewhere = writeStackConfig(scratch.dir, { graphUrl: "https://graph.invalid", authorityUrl: "https://login.invalid", userDomain: DEFAULT_IDS.domain });
-    const before = emulator.requests.length;
-    const run = await runCli(["preflight", "--config-from-stack", elsewhere, ...flagsAlone.slice(2)], { ...env, AGENT_USER_GRAPH_URL: emulator.httpUrl, AGENT_USER_AUTHORITY_URL: emulator.httpUrl });
+    const elsewhere = writeStackConfig(t.scratch.dir, { graphUrl: "https://graph.invalid", authorityUrl: "https://login.invalid", userDomain: DEFAULT_IDS.domain });
+    const before = t.emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", elsewhere, ...flagsAlone.slice(2)], { ...t.env, AGENT_USER_GRAPH_URL: t.emulator.httpUrl, AGENT_USER_AUTHORITY_URL: t.emulator.httpUrl });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(emulator.requests.slice(before).map((r) => r.surface)).toEqual(expect.arrayContaining(["token", "graph"]));
+    expect(t.emulator.requests.slice(before).map((r) => r.surface)).toEqual(expect.arrayContaining(["token", "graph"]));
   });
 
   it("the old --graph-url and --authority-url still work, each with a deprecation line on stderr; with the new flag too it is exit 2", async () => {
-    const run = await preflight([...flagsAlone, "--graph-url", emulator.httpUrl, "--authority-url", emulator.httpUrl]);
+    const run = await preflight([...flagsAlone, "--graph-url", t.emulator.httpUrl, "--authority-url", t.emulator.httpUrl]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
       "agent-user preflight: --graph-url is deprecated and goes in the next release; use --graph\n" +
         "agent-user preflight: --authority-url is deprecated and goes in the next release; use --authority\n",
     );
-    const both = await preflight([...flagsAlone, "--graph", emulator.httpUrl, "--graph-url", emulator.httpUrl, "--authority", emulator.httpUrl]);
+    const both = await preflight([...flagsAlone, "--graph", t.emulator.httpUrl, "--graph-url", t.emulator.httpUrl, "--authority", t.emulator.httpUrl]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--graph and --graph-url are the same setting/);
   });
 
   it("a misspelt scope outside the allow-list is exit 2 with the allowed scope it likely meant, with nothing sent to Graph", async () => {
-    const before = emulator.requests.length;
-    const run = await runCli(["preflight", "--config-from-stack", configFile({ scopes: ["Chat.ReadWritte", "User.Read"] })], env);
+    const before = t.emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", configFile({ scopes: ["Chat.ReadWritte", "User.Read"] })], t.env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/agent-user-kit:scopes holds Chat\.ReadWritte \(did you mean Chat\.ReadWrite\?\), not in the allow-list/);
-    expect(emulator.requests.length).toBe(before);
+    expect(t.emulator.requests.length).toBe(before);
   });
 
   it("a malformed --config-from-stack file is exit 2 at its line and column, never quoting it (it may hold the provisioner secret)", async () => {
-    const file = join(scratch.dir, "broken-config.json");
+    const file = join(t.scratch.dir, "broken-config.json");
     writeFileSync(file, '{\n  "azuread:clientSecret": {"value": s3cr3t-provisioner, "secret": true}\n}');
     const run = await preflight(["--config-from-stack", file]);
     expect(run.code).toBe(2);
@@ -211,10 +198,10 @@ describe("agent-user preflight", () => {
   });
 
   it("invalid configuration is exit 2 naming the key, with nothing sent to Graph", async () => {
-    const before = emulator.requests.length;
-    const run = await runCli(["preflight", "--config-from-stack", configFile({ sponsors: ["ada@contoso.onmicrosoft.com"] })], env);
+    const before = t.emulator.requests.length;
+    const run = await runCli(["preflight", "--config-from-stack", configFile({ sponsors: ["ada@contoso.onmicrosoft.com"] })], t.env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/agent-user-kit:sponsors must hold user object ids/);
-    expect(emulator.requests.length).toBe(before);
+    expect(t.emulator.requests.length).toBe(before);
   });
 });

@@ -97,6 +97,47 @@ describe("certificate credential", () => {
   });
 });
 
+describe("a credential outside its validity window (startDateTime to endDateTime)", () => {
+  /** Hop 1 with a valid assertion of `cert`, which the blueprint holds. */
+  function hop1WithCertificate(cert: ReturnType<typeof blueprintCertificate>): Promise<TokenEndpointError> {
+    const loaded = loadCertificate(cert, "blueprint");
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { aud: endpoint, iss: ctx.out.blueprintAppId, sub: ctx.out.blueprintAppId, jti: randomUUID(), nbf: now, iat: now, exp: now + 300 };
+    return hop1Refused(signJwt({ alg: "PS256", "x5t#S256": loaded.thumbprintS256 }, claims, loaded.key));
+  }
+
+  /** The uploaded certificate's key credential, to move its window. */
+  const keyCredential = (keyId: string) => ctx.emulator.store.applicationByAppId(ctx.out.blueprintAppId!)!.keyCredentials.find((k) => k.keyId === keyId)!;
+
+  it.each([
+    ["has expired", "2025-01-01T00:00:00Z", "2026-01-01T08:30:05Z", "Start=01/01/2025 00:00:00, End=01/01/2026 08:30:05"],
+    ["starts only tomorrow", new Date(Date.now() + 86_400_000).toISOString(), "2099-01-01T00:00:00Z", "End=01/01/2099 00:00:00"],
+  ])("a certificate whose key credential %s: AADSTS700027, the key used is expired, naming its thumbprint and window", async (_when, startDateTime, endDateTime, window) => {
+    const cert = blueprintCertificate(ctx.emulator, ctx.scratch.dir);
+    Object.assign(keyCredential(cert.keyId), { startDateTime, endDateTime });
+    const err = await hop1WithCertificate(cert);
+    expect([err.status, err.error, err.codes]).toEqual([401, "invalid_client", [700027]]);
+    const thumbprint = Buffer.from(loadCertificate(cert, "blueprint").thumbprintS256, "base64url").toString("hex").toUpperCase();
+    expect(err.description).toContain(`Client assertion contains an invalid signature. [Reason - The key used is expired., Thumbprint of key used by client: '${thumbprint}', Found key '`);
+    expect(err.description).toContain(window);
+  });
+
+  it("a client secret that starts only tomorrow, as one that has ended: AADSTS7000222", async () => {
+    const blueprint = ctx.emulator.store.applicationByAppId(ctx.out.blueprintAppId!)!;
+    const secret = blueprint.passwordCredentials[0]!;
+    const saved = { ...secret };
+    try {
+      for (const window of [{ startDateTime: new Date(Date.now() + 86_400_000).toISOString() }, { endDateTime: new Date(Date.now() - 1_000).toISOString() }]) {
+        Object.assign(secret, saved, window);
+        const err = await requestToken("hop 1 (blueprint token)", endpoint, { grant_type: "client_credentials", client_id: blueprint.appId, client_secret: secret.secretText, scope: EXCHANGE_SCOPE, fmi_path: ctx.out.agentIdentityId! }).catch((e: unknown) => e as TokenEndpointError);
+        expect([window, (err as TokenEndpointError).codes]).toEqual([window, [7000222]]);
+      }
+    } finally {
+      Object.assign(secret, saved);
+    }
+  });
+});
+
 describe("assertion refusals, with the codes of Microsoft's Azure SDK troubleshooting guide", () => {
   /** Hop 1 with an assertion signed by the uploaded certificate's key, claims overridden. */
   async function hop1With(claims: Record<string, unknown>): Promise<TokenEndpointError> {

@@ -1,0 +1,91 @@
+/**
+ * What stands at `--outputs FILE` or `--env-out FILE` before the emulator
+ * starts: an earlier run's regular file is replaced; anything else (a FIFO, a
+ * socket, a device node, a directory) is exit 2 naming what it is, and is
+ * left exactly as it was, with nothing else removed or written either. The
+ * device is made with mknod in a temporary directory when the tests run as
+ * root, as CI containers often do (the FIFO stands in otherwise); the
+ * machine's own /dev/null is never touched.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../harness";
+
+let dir: string;
+const servers: Server[] = [];
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "agent-user-emulator-places-"));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((closed) => s.close(closed))));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type NodeCase = [kind: string, words: string, make: (path: string) => Promise<void>];
+
+/** A node of each kind at a fresh path, and the words the refusal names it by. */
+const NODES: NodeCase[] = [
+  ["FIFO", "it is a FIFO (named pipe), not a regular file (ENOTREG)", async (path) => void execFileSync("mkfifo", [path])],
+  [
+    "UNIX socket",
+    "it is a socket, not a regular file (ENOTREG)",
+    (path) =>
+      new Promise<void>((listening) => {
+        const server = createServer();
+        servers.push(server);
+        server.listen(path, listening);
+      }),
+  ],
+  ["directory", "EISDIR", async (path) => void mkdirSync(path)],
+  // Major 1, minor 3: what /dev/null is on Linux, made here and not there. mknod needs root; without it the FIFO stands in.
+  ...(process.getuid?.() === 0
+    ? [["character device", "it is a character device, not a regular file (ENOTREG)", async (path) => void execFileSync("mknod", [path, "c", "1", "3"])] satisfies NodeCase]
+    : []),
+];
+
+/** What identifies a directory entry: the same inode, kind, device numbers and mode mean it was left alone. */
+const identity = (s: Stats) => ({ ino: s.ino, mode: s.mode, rdev: s.rdev, kind: s.isFIFO() ? "fifo" : s.isSocket() ? "socket" : s.isCharacterDevice() ? "chr" : s.isDirectory() ? "dir" : "other" });
+
+describe.each(["--outputs", "--env-out"])("%s FILE", (flag) => {
+  it.each(NODES)("a %s at FILE: exit 2 naming it, the node left as it was, nothing written", async (_kind, words, make) => {
+    const cwd = mkdtempSync(join(dir, "case-"));
+    const path = join(cwd, "target");
+    await make(path);
+    const before = identity(lstatSync(path));
+    const run = await runCli(["emulator", flag, path], {}, cwd);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot write ${flag} ${path}: ${words}`);
+    expect(identity(lstatSync(path))).toEqual(before);
+    // No certificate, temporary file or anything else beside it.
+    expect(readdirSync(cwd)).toEqual(["target"]);
+    expect(run.stdout).toBe("");
+  });
+});
+
+it("a stale --outputs file stays when --env-out is refused: every place is checked before any is removed", async () => {
+  const cwd = mkdtempSync(join(dir, "both-"));
+  const outputs = join(cwd, "outputs.json");
+  writeFileSync(outputs, '{"earlier":"run"}');
+  execFileSync("mkfifo", [join(cwd, "arm.env")]);
+  const run = await runCli(["emulator", "--outputs", outputs, "--env-out", join(cwd, "arm.env")], {}, cwd);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`cannot write --env-out ${join(cwd, "arm.env")}: it is a FIFO (named pipe)`);
+  expect(readFileSync(outputs, "utf8")).toBe('{"earlier":"run"}');
+  expect(lstatSync(join(cwd, "arm.env")).isFIFO()).toBe(true);
+  expect(existsSync(join(cwd, "emulator-ca.pem"))).toBe(false);
+});
+
+it("a FIFO where the certificate goes (beside --outputs) is refused before the stale outputs are removed", async () => {
+  const cwd = mkdtempSync(join(dir, "ca-"));
+  const outputs = join(cwd, "outputs.json");
+  writeFileSync(outputs, "{}");
+  execFileSync("mkfifo", [join(cwd, "emulator-ca.pem")]);
+  const run = await runCli(["emulator", "--outputs", outputs], {}, cwd);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(`cannot write the certificate beside --outputs, ${join(cwd, "emulator-ca.pem")}: it is a FIFO (named pipe), not a regular file (ENOTREG)`);
+  expect(readFileSync(outputs, "utf8")).toBe("{}");
+  expect(lstatSync(join(cwd, "emulator-ca.pem")).isFIFO()).toBe(true);
+});
