@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { JwtClaims } from "../lib/jwt";
 import type { Faults } from "./faults";
 import type { OperationId } from "../lib/graph-permissions";
+import type { GraphVersion } from "./pipeline/graph-path";
 import type { SigningKey } from "./signing-key";
 import type { TenantStore } from "./store";
 
@@ -17,6 +18,8 @@ export interface EmulatorRequest {
   params: Record<string, string>;
   /** scheme://host:port the client used, e.g. for a token endpoint URL or an @odata.nextLink. */
   origin: string;
+  /** The Graph API version the URL names, for a Graph route (pipeline/graph-path.ts). */
+  version?: GraphVersion;
   /** The verified claims of the caller, on a route that names a Graph operation. */
   callerClaims?: JwtClaims;
   /** The Graph operation the caller was authorized for. */
@@ -42,8 +45,11 @@ export type Handler = (req: EmulatorRequest, ctx: EmulatorContext) => EmulatorRe
 
 export interface Route {
   method: string;
+  /** Matched on the URL path; for a Graph route, on the canonical path without the version (pipeline/graph-path.ts). */
   pattern: RegExp;
   surface: Surface;
+  /** The Graph versions that serve the route, where the reference documents only one; both when absent. */
+  versions?: readonly GraphVersion[];
   /**
    * The Graph operation the route serves: its row of the permission table
    * (lib/graph-operations.json) says what a caller must hold, checked before the
@@ -63,6 +69,8 @@ export class Reply extends Error {
 export interface MatchedRoute {
   route: Route;
   params: Record<string, string>;
+  /** The Graph version of a Graph route's URL. */
+  version?: GraphVersion;
 }
 
 /** A path segment, URI-decoded; a malformed escape (e.g. `%ZZ`) is kept as sent, so the handler answers "not found", never a 500. */
@@ -74,16 +82,23 @@ function decodeParam(value: string): string {
   }
 }
 
-export function matchRoute(routes: readonly Route[], method: string, path: string): MatchedRoute | "method" | undefined {
+/**
+ * The route serving `method` on `path`, "method" when only another method is
+ * served there. A Graph route matches a Graph path (one with a version) of a
+ * version it serves; every other route, a path outside Graph.
+ */
+export function matchRoute(routes: readonly Route[], method: string, path: string, version?: GraphVersion): MatchedRoute | "method" | undefined {
   let pathMatched = false;
   for (const route of routes) {
+    if ((route.surface === "graph") !== (version !== undefined)) continue;
+    if (version !== undefined && route.versions && !route.versions.includes(version)) continue;
     const m = route.pattern.exec(path);
     if (!m) continue;
     pathMatched = true;
     if (route.method !== method) continue;
     const params: Record<string, string> = {};
     for (const [k, v] of Object.entries(m.groups ?? {})) if (v !== undefined) params[k] = decodeParam(v);
-    return { route, params };
+    return { route, params, ...(version ? { version } : {}) };
   }
   return pathMatched ? "method" : undefined;
 }

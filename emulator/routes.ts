@@ -10,6 +10,7 @@ import { userRoutes } from "./graph/users";
 import { discoveryRoutes } from "./idp/discovery";
 import { imdsRoutes } from "./idp/imds";
 import { tokenRoutes } from "./idp/token-endpoint";
+import { untypedCreateRoutes } from "./graph/untyped-creates";
 import type { Route } from "./router";
 
 /** Every API surface the emulator serves: one handler module each. */
@@ -25,6 +26,7 @@ export const ROUTES: readonly Route[] = [
   ...applicationCredentialRoutes,
   ...servicePrincipalRoutes,
   ...userRoutes,
+  ...untypedCreateRoutes,
   ...grantRoutes,
   ...domainRoutes,
 ];

@@ -12,6 +12,8 @@ export interface Application {
   uniqueName?: string | null;
   /** Free-form tags; the blueprint provider finds its own blueprint by one. */
   tags?: string[];
+  /** The other properties a body set: documented ones (description, signInAudience, identifierUris, ...) and, the type being open, any other. */
+  properties?: Record<string, unknown>;
   sponsors: string[];
   owners: string[];
   passwordCredentials: PasswordCredential[];
@@ -59,6 +61,8 @@ export interface ServicePrincipal {
   accountEnabled?: boolean;
   /** The delegated permissions this principal publishes as a resource API. */
   oauth2PermissionScopes?: PermissionScope[];
+  /** The other properties a body set: documented ones (tags, appRoleAssignmentRequired, ...) and, the type being open, any other. */
+  properties?: Record<string, unknown>;
   /** Internal, never served: for a blueprint principal, the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
   managerAppId?: string;
   createdAt: number;
@@ -77,6 +81,8 @@ export interface User {
   identityParentId?: string;
   /** For agent users: sponsors (users or groups), which the create call does not set. */
   sponsors?: string[];
+  /** The other properties a body set: documented ones (jobTitle, usageLocation, ...) and, the type being open, any other. */
+  properties?: Record<string, unknown>;
   createdAt: number;
 }
 
@@ -107,6 +113,6 @@ export interface PermissionGrant {
 }
 
 /** The fields a PATCH or a drift may change; ids, kinds and creation times stay. */
-export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "keyCredentials">>;
-export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled">>;
-export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId">>;
+export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "keyCredentials" | "properties">>;
+export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled" | "properties">>;
+export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId" | "properties">>;

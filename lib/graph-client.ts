@@ -147,7 +147,7 @@ export interface GraphClientOptions extends HttpOptions {
 export interface GraphCallOptions {
   body?: unknown;
   headers?: Record<string, string>;
-  /** Agent ID APIs need OData-Version 4.0, or a typed POST may create a plain object. */
+  /** Send OData-Version 4.0, which the Entra how-to requires where a body names its Agent ID @odata.type, and the typed URLs take. */
   agentId?: boolean;
   /** Also retry not-found for this long: the next step after a create races replication. */
   consistencyWindowMs?: number;

@@ -25,7 +25,14 @@ export type PermissionReach =
   /** Objects that descend from the calling blueprint: AgentIdentity.CreateAsManager and AgentIdUser.ReadWrite.IdentityParentedBy are held by blueprints. */
   | "ownBlueprint"
   /** The signed-in user alone: User.Read and User.ReadWrite read "the signed-in user only" (user-get). */
-  | "self";
+  | "self"
+  /**
+   * A change of the properties of its own category only, where an update's
+   * properties each need their category's permission (a blueprint's, by
+   * the Agent ID permission matrix): the emulator checks each property
+   * (emulator/graph/agent-id-types.ts), and the kit never chooses it.
+   */
+  | "otherProperties";
 
 export interface GraphOperation {
   /** What a person calls it, e.g. "list agent identity blueprints". */
@@ -33,6 +40,12 @@ export interface GraphOperation {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** The path as sent, with `{name}` for each variable segment. */
   path: string;
+  /**
+   * Other paths Graph serves the operation at, under the same permissions:
+   * an untyped collection whose body names the type (a create of
+   * `POST /v1.0/applications` with the blueprint's `@odata.type`).
+   */
+  aliases?: readonly string[];
   /** Application permissions the reference lists, least privileged first. */
   application: readonly string[];
   /** Delegated permissions the reference lists, least privileged first. */
@@ -78,13 +91,14 @@ export class PermissionTableError extends AgentUserError {
 
 // Records, not arrays, so that the compiler holds each list to its type, both ways.
 const METHODS: Record<GraphOperation["method"], true> = { GET: true, POST: true, PATCH: true, DELETE: true };
-const REACHES: Record<PermissionReach, true> = { owner: true, createdAsManager: true, ownBlueprint: true, self: true };
+const REACHES: Record<PermissionReach, true> = { owner: true, createdAsManager: true, ownBlueprint: true, self: true, otherProperties: true };
 const CALLERS: Record<Caller, true> = { provider: true, azuread: true, doctor: true, preflight: true, comments: true, agent: true };
 
 const ROW: Shape = {
   summary: "string",
   method: "string",
   path: "string",
+  aliases: "string[]?",
   application: "string[]",
   delegated: "string[]",
   agentIdWrite: "boolean?",
@@ -113,6 +127,8 @@ function rowProblem(row: unknown, where: string): string | undefined {
   const op = row as unknown as KitOperation;
   if (!Object.hasOwn(METHODS, op.method)) return `${where}.method is not one of ${Object.keys(METHODS).join(", ")}`;
   if (!op.path.startsWith("/")) return `${where}.path does not start with /`;
+  const alias = op.aliases?.find((p) => !p.startsWith("/"));
+  if (alias !== undefined) return `${where}.aliases holds ${alias}, which does not start with /`;
   if (!op.source.trim()) return `${where}.source is empty: every row names the page it comes from`;
   const caller = op.callers.find((c) => !Object.hasOwn(CALLERS, c));
   if (caller !== undefined) return `${where}.callers holds ${caller}, not one of ${Object.keys(CALLERS).join(", ")}`;

@@ -7,7 +7,8 @@ import { requireReach } from "./directory-auth";
 import { resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, odataType, requiredString } from "./odata";
+import { collection, entity, metadataUrl, requiredString } from "./odata";
+import { jsonBody, odataType } from "./request-body";
 
 /**
  * A blueprint's credentials on the untyped application URLs, as azuread's
@@ -17,7 +18,13 @@ import { collection, entity, jsonBody, odataType, requiredString } from "./odata
  * blueprints only.
  */
 
-const APP = "/v1\\.0/applications/(?<id>[^/]+)";
+/**
+ * A blueprint, addressed on the base type or through its own cast: the
+ * blueprint pages document both (`POST /applications/{id}/microsoft.graph.agentIdentityBlueprint/addPassword`,
+ * agentidentityblueprint-addpassword; `/applications/{id}/federatedIdentityCredentials`,
+ * the Entra how-to), and the Agent 365 CLI falls back from one to the other.
+ */
+const APP = "/applications/(?<id>[^/]+)(?:/microsoft\\.graph\\.agentIdentityBlueprint)?";
 const FIC_TYPE = "microsoft.graph.federatedIdentityCredential";
 const MAX_FEDERATED = 20;
 /** Graph's default lifetime of a password added without endDateTime. */
@@ -63,7 +70,7 @@ function addPassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespon
     endDateTime: credentialDate(req, fields.endDateTime, "endDateTime", new Date(now.getTime() + DEFAULT_PASSWORD_DAYS * 86_400_000)),
   };
   ctx.store.addPassword(app.id, credential);
-  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#microsoft.graph.passwordCredential`, customKeyIdentifier: null, ...credential }, req.headers);
+  return graphOk({ "@odata.context": metadataUrl(req, "microsoft.graph.passwordCredential"), customKeyIdentifier: null, ...credential }, req.headers);
 }
 
 function removePassword(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -79,7 +86,7 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
   const app = managed(req, ctx);
   // A body may name its own type, as HashiCorp's Graph client does on every write (OData's type annotation).
   const body = jsonBody(req, ["@odata.type", "name", "issuer", "subject", "audiences", "description"]);
-  odataType(req, body, FIC_TYPE);
+  odataType(req, body["@odata.type"], FIC_TYPE);
   const name = requiredString(req, body, "name");
   if (app.federatedIdentityCredentials.some((f) => f.name === name)) throw graphError(req, GRAPH_ERRORS.federatedNameTaken(name));
   if (app.federatedIdentityCredentials.length >= MAX_FEDERATED) throw graphError(req, GRAPH_ERRORS.federatedLimit(MAX_FEDERATED));
@@ -96,7 +103,7 @@ function addFederated(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRespo
     description: typeof body.description === "string" ? body.description : null,
   };
   ctx.store.addFederatedCredential(app.id, fic);
-  const context = `${req.origin}/v1.0/$metadata#applications('${app.id}')/federatedIdentityCredentials/$entity`;
+  const context = metadataUrl(req, `applications('${app.id}')/federatedIdentityCredentials/$entity`);
   return graphCreated({ "@odata.context": context, ...ficView(fic) }, req.headers);
 }
 

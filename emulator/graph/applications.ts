@@ -1,23 +1,56 @@
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
+import { namesType } from "../pipeline/graph-path";
 import type { Application } from "../store";
-import { callerAppId, callerId, createsAsManager, requireReach } from "./directory-auth";
-import { CREATION_READ_ONLY, displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
+import { BLUEPRINT } from "./agent-id-types";
+import { callerAppId, callerId, createsAsManager, requirePropertyPermissions, requireReach } from "./directory-auth";
+import { displayName, owners, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion } from "./odata";
+import { collection, entity, matches, metadataUrl, parseFilter } from "./odata";
+import { mergeProperties, odataType, typedBody, type TypedBody } from "./request-body";
+import { keyCredentialsFrom } from "./key-credentials";
 import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
 /**
  * Agent identity blueprints (application subtype
  * microsoft.graph.agentIdentityBlueprint) on their typed URLs: create, list
- * with $filter, get, update, delete, sponsors and owners.
+ * with $filter, get, update, delete, sponsors and owners. A blueprint holds the
+ * properties its resource page documents, inherited ones included, and (the
+ * type is open) any other a body gives.
  */
 
-const TYPE = "microsoft.graph.agentIdentityBlueprint";
-const COLLECTION = "/v1\\.0/applications/microsoft\\.graph\\.agentIdentityBlueprint";
-const OBJECT = "/v1\\.0/applications/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprint";
+const TYPE = BLUEPRINT.type;
+const COLLECTION = "/applications/microsoft\\.graph\\.agentIdentityBlueprint";
+const OBJECT = "/applications/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprint";
 const CONTEXT = `applications/${TYPE}`;
+
+/**
+ * What a blueprint answers for a documented property it was never given:
+ * the not-nullable collections empty, signInAudience its documented default
+ * "AzureADMyOrg", the others null (resources/agentidentityblueprint.md@282406a4).
+ */
+const UNSET: Readonly<Record<string, unknown>> = {
+  api: null,
+  appRoles: [],
+  certification: null,
+  description: null,
+  groupMembershipClaims: null,
+  identifierUris: [],
+  info: null,
+  optionalClaims: null,
+  requiredResourceAccess: [],
+  serviceManagementReference: null,
+  signInAudience: "AzureADMyOrg",
+  tokenEncryptionKeyId: null,
+  verifiedPublisher: null,
+  web: null,
+};
+
+/** The accounts a blueprint may sign in (resources/agentidentityblueprint.md@282406a4, signInAudience). */
+const SIGN_IN_AUDIENCES: readonly string[] = ["AzureADMyOrg", "AzureADMultipleOrgs", "AzureADandPersonalMicrosoftAccount", "PersonalMicrosoftAccount"];
+/** "The maximum allowed size is 1,024 characters" (resources/agentidentityblueprint.md@282406a4, description). */
+const MAX_DESCRIPTION = 1024;
 
 /** A blueprint as Graph serves it; secret values are never served back. */
 export function applicationView(app: Application): Record<string, unknown> {
@@ -26,9 +59,10 @@ export function applicationView(app: Application): Record<string, unknown> {
     id: app.id,
     appId: app.appId,
     displayName: app.displayName,
-    tags: app.tags ?? [],
     createdByAppId: app.createdByAppId ?? null,
-    signInAudience: "AzureADMyOrg",
+    ...UNSET,
+    ...app.properties,
+    tags: app.tags ?? [],
     passwordCredentials: app.passwordCredentials.map(({ keyId, displayName, hint, startDateTime, endDateTime }) => ({
       customKeyIdentifier: null,
       displayName,
@@ -48,32 +82,43 @@ function blueprint(ctx: EmulatorContext, id: string): Application | undefined {
   return app?.kind === "agentIdentityBlueprint" ? app : undefined;
 }
 
-function tags(req: EmulatorRequest, value: unknown): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((t) => typeof t === "string")) throw graphError(req, GRAPH_ERRORS.tagsNotStrings());
-  return value;
+/**
+ * The properties a body sets besides displayName and tags, each checked by
+ * its page's rule, merged over `current`: null leaves a property unset.
+ * Every field is checked before any is stored, so a refused body changes nothing.
+ */
+function properties(req: EmulatorRequest, body: TypedBody, current: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  const { description, signInAudience } = body.values;
+  if (typeof description === "string" && description.length > MAX_DESCRIPTION) throw graphError(req, GRAPH_ERRORS.descriptionTooLong(description.length, MAX_DESCRIPTION));
+  if (typeof signInAudience === "string" && !SIGN_IN_AUDIENCES.includes(signInAudience)) throw graphError(req, GRAPH_ERRORS.invalidApplicationValue("signInAudience"));
+  return mergeProperties(body, ["displayName", "tags", "keyCredentials"], current);
 }
 
-function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  requireODataVersion(req);
-  const body = jsonBody(req, ["@odata.type", "displayName", "tags", "sponsors@odata.bind", "owners@odata.bind"], CREATION_READ_ONLY);
-  odataType(req, body, TYPE);
+function tags(value: unknown, fallback: string[] = []): string[] {
+  return Array.isArray(value) ? (value as string[]) : fallback;
+}
+
+/** A blueprint create: on its typed URL, or on the untyped collection when the body names the type (untyped-creates.ts). */
+export function createBlueprint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const body = typedBody(req, BLUEPRINT, ["@odata.type", "sponsors@odata.bind", "owners@odata.bind"], true);
+  odataType(req, body.values["@odata.type"], TYPE);
   const app = ctx.store.createApplication({
     id: ctx.store.newId(),
     appId: ctx.store.newId(),
     kind: "agentIdentityBlueprint",
-    displayName: displayName(req, body),
-    tags: tags(req, body.tags),
-    sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity blueprint"),
-    owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
+    displayName: displayName(req, body.values),
+    tags: tags(body.values.tags),
+    properties: properties(req, body),
+    sponsors: readSponsorBinds(req, ctx, body.values["sponsors@odata.bind"], "agent identity blueprint"),
+    owners: owners(req, ctx, callerId(req), body.values["owners@odata.bind"]),
     createdByAppId: callerAppId(req),
     managerAppId: createsAsManager(req),
     passwordCredentials: [],
-    keyCredentials: [],
+    keyCredentials: body.values.keyCredentials === undefined ? [] : keyCredentialsFrom(req, ctx, [], body.values.keyCredentials),
     federatedIdentityCredentials: [],
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...applicationView(app) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...applicationView(app) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -91,16 +136,31 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   return entity(req, applicationView(app), TYPE, CONTEXT);
 }
 
-function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+/**
+ * A blueprint update, on its typed URL or its base type's
+ * (application-object.ts), each property under the permission of its
+ * category (agent-id-types.ts, BLUEPRINT_PROPERTY_PERMISSIONS). On the base
+ * type's URL the body may name that type (HashiCorp's Graph client writes
+ * `#microsoft.graph.application` on every PATCH) or the blueprint's
+ * (application-update: "can also update an agentIdentityBlueprint object
+ * when the @odata.type property is set to #microsoft.graph.agentIdentityBlueprint").
+ * Every field is checked before any is stored, so a refused PATCH changes nothing.
+ */
+export function updateBlueprint(req: EmulatorRequest, ctx: EmulatorContext, url: "typed" | "base" = "typed"): EmulatorResponse {
   const app = blueprint(ctx, req.params.id!);
   requireReach(req, app);
   if (!app) throw resourceNotFound(req, req.params.id!);
-  const body = jsonBody(req, ["@odata.type", "displayName", "tags"], CREATION_READ_ONLY);
-  odataType(req, body, TYPE);
-  // Every field is validated before any is applied: a refused PATCH changes nothing.
-  const name = body.displayName !== undefined ? displayName(req, body) : app.displayName;
-  const newTags = body.tags !== undefined ? tags(req, body.tags) : app.tags;
-  ctx.store.updateApplication(app.id, { displayName: name, tags: newTags });
+  const body = typedBody(req, BLUEPRINT, ["@odata.type"], false, app.id);
+  const given = body.values["@odata.type"];
+  if (!(url === "base" && typeof given === "string" && namesType(given, "microsoft.graph.application"))) odataType(req, given, TYPE);
+  requirePropertyPermissions(req, app, [...Object.keys(body.values), ...Object.keys(body.dynamic)].filter((n) => !n.includes("@")));
+  const { keyCredentials } = body.values;
+  ctx.store.updateApplication(app.id, {
+    displayName: body.values.displayName !== undefined ? displayName(req, body.values) : app.displayName,
+    tags: tags(body.values.tags, app.tags),
+    properties: properties(req, body, app.properties),
+    keyCredentials: keyCredentials === undefined ? app.keyCredentials : keyCredentialsFrom(req, ctx, app.keyCredentials, keyCredentials),
+  });
   return graphNoContent(req.headers);
 }
 
@@ -114,9 +174,9 @@ function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 export const applicationRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.list", handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.create", handler: create },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "blueprint.create", handler: createBlueprint },
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.get", handler: get },
-  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: update },
+  { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.update", handler: (req, ctx) => updateBlueprint(req, ctx) },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "blueprint.delete", handler: remove },
   ...sponsorRoutes(OBJECT, { list: "blueprint.sponsors.list", add: "blueprint.sponsors.add", remove: "blueprint.sponsors.remove" }, { name: "agent identity blueprint", keepsOne: true }, blueprint),
   ownerRoute(OBJECT, "blueprint.owners.list", blueprint),

@@ -1,4 +1,5 @@
 import { GRAPH_OPERATIONS, type GraphOperation, type PermissionReach } from "../../lib/graph-permissions";
+import { BLUEPRINT_ALL_UPDATES, BLUEPRINT_PROPERTY_PERMISSIONS } from "./agent-id-types";
 import { appIdOf } from "../pipeline/authenticate";
 import type { EmulatorRequest } from "../router";
 import { callerOf, heldBy } from "./auth";
@@ -47,6 +48,9 @@ function reaches(req: EmulatorRequest, reach: PermissionReach, target: ReachTarg
       return !!appId && target.blueprintAppId?.toLowerCase() === appId;
     case "self":
       return callerOf(req).idtyp === "user" && typeof oid === "string" && target.userId?.toLowerCase() === oid.toLowerCase();
+    case "otherProperties":
+      // Which properties: requirePropertyPermissions.
+      return true;
   }
 }
 
@@ -81,4 +85,19 @@ function acceptedHeld(req: EmulatorRequest, op: GraphOperation): string[] {
 /** Whether the caller holds AgentIdentityBlueprint.CreateAsManager: what it creates then records it as its manager. */
 export function createsAsManager(req: EmulatorRequest): string | undefined {
   return heldBy(callerOf(req)).includes("AgentIdentityBlueprint.CreateAsManager") ? callerAppId(req) : undefined;
+}
+
+/**
+ * A blueprint update's second check, once the caller holds one of the row's
+ * permissions: each property it changes needs the permission of its
+ * category, unless the caller holds AgentIdentityBlueprint.ReadWrite.All or
+ * created the blueprint holding AgentIdentityBlueprint.CreateAsManager (which
+ * "will allow subsequent updates ... implicitly", the matrix's footnote).
+ */
+export function requirePropertyPermissions(req: EmulatorRequest, target: ReachTarget, names: readonly string[]): void {
+  const held = heldBy(callerOf(req));
+  if (held.includes(BLUEPRINT_ALL_UPDATES)) return;
+  if (held.includes("AgentIdentityBlueprint.CreateAsManager") && reaches(req, "createdAsManager", target)) return;
+  const missing = names.find((name) => !held.includes(BLUEPRINT_PROPERTY_PERMISSIONS[name] ?? BLUEPRINT_ALL_UPDATES));
+  if (missing !== undefined) throw graphError(req, GRAPH_ERRORS.propertyPermissionMissing(missing, BLUEPRINT_PROPERTY_PERMISSIONS[missing], BLUEPRINT_ALL_UPDATES));
 }

@@ -9,13 +9,6 @@ import { boundedString } from "./odata";
  * and `@odata.bind` references.
  */
 
-/**
- * What blueprints, blueprint principals and agent identities record of their
- * creation, read-only on each type's page: createdByAppId ("Set internally
- * by Microsoft Entra ID. Read-only.") is the caller's, whatever a body says.
- */
-export const CREATION_READ_ONLY: readonly string[] = ["createdByAppId", "createdDateTime"];
-
 /** The body's displayName, as blueprint and agent identity create and PATCH take it: a non-empty string within Entra's length limit. */
 export function displayName(req: EmulatorRequest, body: Record<string, unknown>): string {
   return boundedString(req, body, "displayName", LIMITS.displayName, (length) => GRAPH_ERRORS.displayNameTooLong(length, LIMITS.displayName));

@@ -27,4 +27,4 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   return entity(req, view, TYPE, "domains");
 }
 
-export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/v1\.0\/domains\/(?<id>[^/]+)$/, surface: "graph", operation: "domain.get", handler: get }];
+export const domainRoutes: Route[] = [{ method: "GET", pattern: /^\/domains\/(?<id>[^/]+)$/, surface: "graph", operation: "domain.get", handler: get }];

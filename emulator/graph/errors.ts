@@ -56,6 +56,8 @@ export const GRAPH_ERRORS = {
   applicationOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes application permissions only, not a user token."),
   rolesMissing: (code: string, summary: string, accepted: readonly string[]) =>
     denied(code, `Insufficient privileges to complete the operation: to ${summary} the token's roles need one of ${accepted.join(", ")}.`),
+  propertyPermissionMissing: (property: string, category: string | undefined, all: string) =>
+    denied("Authorization_RequestDenied", `Insufficient privileges to complete the operation: changing ${property} of an agent identity blueprint needs ${category ? `${category} or ` : ""}${all}.`),
   delegatedOnly: (code: string) => denied(code, "Insufficient privileges to complete the operation: this API takes delegated permissions only, not an application token."),
   notReached: (summary: string, held: readonly string[], tenantWide: readonly string[]) =>
     denied(
@@ -96,23 +98,35 @@ export const GRAPH_ERRORS = {
       message: "The service is temporarily unavailable.",
       headers: retryAfter(retryAfterS),
     }),
+  // concepts/json-batching: "If the batch request itself is malformed, the status code is 400"; the page gives no code or words.
+  batchMalformed: (reason: string) => odataBadRequest(`Invalid batch request: ${reason}.`),
+  // "If an individual request fails, any request that depends on that request fails with status code 424 (Failed Dependency)."
+  batchDependencyFailed: (id: string) => spec({ status: 424, code: "FailedDependency", message: `[emulator rule] The request it depends on (${JSON.stringify(id)}) failed.` }),
   unreadableJson: () => odataBadRequest("Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format."),
   bodyNotObject: () => odataBadRequest("The request body must be a JSON object."),
   // No documented code: the emulator's choice, a Graph-shaped 400 (emulator/graph/README.md).
   blueprintSecretsRefused: () =>
     badRequest("This tenant's policy does not allow password or certificate credentials on agent identity blueprints; add a federated identity credential instead."),
   odataTypeMismatch: (given: unknown, expected: string) =>
-    badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes.`),
+    badRequest(`The @odata.type ${JSON.stringify(given)} is not #${expected}, the type this URL creates or changes (any case, with or without '#').`),
   odataTypeMissing: (expected: string) => badRequest(`An update of this object must carry "@odata.type": "#${expected}".`),
   undeclaredProperty: (key: string) => badRequest(`Property '${key}' does not exist as a declared property or extension property.`),
   // Graph's words for a read-only property in a body (microsoftgraph/msgraph-bicep-types#260, on applications); the code is the directory's 400, the emulator's choice.
   readOnlyProperty: (key: string) => badRequest(`Property '${key}' is read-only and cannot be set.`),
   requiredString: (name: string) => badRequest(`Property '${name}' is required and must be a non-empty string.`),
-  oDataVersionMissing: (method: string, path: string) =>
-    odataBadRequest(
-      `[emulator rule] ${method} ${path} needs the header OData-Version: 4.0; ` +
-        "without it Microsoft Graph can silently create a plain object instead of the Agent ID type.",
+  /** A documented property the type refuses in a body, with the answer its source gives (graph/agent-id-types.ts). */
+  propertyRefused: (message: string) => badRequest(message),
+  propertyValueInvalid: (name: string, kind: string) =>
+    badRequest(`Invalid value for property '${name}': expected ${{ string: "a string", strings: "a list of strings", boolean: "true or false", object: "an object", objects: "a list of objects" }[kind] ?? kind}.`),
+  propertyTwice: (name: string) => badRequest(`[emulator rule] Property '${name}' is given twice: Graph reads property names without regard to case.`),
+  // The Entra how-to: "The OData-Version header must be set to 4.0" for the untyped collection's create.
+  untypedCreateWithoutODataVersion: (type: string, path: string) =>
+    badRequest(
+      `[emulator rule] POST ${path} names "@odata.type": "#${type}" without the header OData-Version: 4.0; the Entra how-to requires it for this form, ` +
+        `and without it Microsoft Graph does not create the ${type.slice("microsoft.graph.".length)}: send the header, or POST to ${path.replace(/\/+$/, "")}/${type}.`,
     ),
+  untypedCreateNotServed: (what: string, path: string) =>
+    badRequest(`[emulator rule] POST ${path} creates ${what} here, which the emulator does not serve; it serves the Agent ID types of this collection, named by "@odata.type" or on their typed URLs.`),
   queryOptionNotServed: (name: string) => unsupportedQuery(`[emulator rule] the query option ${name} is not served by the emulator.`),
   filterClauseInvalid: (rest: string) => odataBadRequest(`Invalid filter clause: '${rest}' (the emulator reads eq clauses joined by 'and').`),
   filterAndExpected: (rest: string) => odataBadRequest(`Invalid filter clause: expected 'and' before '${rest}'.`),
@@ -144,6 +158,9 @@ export const GRAPH_ERRORS = {
   // --- Blueprints, principals and agent identities.
   displayNameTooLong: (length: number, max: number) => badRequest(`displayName is ${length} characters; at most ${max} are allowed.`),
   tagsNotStrings: () => badRequest("tags must be a list of strings."),
+  descriptionTooLong: (length: number, max: number) => badRequest(`description is ${length} characters; at most ${max} are allowed.`),
+  /** The user form's wording ("Invalid value specified for property 'x' of resource 'User'."), for applications. */
+  invalidApplicationValue: (name: string) => badRequest(`Invalid value specified for property '${name}' of resource 'Application'.`),
   principalExists: (appId: string) => conflict(`The blueprint ${appId} already has a service principal in this tenant.`),
   // Codes from the Agent ID error codes page (learn.microsoft.com/entra/agent-id/error-codes), which gives no statuses:
   // the emulator answers 400 for a refused body and 403 for a caller that may not create.
@@ -182,7 +199,6 @@ export const GRAPH_ERRORS = {
   invalidUserValue: (name: string) => badRequest(`Invalid value specified for property '${name}' of resource 'User'.`),
   upnTaken: () => badRequest("Another object with the same value for property userPrincipalName already exists."),
   accountEnabledNotBoolean: () => badRequest("accountEnabled must be true or false."),
-  agentUserPassword: () => badRequest("Agent users cannot have a password: remove passwordProfile."),
   identityHasAgentUser: (identityId: string, userId: string) =>
     badRequest(`Agent identity ${identityId} already has an agent user (${userId}); an agent identity holds at most one.`),
 

@@ -2,6 +2,7 @@ import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "
 import type { Comment, DriveItem } from "../store";
 import { graphError, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
+import { metadataUrl } from "./odata";
 
 /**
  * Graph's file surface as far as the comment probe uses it (reference
@@ -59,7 +60,7 @@ function shareDriveItem(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   const shareId = req.params.shareId!;
   const item = itemByShareId(ctx, shareId);
   if (!item) throw graphError(req, GRAPH_ERRORS.sharingLinkNotFound());
-  return graphOk(driveItemView(ctx, item, `${req.origin}/v1.0/$metadata#shares('${shareId}')/driveItem/$entity`), req.headers);
+  return graphOk(driveItemView(ctx, item, metadataUrl(req, `shares('${shareId}')/driveItem/$entity`)), req.headers);
 }
 
 /** The item of a comments path, honouring its per-item 404. */
@@ -108,7 +109,7 @@ function replies(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 }
 
 export const fileRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", operation: "share.driveItem", handler: shareDriveItem },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", operation: "comments.list", handler: comments },
-  { method: "GET", pattern: /^\/beta\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", operation: "comments.replies", handler: replies },
+  { method: "GET", pattern: /^\/shares\/(?<shareId>[^/]+)\/driveItem$/, surface: "graph", operation: "share.driveItem", handler: shareDriveItem },
+  { method: "GET", pattern: /^\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments$/, surface: "graph", versions: ["beta"], operation: "comments.list", handler: comments },
+  { method: "GET", pattern: /^\/drives\/(?<driveId>[^/]+)\/items\/(?<itemId>[^/]+)\/comments\/(?<commentId>[^/]+)\/replies$/, surface: "graph", versions: ["beta"], operation: "comments.replies", handler: replies },
 ];

@@ -4,7 +4,8 @@ import type { PermissionGrant } from "../store";
 import { referenced, resourceNotFound } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, odataType, parseFilter, requiredString } from "./odata";
+import { collection, entity, matches, metadataUrl, parseFilter, requiredString } from "./odata";
+import { jsonBody, odataType } from "./request-body";
 
 /**
  * Delegated permission grants (`oauth2PermissionGrants`), as azuread's
@@ -16,8 +17,8 @@ import { collection, entity, jsonBody, matches, odataType, parseFilter, required
 
 const TYPE = "microsoft.graph.oAuth2PermissionGrant";
 const CONTEXT = "oauth2PermissionGrants";
-const COLLECTION = /^\/v1\.0\/oauth2PermissionGrants$/;
-const OBJECT = /^\/v1\.0\/oauth2PermissionGrants\/(?<id>[^/]+)$/;
+const COLLECTION = /^\/oauth2PermissionGrants$/;
+const OBJECT = /^\/oauth2PermissionGrants\/(?<id>[^/]+)$/;
 
 function view(grant: PermissionGrant): Record<string, unknown> {
   const { id, clientId, consentType, principalId, resourceId, scope } = grant;
@@ -41,7 +42,7 @@ function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string)
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   // A body may name its own type, as HashiCorp's Graph client does on every write (OData's type annotation).
   const body = jsonBody(req, ["@odata.type", "clientId", "consentType", "principalId", "resourceId", "scope"]);
-  odataType(req, body, TYPE);
+  odataType(req, body["@odata.type"], TYPE);
   const { store } = ctx;
   const clientId = guid(req, body, "clientId");
   const resourceId = guid(req, body, "resourceId");
@@ -71,7 +72,7 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     scope: typeof body.scope === "string" ? body.scope : "",
     effectiveAt: store.now() + store.replicationLagMs,
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(grant) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...view(grant) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -94,7 +95,7 @@ function get(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const grant = existing(req, ctx);
   const body = jsonBody(req, ["@odata.type", "scope"]);
-  odataType(req, body, TYPE);
+  odataType(req, body["@odata.type"], TYPE);
   if (typeof body.scope !== "string") throw graphError(req, GRAPH_ERRORS.scopeNotString());
   ctx.store.changeGrantScope(grant.id, body.scope);
   return graphNoContent(req.headers);

@@ -1,4 +1,3 @@
-import { isObject } from "../../lib/json-value";
 import type { EmulatorRequest, EmulatorResponse } from "../router";
 import { graphError, graphOk } from "./envelope";
 import { GRAPH_ERRORS, type GraphErrorSpec } from "./errors";
@@ -7,7 +6,7 @@ import { GRAPH_ERRORS, type GraphErrorSpec } from "./errors";
  * The OData slice the directory routes understand: `$filter` with `eq`
  * clauses joined by `and` (and `any` on a collection, such as
  * `tags/any(t:t eq '...')` or `servicePrincipalNames/any(n:n eq '...')`), `$select`, `$top`
- * and paging, and JSON request bodies. Anything else is refused with 400, so
+ * and paging (request bodies: request-body.ts). Anything else is refused with 400, so
  * a client that starts sending a query the emulator would silently ignore
  * finds out at once.
  */
@@ -71,7 +70,17 @@ export function matches(view: Record<string, unknown>, clauses: readonly FilterC
   });
 }
 
-/** The object as `$select` asks for it; a property the type does not have is a 400, as at Graph. */
+/** The `@odata.context` of an answer: the metadata document of the version the URL names, and the fragment. */
+export function metadataUrl(req: EmulatorRequest, fragment: string): string {
+  return `${req.origin}/${req.version ?? "v1.0"}/$metadata#${fragment}`;
+}
+
+/**
+ * The object as `$select` asks for it; a property the type does not have is
+ * a 400, as at Graph. `*` selects every property the object holds (OData
+ * URL conventions, "System Query Option $select"; Entra PowerShell's
+ * Get-EntraUserSponsor sends `$select=*`).
+ */
 function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, defaults?: readonly string[]): Record<string, unknown> {
   const select = req.url.searchParams.get("$select");
   // An instance of a type derived from the one the URL declares names its type, whatever is selected.
@@ -83,6 +92,7 @@ function selected(req: EmulatorRequest, view: Record<string, unknown>, typeName:
     return out;
   }
   for (const name of select.split(",").map((s) => s.trim())) {
+    if (name === "*") return { ...view, ...out };
     if (!(name in view)) throw graphError(req, GRAPH_ERRORS.selectUnknown(name, typeName));
     out[name] = view[name];
   }
@@ -101,7 +111,7 @@ export function collection(req: EmulatorRequest, views: ReadonlyArray<Record<str
   const skip = Number(req.url.searchParams.get("$skiptoken") ?? "0");
   if (!Number.isInteger(skip) || skip < 0) throw graphError(req, GRAPH_ERRORS.skipTokenInvalid());
   const value = views.slice(skip, skip + top).map((v) => selected(req, v, typeName));
-  const body: Record<string, unknown> = { "@odata.context": `${req.origin}/v1.0/$metadata#${context}`, value };
+  const body: Record<string, unknown> = { "@odata.context": metadataUrl(req, context), value };
   if (skip + top < views.length) {
     const next = new URLSearchParams(req.url.searchParams);
     next.set("$skiptoken", String(skip + top));
@@ -113,53 +123,7 @@ export function collection(req: EmulatorRequest, views: ReadonlyArray<Record<str
 /** One object, with `$select` applied; without it, the type's documented default property set if it has one. */
 export function entity(req: EmulatorRequest, view: Record<string, unknown>, typeName: string, context: string, defaults?: readonly string[]): EmulatorResponse {
   refuseOptions(req);
-  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${context}/$entity`, ...selected(req, view, typeName, defaults) }, req.headers);
-}
-
-/**
- * A body's `@odata.type`: the types are open, so a create may name its own
- * type (Entra's how-to sends it), but never another one; `required` when the
- * page says the body must carry it (an agentUser PATCH).
- */
-export function odataType(req: EmulatorRequest, body: Record<string, unknown>, type: string, required = false): void {
-  const given = body["@odata.type"];
-  if (given === undefined) {
-    if (required) throw graphError(req, GRAPH_ERRORS.odataTypeMissing(type));
-    return;
-  }
-  if (given !== `#${type}`) throw graphError(req, GRAPH_ERRORS.odataTypeMismatch(given, type));
-}
-
-/**
- * The JSON object a POST or PATCH carries; only `allowed` properties may
- * appear. One of `readOnly` (properties the type's page documents as
- * read-only) is refused in Graph's words, whatever its value; any other is
- * no declared property.
- */
-export function jsonBody(req: EmulatorRequest, allowed: readonly string[], readOnly: readonly string[] = []): Record<string, unknown> {
-  let body: unknown;
-  try {
-    body = JSON.parse(req.body);
-  } catch {
-    throw graphError(req, GRAPH_ERRORS.unreadableJson());
-  }
-  if (!isObject(body)) throw graphError(req, GRAPH_ERRORS.bodyNotObject());
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw graphError(req, readOnly.includes(key) ? GRAPH_ERRORS.readOnlyProperty(key) : GRAPH_ERRORS.undeclaredProperty(key));
-  }
-  return body as Record<string, unknown>;
-}
-
-/**
- * Typed Agent ID POSTs need `OData-Version: 4.0`. Real Graph may then create
- * a plain object instead of the typed one; the emulator
- * refuses the request instead, so a client that forgets the header fails
- * loudly here rather than half-working in a tenant.
- */
-export function requireODataVersion(req: EmulatorRequest): void {
-  if (String(req.headers["odata-version"] ?? "").trim() !== "4.0") {
-    throw graphError(req, GRAPH_ERRORS.oDataVersionMissing(req.method, req.url.pathname));
-  }
+  return graphOk({ "@odata.context": metadataUrl(req, `${context}/$entity`), ...selected(req, view, typeName, defaults) }, req.headers);
 }
 
 /** A required string property of a body. */

@@ -1,11 +1,14 @@
+import { keySegment } from "../pipeline/graph-path";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { ServicePrincipal } from "../store";
 import type { OperationId } from "../../lib/graph-permissions";
 import { callerAppId, callerId, createsAsManager, isReached, requireReach, type ReachTarget } from "./directory-auth";
-import { CREATION_READ_ONLY, displayName, owners, referenced, resourceNotFound, readSponsorBinds, visible } from "./directory";
+import { displayName, owners, referenced, resourceNotFound, readSponsorBinds, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString } from "./odata";
+import { AGENT_IDENTITY, BLUEPRINT_PRINCIPAL } from "./agent-id-types";
+import { collection, entity, matches, metadataUrl, parseFilter, requiredString } from "./odata";
+import { mergeProperties, odataType, typedBody } from "./request-body";
 import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
 
@@ -16,12 +19,12 @@ import { sponsorRoutes } from "./sponsors";
  * the resource's principal).
  */
 
-const PRINCIPAL_TYPE = "microsoft.graph.agentIdentityBlueprintPrincipal";
-const IDENTITY_TYPE = "microsoft.graph.agentIdentity";
-const PRINCIPALS = "/v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentityBlueprintPrincipal";
-const PRINCIPAL = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprintPrincipal";
-const IDENTITIES = "/v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity";
-const IDENTITY = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentity";
+const PRINCIPAL_TYPE = BLUEPRINT_PRINCIPAL.type;
+const IDENTITY_TYPE = AGENT_IDENTITY.type;
+const PRINCIPALS = "/servicePrincipals/microsoft\\.graph\\.agentIdentityBlueprintPrincipal";
+const PRINCIPAL = "/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentityBlueprintPrincipal";
+const IDENTITIES = "/servicePrincipals/microsoft\\.graph\\.agentIdentity";
+const IDENTITY = "/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentity";
 
 function view(sp: ServicePrincipal): Record<string, unknown> {
   return {
@@ -34,6 +37,8 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     accountEnabled: sp.accountEnabled ?? true,
     oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
     createdByAppId: sp.createdByAppId ?? null,
+    tags: [],
+    ...sp.properties,
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };
 }
@@ -72,11 +77,11 @@ function listAny(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   return collection(req, all(ctx).filter((v) => matches(v, clauses)), "microsoft.graph.servicePrincipal", "servicePrincipals");
 }
 
-function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  requireODataVersion(req);
-  const principalBody = jsonBody(req, ["@odata.type", "appId"], CREATION_READ_ONLY);
-  odataType(req, principalBody, PRINCIPAL_TYPE);
-  const appId = requiredString(req, principalBody, "appId").toLowerCase();
+/** A blueprint principal create: on its typed URL, or on the untyped collection for a blueprint's appId (untyped-creates.ts). */
+export function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const body = typedBody(req, BLUEPRINT_PRINCIPAL, ["@odata.type"], true);
+  odataType(req, body.values["@odata.type"], PRINCIPAL_TYPE);
+  const appId = requiredString(req, body.values, "appId").toLowerCase();
   const app = ctx.store.applicationByAppId(appId);
   if (app && app.kind !== "agentIdentityBlueprint") throw graphError(req, GRAPH_ERRORS.principalNeedsBlueprint(appId));
   const blueprint = referenced(req, ctx, app, "The agent identity blueprint with appId", appId);
@@ -89,6 +94,8 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     displayName: blueprint.displayName,
     servicePrincipalType: "Application",
     servicePrincipalNames: [appId],
+    accountEnabled: typeof body.values.accountEnabled === "boolean" ? body.values.accountEnabled : undefined,
+    properties: mergeProperties(body, ["appId", "accountEnabled", "displayName"]),
     sponsors: [],
     owners: callerId(req),
     createdByAppId: callerAppId(req),
@@ -96,13 +103,13 @@ function createPrincipal(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRe
     managerAppId: blueprint.managerAppId !== undefined && blueprint.managerAppId === createsAsManager(req) ? blueprint.managerAppId : undefined,
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${PRINCIPAL_TYPE}/$entity`, ...view(sp) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `servicePrincipals/${PRINCIPAL_TYPE}/$entity`), ...view(sp) }, req.headers);
 }
 
 function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  requireODataVersion(req);
-  const body = jsonBody(req, ["@odata.type", "displayName", "agentIdentityBlueprintId", "sponsors@odata.bind", "owners@odata.bind"], CREATION_READ_ONLY);
-  odataType(req, body, IDENTITY_TYPE);
+  const typed = typedBody(req, AGENT_IDENTITY, ["@odata.type", "sponsors@odata.bind", "owners@odata.bind"], true);
+  const body = typed.values;
+  odataType(req, body["@odata.type"], IDENTITY_TYPE);
   const name = displayName(req, body);
   const blueprintAppId = requiredString(req, body, "agentIdentityBlueprintId").toLowerCase();
   const app = ctx.store.applicationByAppId(blueprintAppId);
@@ -124,13 +131,15 @@ function createIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
     servicePrincipalType: "ServiceIdentity",
     servicePrincipalNames: [],
     agentIdentityBlueprintId: blueprintAppId,
+    accountEnabled: typeof body.accountEnabled === "boolean" ? body.accountEnabled : undefined,
+    properties: mergeProperties(typed, ["agentIdentityBlueprintId", "accountEnabled", "displayName"]),
     sponsors: readSponsorBinds(req, ctx, body["sponsors@odata.bind"], "agent identity"),
     owners: owners(req, ctx, callerId(req), body["owners@odata.bind"]),
     createdByAppId: callerAppId(req),
     graphAppRoles: [],
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#servicePrincipals/${IDENTITY_TYPE}/$entity`, ...view(sp) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `servicePrincipals/${IDENTITY_TYPE}/$entity`), ...view(sp) }, req.headers);
 }
 
 /**
@@ -157,9 +166,15 @@ function updateIdentity(req: EmulatorRequest, ctx: EmulatorContext): EmulatorRes
   const sp = identityById(ctx, req.params.id!);
   requireReach(req, reachOf(sp));
   if (!sp) throw resourceNotFound(req, req.params.id!);
-  const body = jsonBody(req, ["@odata.type", "displayName"], CREATION_READ_ONLY);
-  odataType(req, body, IDENTITY_TYPE);
-  if (body.displayName !== undefined) ctx.store.updateServicePrincipal(sp.id, { displayName: displayName(req, body) });
+  const typed = typedBody(req, AGENT_IDENTITY, ["@odata.type"], false);
+  const body = typed.values;
+  odataType(req, body["@odata.type"], IDENTITY_TYPE);
+  // Every field is checked before any is stored: a refused PATCH changes nothing.
+  ctx.store.updateServicePrincipal(sp.id, {
+    displayName: body.displayName !== undefined ? displayName(req, body) : sp.displayName,
+    accountEnabled: typeof body.accountEnabled === "boolean" ? body.accountEnabled : sp.accountEnabled,
+    properties: mergeProperties(typed, ["accountEnabled", "displayName"], sp.properties),
+  });
   return graphNoContent(req.headers);
 }
 
@@ -202,7 +217,7 @@ function typedRoutes(c: TypedCollection): Route[] {
 }
 
 export const servicePrincipalRoutes: Route[] = [
-  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals$/, surface: "graph", operation: "servicePrincipal.list", handler: listAny },
+  { method: "GET", pattern: /^\/servicePrincipals$/, surface: "graph", operation: "servicePrincipal.list", handler: listAny },
   ...typedRoutes({
     operations: { list: "principal.list", create: "principal.create", get: "principal.get", delete: "principal.delete", owners: "principal.owners.list" },
     kind: "agentIdentityBlueprintPrincipal",
@@ -222,6 +237,5 @@ export const servicePrincipalRoutes: Route[] = [
   { method: "PATCH", pattern: new RegExp(`^${IDENTITY}$`), surface: "graph", operation: "identity.update", handler: updateIdentity },
   ...sponsorRoutes(IDENTITY, { list: "identity.sponsors.list", add: "identity.sponsors.add", remove: "identity.sponsors.remove" }, { name: "agent identity", keepsOne: true }, identityById),
   // After the typed collections, whose paths `/servicePrincipals/{id}` would match too.
-  { method: "GET", pattern: /^\/v1\.0\/servicePrincipals\/(?<id>[^/]+)$/, surface: "graph", operation: "servicePrincipal.get", handler: getAny },
-  { method: "GET", pattern: /^\/beta\/servicePrincipals\/(?<id>[^/]+)$/, surface: "graph", operation: "servicePrincipal.get", handler: getAny },
+  { method: "GET", pattern: new RegExp(`^/servicePrincipals/${keySegment("id")}$`), surface: "graph", operation: "servicePrincipal.get", handler: getAny },
 ];

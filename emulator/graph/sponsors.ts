@@ -4,7 +4,8 @@ import { requireReach, type ReachTarget } from "./directory-auth";
 import { checkSponsorLimits, resourceNotFound, sponsorId, visible } from "./directory";
 import { graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
-import { collection, jsonBody, requireODataVersion } from "./odata";
+import { collection } from "./odata";
+import { jsonBody } from "./request-body";
 
 /**
  * `{object}/sponsors`, `{object}/sponsors/$ref` and
@@ -58,7 +59,6 @@ export function sponsorRoutes<T extends Sponsored>(
 
   const add = (req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse => {
     const sponsored = object(req, ctx);
-    requireODataVersion(req);
     if (!sponsored) throw resourceNotFound(req, req.params.id!);
     const id = sponsorId(req, ctx, jsonBody(req, ["@odata.id"])["@odata.id"], "ref");
     const current = sponsored.sponsors ?? [];

@@ -1,4 +1,5 @@
 import { LIMITS, upnLocalPartProblem } from "../../lib/entra-rules";
+import { keySegment } from "../pipeline/graph-path";
 import type { EmulatorContext, EmulatorRequest, EmulatorResponse, Route } from "../router";
 import type { User } from "../store";
 import { requireReach, type ReachTarget } from "./directory-auth";
@@ -7,20 +8,24 @@ import { referenced, resourceNotFound, visible } from "./directory";
 import { graphCreated, graphError, graphNoContent, graphOk } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { sponsorRoutes } from "./sponsors";
-import { collection, entity, jsonBody, matches, odataType, parseFilter, requireODataVersion, requiredString, boundedString } from "./odata";
+import { AGENT_USER } from "./agent-id-types";
+import { collection, entity, matches, metadataUrl, parseFilter, requiredString, boundedString } from "./odata";
+import { mergeProperties, odataType, typedBody } from "./request-body";
 
 /**
- * Agent users (user subtype microsoft.graph.agentUser) on the typed URLs the
- * provider uses, the type cast before the key. One agent user per agent
+ * Agent users (user subtype microsoft.graph.agentUser) on their typed URLs
+ * (the provider puts the cast before the key; the path grammar reads either
+ * place, and matches it after the key). One agent user per agent
  * identity, a UPN on one of the tenant's domains, no password (reference
  * section 3).
  */
 
-const TYPE = "microsoft.graph.agentUser";
-const COLLECTION = "/v1\\.0/users/microsoft\\.graph\\.agentUser";
-const OBJECT = `${COLLECTION}/(?<id>[^/]+)`;
+const TYPE = AGENT_USER.type;
+const COLLECTION = "/users/microsoft\\.graph\\.agentUser";
+const OBJECT = "/users/(?<id>[^/]+)/microsoft\\.graph\\.agentUser";
 const CONTEXT = `users/${TYPE}`;
-const WRITABLE = ["@odata.type", "accountEnabled", "displayName", "mailNickname", "userPrincipalName"];
+/** The properties the store keeps apart from `properties`. */
+const APART: readonly string[] = ["accountEnabled", "displayName", "mailNickname", "userPrincipalName", "identityParentId"];
 
 function view(user: User): Record<string, unknown> {
   return {
@@ -31,9 +36,11 @@ function view(user: User): Record<string, unknown> {
     mailNickname: user.mailNickname,
     userPrincipalName: user.userPrincipalName,
     identityParentId: user.identityParentId ?? null,
+    ...user.properties,
     createdDateTime: new Date(user.createdAt).toISOString(),
   };
 }
+
 
 /**
  * user-get's default property set, in its order: without `$select`,
@@ -116,11 +123,11 @@ function accountEnabled(req: EmulatorRequest, value: unknown, fallback: boolean)
   return value;
 }
 
-function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
-  requireODataVersion(req);
-  const body = jsonBody(req, [...WRITABLE, "identityParentId", "passwordProfile"]);
-  odataType(req, body, TYPE);
-  if (body.passwordProfile !== undefined) throw graphError(req, GRAPH_ERRORS.agentUserPassword());
+/** An agent user create: on its typed URL, or on the untyped users collection when the body names the type (untyped-creates.ts). */
+export function createAgentUser(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
+  const typed = typedBody(req, AGENT_USER, ["@odata.type"], true);
+  const body = typed.values;
+  odataType(req, body["@odata.type"], TYPE);
   const parentId = requiredString(req, body, "identityParentId").toLowerCase();
   const parent = ctx.store.agentIdentity(parentId);
   referenced(req, ctx, parent, "The agent identity", parentId);
@@ -135,9 +142,10 @@ function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
     userPrincipalName: userPrincipalName(req, ctx, body),
     accountEnabled: accountEnabled(req, body.accountEnabled, true),
     identityParentId: parentId,
+    properties: mergeProperties(typed, APART),
     createdAt: ctx.store.stamp(),
   });
-  return graphCreated({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(user) }, req.headers);
+  return graphCreated({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...view(user) }, req.headers);
 }
 
 function list(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -159,17 +167,19 @@ function update(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const user = agentUser(ctx, req.params.id!);
   requireReach(req, user && reachOf(ctx, user.identityParentId));
   if (!user) throw resourceNotFound(req, req.params.id!);
-  const body = jsonBody(req, WRITABLE);
+  const typed = typedBody(req, AGENT_USER, ["@odata.type"], false);
+  const body = typed.values;
   // agentuser-update: the body must name the type, and the answer is the updated object.
-  odataType(req, body, TYPE, true);
+  odataType(req, body["@odata.type"], TYPE, true);
   // Every field is validated before any is applied: a refused PATCH changes nothing.
   ctx.store.updateUser(user.id, {
     displayName: body.displayName !== undefined ? displayName(req, body) : user.displayName,
     mailNickname: body.mailNickname !== undefined ? mailNickname(req, body) : user.mailNickname,
     userPrincipalName: body.userPrincipalName !== undefined ? userPrincipalName(req, ctx, body, user) : user.userPrincipalName,
     accountEnabled: accountEnabled(req, body.accountEnabled, user.accountEnabled),
+    properties: mergeProperties(typed, APART, user.properties),
   });
-  return graphOk({ "@odata.context": `${req.origin}/v1.0/$metadata#${CONTEXT}/$entity`, ...view(ctx.store.user(user.id)!) }, req.headers);
+  return graphOk({ "@odata.context": metadataUrl(req, `${CONTEXT}/$entity`), ...view(ctx.store.user(user.id)!) }, req.headers);
 }
 
 function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
@@ -182,13 +192,13 @@ function remove(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
 
 export const userRoutes: Route[] = [
   { method: "GET", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.list", handler: list },
-  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.create", handler: create },
+  { method: "POST", pattern: new RegExp(`^${COLLECTION}$`), surface: "graph", operation: "agentUser.create", handler: createAgentUser },
   { method: "GET", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.get", handler: get },
   { method: "PATCH", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.update", handler: update },
   { method: "DELETE", pattern: new RegExp(`^${OBJECT}$`), surface: "graph", operation: "agentUser.delete", handler: remove },
   // agentuser-post-sponsors and its list and remove pages: the untyped user URL, for agent users (the emulator's other users have no sponsors).
   ...sponsorRoutes<User>(
-    "/v1\\.0/users/(?<id>[^/]+)",
+    "/users/(?<id>[^/]+)",
     { list: "agentUser.sponsors.list", add: "agentUser.sponsors.add", remove: "agentUser.sponsors.remove" },
     { name: "agent user", keepsOne: false, reach: (ctx, user) => reachOf(ctx, user.identityParentId) },
     (ctx, id) => {
@@ -196,7 +206,7 @@ export const userRoutes: Route[] = [
       return user?.kind === "agentUser" ? user : undefined;
     },
   ),
-  { method: "GET", pattern: /^\/v1\.0\/me$/, surface: "graph", operation: "me.get", handler: getMe },
+  { method: "GET", pattern: /^\/me$/, surface: "graph", operation: "me.get", handler: getMe },
   // After the typed collection, whose path this pattern would match too.
-  { method: "GET", pattern: /^\/v1\.0\/users\/(?<id>[^/]+)$/, surface: "graph", operation: "user.get", handler: getAny },
+  { method: "GET", pattern: new RegExp(`^/users/${keySegment("id")}$`), surface: "graph", operation: "user.get", handler: getAny },
 ];

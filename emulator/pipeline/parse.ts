@@ -3,6 +3,7 @@ import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { graphErrorResponse } from "../graph/envelope";
 import { GRAPH_ERRORS } from "../graph/errors";
 import type { EmulatorResponse } from "../router";
+import { readGraphPath } from "./graph-path";
 import type { RequestRecord } from "./respond";
 
 /** A request the emulator will route: its method, URL, the origin the client used, and its whole body. */
@@ -51,7 +52,7 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 /** Whether a path belongs to the emulated Graph, whose errors have their own envelope. */
 export function isGraphPath(path: string): boolean {
-  return /^\/(v1\.0|beta)\//.test(path);
+  return readGraphPath(path) !== undefined;
 }
 
 /** 413 for an oversized body, in the shape of the surface the path belongs to. */

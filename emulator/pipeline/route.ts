@@ -5,14 +5,19 @@ import { GRAPH_ERRORS } from "../graph/errors";
 import { matchRoute, Reply, type EmulatorContext, type EmulatorRequest, type EmulatorResponse, type MatchedRoute } from "../router";
 import { ROUTES } from "../routes";
 import type { AuthenticatedCaller } from "./authenticate";
-import { isGraphPath } from "./parse";
+import { readGraphPath } from "./graph-path";
 
-/** The route that serves the request, or the 404 (no such path) or 405 (no such method) answer, in the shape of the surface the path belongs to. */
+/**
+ * The route that serves the request, or the 404 (no such path) or 405 (no
+ * such method) answer, in the shape of the surface the path belongs to. A
+ * Graph path is matched as the path grammar reads it (graph-path.ts).
+ */
 export function findRoute(method: string, path: string, req: { headers: IncomingHttpHeaders }): MatchedRoute | { notServed: EmulatorResponse } {
-  const match = matchRoute(ROUTES, method, path);
+  const graph = readGraphPath(path);
+  const match = matchRoute(ROUTES, method, graph?.path ?? path, graph?.version);
   if (typeof match === "object") return match;
   const wrongMethod = match === "method";
-  if (isGraphPath(path)) {
+  if (graph) {
     return { notServed: graphErrorResponse(req, wrongMethod ? GRAPH_ERRORS.methodNotServed(method, path) : GRAPH_ERRORS.segmentNotServed(path)) };
   }
   return { notServed: { status: wrongMethod ? 405 : 404, body: { error: "not_found", error_description: `The emulator does not serve ${method} ${path}.` } } };

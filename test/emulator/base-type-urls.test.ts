@@ -60,7 +60,6 @@ describe("a blueprint through /applications/{id}", () => {
     ["a key that is no certificate", { keyCredentials: [{ keyId: "33333333-3333-4333-8333-333333333333", type: "AsymmetricX509Cert", usage: "Verify", key: "bm90IGEgY2VydA==" }] }, "key"],
     ["a new keyId with a null key", { keyCredentials: [{ keyId: "44444444-4444-4444-8444-444444444444", type: "AsymmetricX509Cert", usage: "Verify", key: null }] }, "key"],
     ["a kind the kit never uploads", { keyCredentials: [{ type: "Symmetric", usage: "Sign", key: "AAAA" }] }, "type"],
-    ["another object's id", { id: DEFAULT_IDS.provisionerObjectId, keyCredentials: [] }, "id"],
   ])("refuses %s with Graph's 400, changing nothing", async (_case, body, property) => {
     const before = structuredClone(keys());
     const answer = await patch(body);
@@ -68,10 +67,19 @@ describe("a blueprint through /applications/{id}", () => {
     expect(keys()).toEqual(before);
   });
 
-  it("refuses a body typed as another type, and a property outside the keyCredentials PATCH", async () => {
+  it("refuses another object's id as the read-only property it is, changing nothing", async () => {
+    const before = structuredClone(keys());
+    const answer = await patch({ id: DEFAULT_IDS.provisionerObjectId, keyCredentials: [] });
+    expect([answer.status, codeOf(answer), messageOf(answer)]).toEqual([400, "Request_BadRequest", "Property 'id' is read-only and cannot be set."]);
+    expect(keys()).toEqual(before);
+  });
+
+  it("refuses a body typed as another type, and takes the blueprint's other properties under their category's permission", async () => {
     expect(codeOf(await patch({ "@odata.type": "#microsoft.graph.servicePrincipal", keyCredentials: [] }))).toBe("Request_BadRequest");
-    const other = await patch({ displayName: "renamed" });
-    expect([other.status, messageOf(other)]).toEqual([400, expect.stringContaining("Property 'displayName' does not exist")]);
+    const renamed = await patch({ displayName: "renamed" });
+    expect(renamed.status).toBe(204);
+    const uris = await patch({ identifierUris: ["api://renamed"] });
+    expect([uris.status, messageOf(uris)]).toEqual([403, expect.stringContaining("changing identifierUris of an agent identity blueprint needs AgentIdentityBlueprint.UpdateAuthProperties.All")]);
   });
 
   it("is refused in a tenant that refuses certificates on blueprints, for a new certificate only", async () => {

@@ -17,12 +17,33 @@ describe("emulated Graph: the Agent ID directory rules", () => {
   const blueprintBody = (displayName: string) => ({ displayName, "sponsors@odata.bind": sponsorBind(d) });
   const blueprintCount = () => d.emulator.store.applications("agentIdentityBlueprint").length;
 
-  it("refuses a typed POST without OData-Version: 4.0, naming the header, and creates nothing", async () => {
-    const before = blueprintCount();
+  it("takes a typed POST without OData-Version, as the reference pages and the how-to's PowerShell tab send it", async () => {
     const answer = await d.call("POST", BLUEPRINTS, { body: blueprintBody("No header"), odataVersion: false });
-    expect(answer.status).toBe(400);
-    expect(messageOf(answer)).toMatch(/^\[emulator rule\] POST \/v1\.0\/applications\/microsoft\.graph\.agentIdentityBlueprint needs the header OData-Version: 4\.0/);
+    expect([answer.status, answer.body["@odata.type"]]).toEqual([201, "#microsoft.graph.agentIdentityBlueprint"]);
+  });
+
+  it("creates no blueprint from an untyped collection POST that names its @odata.type without OData-Version: 400 naming the header", async () => {
+    const before = blueprintCount();
+    const body = { "@odata.type": "Microsoft.Graph.AgentIdentityBlueprint", ...blueprintBody("Untyped, no header") };
+    const answer = await d.call("POST", "/v1.0/applications", { body, odataVersion: false });
+    expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
+    expect(messageOf(answer)).toMatch(/^\[emulator rule\] POST \/v1\.0\/applications names "@odata\.type": "#microsoft\.graph\.agentIdentityBlueprint" without the header OData-Version: 4\.0/);
     expect(blueprintCount()).toBe(before);
+    const withHeader = await d.call("POST", "/v1.0/applications", { body });
+    expect([withHeader.status, withHeader.body["@odata.type"], blueprintCount()]).toEqual([201, "#microsoft.graph.agentIdentityBlueprint", before + 1]);
+  });
+
+  it("creates no plain application, service principal or user through the untyped collections: 400 naming the typed URL", async () => {
+    const before = [blueprintCount(), d.emulator.store.servicePrincipals().length, d.emulator.store.users().length];
+    const app = await d.call("POST", "/v1.0/applications", { body: blueprintBody("Plain") });
+    const sp = await d.call("POST", "/v1.0/servicePrincipals", { body: { appId: DEFAULT_IDS.provisionerAppId } });
+    const user = await d.call("POST", "/v1.0/users", { body: { displayName: "Plain", mailNickname: "plain", userPrincipalName: `plain@${DEFAULT_IDS.domain}`, accountEnabled: true } });
+    expect([app, sp, user].map((a) => [a.status, /^\[emulator rule\] POST \/v1\.0\/\w+ creates a plain/.test(messageOf(a))])).toEqual([
+      [400, true],
+      [400, true],
+      [400, true],
+    ]);
+    expect([blueprintCount(), d.emulator.store.servicePrincipals().length, d.emulator.store.users().length]).toEqual(before);
   });
 
   it("refuses any token carrying Directory.AccessAsUser.All on Agent ID writes, even with the right scope beside it", async () => {

@@ -26,6 +26,8 @@ const GRAPH_STATUSES: Record<string, number[]> = {
   RequestEntityTooLarge: [413],
   TooManyRequests: [429],
   serviceNotAvailable: [503],
+  // concepts/json-batching: a request whose dependency failed "fails with status code 424 (Failed Dependency)".
+  FailedDependency: [424],
 };
 
 /** Arguments for the entries that take lists; every other entry reads its first argument as a 403's code or as text. */
@@ -34,6 +36,7 @@ const LISTS: Partial<Record<keyof typeof GRAPH_ERRORS, unknown[]>> = {
   rolesMissing: ["Authorization_RequestDenied", "list agent users", ["Directory.Read.All"]],
   notReached: ["delete an agent identity", ["AgentIdentity.CreateAsManager"], ["AgentIdentity.DeleteRestore.All"]],
   upnDomainUnverified: [["contoso.example"]],
+  untypedCreateWithoutODataVersion: ["microsoft.graph.agentIdentityBlueprint", "/v1.0/applications"],
 };
 
 const entries = Object.entries(GRAPH_ERRORS).map(([name, make]) => {

@@ -5,6 +5,7 @@
  * 403 on every route, before the handler could answer 200, 400 or 404. A
  * route without a row, or a row without a source, fails here.
  */
+import { readGraphPath } from "../../emulator/pipeline/graph-path";
 import { ROUTES } from "../../emulator/routes";
 import type { Route } from "../../emulator/router";
 import { GRAPH_OPERATIONS } from "../../lib/graph-permissions";
@@ -12,16 +13,23 @@ import { codeOf, messageOf, startDirectory, type Directory } from "./directory-c
 
 const graphRoutes = ROUTES.filter((r) => r.surface === "graph");
 
-/** A concrete path the route's pattern matches: each named segment filled with a GUID that names nothing. */
+const NOBODY = "00000000-0000-0000-0000-00000000dead";
+
+/** A concrete URL path the route serves: its first version, each named segment filled with a GUID that names nothing, optional groups left out. */
 function pathOf(route: Route): string {
-  return route.pattern.source
+  const path = route.pattern.source
     .replace(/^\^|\$$/g, "")
-    .replace(/\(\?<\w+>\[\^\/\]\+\)/g, "00000000-0000-0000-0000-00000000dead")
+    .replace(/\(\?:[^)]*\)\?/g, "")
+    .replace(/\(\?<\w+>(?:\(\?![^)]*\))?\[\^\/\]\+\)/g, NOBODY)
     .replace(/\\(.)/g, "$1");
+  return `/${route.versions?.[0] ?? "v1.0"}${path}`;
 }
 
+/** A row's path template (or alias) as the path grammar reads it, each `{name}` a GUID. */
+const canonical = (template: string) => readGraphPath(template.replace(/\{\w+\}/g, NOBODY))!.path;
+
 /** The file APIs answer a refusal with their own code; the directory APIs with Authorization_RequestDenied. */
-const deniedCode = (path: string) => (/^\/(beta\/drives|v1\.0\/shares)\//.test(path) ? "accessDenied" : "Authorization_RequestDenied");
+const deniedCode = (path: string) => (/^\/(beta|v1\.0)\/(drives|shares)\//.test(path) ? "accessDenied" : "Authorization_RequestDenied");
 
 describe("Graph routes", () => {
   it("each names a row of the permission table, and that row has a source", () => {
@@ -30,13 +38,19 @@ describe("Graph routes", () => {
     expect(bad.map((r) => `${r.method} ${r.pattern.source}`)).toEqual([]);
   });
 
-  it("each row's method and path are the route's", () => {
+  it("each row's method, and its path or one of its aliases, are the route's", () => {
     for (const route of graphRoutes) {
       const row = GRAPH_OPERATIONS[route.operation!];
-      // A row names the v1.0 path; a route of the same operation on beta serves that path there.
-      const version = route.pattern.source.startsWith("^\\/beta\\/") ? "/beta/" : "/v1.0/";
-      const path = row.path.replace(/^\/v1\.0\//, version).replace(/\{\w+\}/g, "00000000-0000-0000-0000-00000000dead");
-      expect({ route: route.operation, method: row.method, matches: route.pattern.test(path) }).toEqual({ route: route.operation, method: route.method, matches: true });
+      const matches = [row.path, ...(row.aliases ?? [])].some((p) => route.pattern.test(canonical(p)));
+      expect({ route: route.operation, method: row.method, matches }).toEqual({ route: route.operation, method: route.method, matches: true });
+    }
+  });
+
+  it("each alias of a row is served by a route of that row", () => {
+    for (const id of Object.keys(GRAPH_OPERATIONS) as Array<keyof typeof GRAPH_OPERATIONS>) {
+      for (const alias of GRAPH_OPERATIONS[id].aliases ?? []) {
+        expect([id, alias, graphRoutes.some((r) => r.operation === id && r.pattern.test(canonical(alias)))]).toEqual([id, alias, true]);
+      }
     }
   });
 
@@ -45,7 +59,7 @@ describe("Graph routes", () => {
   });
 
   it("each path built here reaches the route it was built from", () => {
-    for (const route of graphRoutes) expect(route.pattern.test(pathOf(route))).toBe(true);
+    for (const route of graphRoutes) expect(route.pattern.test(readGraphPath(pathOf(route))!.path)).toBe(true);
   });
 });
 

@@ -110,7 +110,7 @@ describe("serialized dynamic providers", () => {
     expect(checked.inputs.sponsors).toEqual([DEFAULT_IDS.sponsorId]);
 
     const from = emulator.requests.length;
-    // The emulator refuses a typed POST without OData-Version 4.0, and a token request with ARM_CLIENT_SECRET's wrong value.
+    // The emulator refuses a token request with ARM_CLIENT_SECRET's wrong value.
     const { id, outs } = await loaded.create!(checked.inputs);
     expect(emulator.store.application(id)).toMatchObject({ kind: "agentIdentityBlueprint", owners: [DEFAULT_IDS.provisionerPrincipalId] });
     await loaded.delete!(id, outs);

@@ -46,6 +46,7 @@ describe("the permission table's load check", () => {
     ["an Agent ID write flag that is not a boolean", "identity.update", (r) => (r.agentIdWrite = "yes"), `"identity.update".agentIdWrite is a string, not a boolean`],
     ["an empty source", "domain.get", (r) => (r.source = " "), `"domain.get".source is empty`],
     ["a path that is not a path", "domain.get", (r) => (r.path = "v1.0/domains/{id}"), `"domain.get".path does not start with /`],
+    ["an alias that is not a path", "blueprint.create", (r) => (r.aliases = ["v1.0/applications"]), `"blueprint.create".aliases holds v1.0/applications, which does not start with /`],
     ["an unknown caller", "me.get", (r) => (r.callers = ["agent", "someone"]), `"me.get".callers holds someone`],
     ["a reach that is not an object", "blueprint.get", (r) => (r.reach = ["owner"]), `"blueprint.get".reach is an array, not an object`],
     ["a reach of a permission the row does not list", "blueprint.get", (r) => (r.reach = { "User.Read": "self" }), `"blueprint.get".reach names User.Read`],
