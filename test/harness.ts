@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
 import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
-import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopChainConfig } from "../lib/hop-chain";
+import { AGENT_USER_FLOW, type AgentUserTokenRequest } from "../lib/token-flows";
+import { TokenSource, type HopChainConfig, type MintedToken } from "../lib/token-source";
 import { decodeJwt, type JwtClaims } from "../lib/jwt";
 import type { StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "../emulator/certificate";
@@ -74,9 +75,9 @@ export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) =>
   return ctx;
 }
 
-/** A hop chain for the seeded blueprint of `out`, with its client secret; `config` replaces any of it. */
-export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> = {}): HopChain {
-  return new HopChain({
+/** A token source (cache and hop chain) for the seeded blueprint of `out`, with its client secret; `config` replaces any of it. */
+export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> = {}): TokenSource {
+  return new TokenSource({
     authorityUrl: out.authorityUrl,
     tenantId: out.tenantId,
     blueprintAppId: out.blueprintAppId!,
@@ -85,14 +86,14 @@ export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> =
   });
 }
 
-/** The seeded agent user's token for the resource of `out`, as a request to the hop chain. */
+/** The seeded agent user's token for the resource of `out`, as a request of the agent user flow. */
 export function seededRequest(out: StackOutputs): AgentUserTokenRequest {
   return { agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl };
 }
 
-/** One token as the token provider asks the hop chain for it: from its cache, or minted. */
-export async function agentUserToken(chain: HopChain, request: AgentUserTokenRequest): Promise<AgentUserToken> {
-  return chain.cachedAgentUserToken(request) ?? (await chain.mintAgentUserToken(request));
+/** One agent user token as the token provider asks its source for it: from the cache, or minted. */
+export async function agentUserToken(source: TokenSource, request: AgentUserTokenRequest): Promise<MintedToken> {
+  return source.cached(AGENT_USER_FLOW, request) ?? (await source.mint(AGENT_USER_FLOW, request));
 }
 
 /** Runs `agent-user ARGV` in-process with exactly `env` as its environment (and stderr a terminal with `stderrIsTTY`). */

@@ -1,7 +1,6 @@
 import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
-import { HOP_STEPS } from "../../lib/hop-chain";
 import type { AgentUserAccessToken } from "../../lib/token-provider";
 import { cliHint, failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
@@ -61,7 +60,7 @@ function minutes(seconds: number): string {
 
 export function formatToken(token: AgentUserAccessToken, showToken: boolean): string {
   const lines = token.hops.map(
-    (h) => `${HOP_STEPS[h.hop].padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
+    (h) => `${h.step.padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
   );
   lines.push("claims:");
   for (const [name, value] of Object.entries(shownClaims(token))) {

@@ -3,7 +3,7 @@ import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
 import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
-import { HOP_STEPS } from "../../lib/hop-chain";
+import { HOP_STEPS } from "../../lib/token-flows";
 import { providerFor, type ProbeSettings } from "../settings";
 import type { StackOutputs } from "../../lib/stack-outputs";
 import { TokenEndpointError } from "../../lib/token-client";
