@@ -1,6 +1,8 @@
 import { metadataRoutes } from "./arm/metadata-endpoints";
 import { applicationCredentialRoutes } from "./graph/application-credentials";
 import { applicationRoutes } from "./graph/applications";
+import { appRoleAssignmentRoutes } from "./graph/app-role-assignments";
+import { blueprintApiRoutes } from "./graph/blueprint-api";
 import { domainRoutes } from "./graph/domains";
 import { fileRoutes } from "./graph/files";
 import { grantRoutes } from "./graph/grants";
@@ -21,6 +23,9 @@ export const ROUTES: readonly Route[] = [
   ...applicationRoutes,
   ...applicationCredentialRoutes,
   ...servicePrincipalRoutes,
+  // After the typed service principal routes, whose URLs the untyped object's pattern would match too.
+  ...appRoleAssignmentRoutes,
+  ...blueprintApiRoutes,
   ...userRoutes,
   ...grantRoutes,
   ...domainRoutes,

@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
 import { federatedAssertion } from "./client-auth";
 import { isGuid } from "./entra-rules";
 import type { ClaimMismatch } from "./errors";
 import { checkAgentUserClaims, checkAppClaims, checkOnBehalfOfClaims, type TokenFacts } from "./flow-claims";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
+import { nodeCrypto } from "./node-crypto";
 
 /**
  * The token flows of an agent identity (docs/protocol.md, "The three hops"),
@@ -217,8 +217,9 @@ export const APP_FLOW: Flow<AppTokenRequest> = {
   claimsHint: (mismatches, request) => {
     const roles = mismatches.find((m) => m.claim === "roles");
     if (!roles || mismatches.length > 1) return undefined;
-    const missing = (request.roles ?? []).join(", ");
-    return `the agent identity ${request.agentIdentityId} holds no app role assignment for ${missing} on ${request.resourceUrl}: declare it in the agent's appRoles and run \`pulumi up\` (an admin must consent to it), then allow a few minutes before new tokens carry it; \`agent-user doctor\` names the missing assignment`;
+    const held = roles.actual?.split(" ") ?? [];
+    const missing = (request.roles ?? []).filter((role) => !held.includes(role)).join(", ");
+    return `the agent identity ${request.agentIdentityId} holds no app role assignment for ${missing} on ${request.resourceUrl}: declare it in the agent's appRoles and run \`pulumi up\`, then allow a few minutes before new tokens carry it; \`agent-user doctor\` names the missing assignment`;
   },
   hints: {},
   renewable: true,
@@ -231,7 +232,7 @@ function assertedUser(userAssertion: string): string | undefined {
 }
 
 /** A user assertion's stand-in in a cache key: its SHA-256, so the token itself is kept nowhere. */
-const assertionKey = (userAssertion: string) => createHash("sha256").update(userAssertion).digest("base64url");
+const assertionKey = (userAssertion: string) => nodeCrypto().createHash("sha256").update(userAssertion).digest("base64url");
 
 export const ON_BEHALF_OF_FLOW: Flow<OnBehalfOfTokenRequest> = {
   name: "onBehalfOf",

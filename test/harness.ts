@@ -284,3 +284,18 @@ export async function formAnsweringServer(answer: (form: URLSearchParams) => unk
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
 }
+
+/**
+ * TEST ONLY, as the emulator's password grant is: the seeded person's token
+ * for the seeded blueprint's exposed API, as the client they sign in to
+ * would hand it to the agent (the on-behalf-of flow's user assertion).
+ */
+export async function userAssertion(emulator: Emulator, form: Record<string, string> = {}): Promise<string> {
+  const user = emulator.testUser();
+  if (!user) throw new Error("userAssertion: the tenant has no test user, public client and exposed blueprint API");
+  const body = new URLSearchParams({ grant_type: "password", client_id: user.clientId, username: user.username, password: user.password, scope: user.scope, ...form });
+  const res = await fetch(`${emulator.httpUrl}/${user.tenantId}/oauth2/v2.0/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+  const json = (await res.json()) as { access_token?: string; error_codes?: number[] };
+  if (!json.access_token) throw new Error(`userAssertion: the password grant answered ${res.status} ${JSON.stringify(json.error_codes)}`);
+  return json.access_token;
+}

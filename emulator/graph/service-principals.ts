@@ -22,7 +22,8 @@ const PRINCIPAL = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.ag
 const IDENTITIES = "/v1\\.0/servicePrincipals/microsoft\\.graph\\.agentIdentity";
 const IDENTITY = "/v1\\.0/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentity";
 
-function view(sp: ServicePrincipal): Record<string, unknown> {
+/** A service principal as Graph serves it; the app role assignment routes serve the untyped one. */
+export function view(sp: ServicePrincipal): Record<string, unknown> {
   return {
     "@odata.type": `#microsoft.graph.${sp.kind}`,
     id: sp.id,
@@ -32,6 +33,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     servicePrincipalNames: sp.servicePrincipalNames,
     accountEnabled: sp.accountEnabled ?? true,
     oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
+    appRoles: sp.appRoles ?? [],
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };
 }

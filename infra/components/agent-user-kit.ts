@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { MICROSOFT_GRAPH_APP_ID } from "../../lib/entra-rules";
 import type { AgentConfig, KitConfig } from "../config";
 import { UsageError } from "../../lib/errors";
+import type { AppRoleOutputs } from "../../lib/stack-outputs";
 import { argsPlan, stackPlan, type AgentLayout, type AgentUserKitArgs, type AgentUserKitStackConfig, type CredentialLayout } from "./kit-args";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AgentIdentityBlueprint, type BlueprintCredentialArgs } from "./blueprint";
@@ -41,6 +42,14 @@ export interface AgentUserKitOutputs extends AgentOutputs {
   blueprintPrincipalId: pulumi.Output<string>;
   blueprintClientSecret?: pulumi.Output<string>;
   managedIdentityClientId?: pulumi.Output<string>;
+  /** Only with `onBehalfOf`: the blueprint's identifier URI and the scope it exposes. */
+  blueprintIdentifierUri?: pulumi.Output<string>;
+  blueprintScope?: pulumi.Output<string>;
+  /** Only when the first agent declares `appRoles`: the app roles its identity holds, per resource. */
+  appRoles?: pulumi.Output<AppRoleOutputs[]>;
+  /** Only with `onBehalfOf`: the first agent's delegated consent for any user (its grant id and scopes). */
+  onBehalfOfGrantId?: pulumi.Output<string>;
+  onBehalfOfScopes?: pulumi.Output<string>;
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
