@@ -1,14 +1,15 @@
-import { fstatSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { fstatSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { quoteValue } from "../../lib/printable";
 import { ExitCode, UsageError } from "../../lib/errors";
-import { refuseSymbolicLink, writeFileWhole, writeSecretFile, type FileLabel } from "../../lib/whole-file";
+import { writeFileWhole, writeSecretFile } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
-import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
+import { GRAPH_APP_ROLE_VALUES } from "../../emulator/seed-flows";
+import { FEATURE_PERMISSIONS, type Feature } from "../../lib/graph-permissions";
 import { didYouMean } from "../../lib/did-you-mean";
-import { startEmulator, type Emulator, type ProvisionerSecret } from "../../emulator/server";
+import { startEmulator, type Emulator } from "../../emulator/server";
+import { caPlace, envFileText, removeStale, testUserFileText } from "../emulator-files";
 import type { CliIo, Command, CommandArgs } from "../cli-io";
 import { defineCommand } from "../command";
 import { launcherGone, launcherLinks } from "../launcher";
@@ -27,6 +28,12 @@ Usage: agent-user emulator [options]
                       the built-in provisioner's Microsoft Graph application permissions,
                       comma-separated (default: the kit's set plus doctor's and preflight's
                       reads, as docs/pulumi.md's provisioner section lists them)
+  --features LIST     the tenant stands for a stack with these opt-in features, comma-separated:
+                      appRoles (its seeded agent holds User.Read.All on Graph) and onBehalfOf (its
+                      blueprint exposes access_agent, its agent may act for the seeded person);
+                      the --outputs file declares them, and the built-in provisioner also holds
+                      their permissions (AppRoleAssignment.ReadWrite.All;
+                      AgentIdentityBlueprint.UpdateAuthProperties.All)
   --refuse-blueprint-secrets
                       a tenant policy that refuses passwords and certificates on blueprints:
                       addPassword answers 400, so only credential managedIdentity works
@@ -42,6 +49,12 @@ Usage: agent-user emulator [options]
                       provider's cloud) and SSL_CERT_FILE and NODE_EXTRA_CA_CERTS (the
                       certificate) (mode 0600), so that \`set -a; . FILE; set +a\` prepares a
                       shell for agent-user doctor, agent-user preflight and \`pulumi up\`
+                      removed at start, as --outputs is
+  --test-user-out FILE
+                      TEST ONLY: write AGENT_USER_TEST_TOKEN_URL, _CLIENT_ID, _USERNAME, _PASSWORD
+                      and _SCOPE (mode 0600): the seeded person's password sign-in (the resource
+                      owner password grant) through the seeded public client, for a token whose
+                      audience is the blueprint, which agent-user token --on-behalf-of takes;
                       removed at start, as --outputs is
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
@@ -63,22 +76,6 @@ Examples:
   agent-user emulator --outputs outputs.json --env-out arm.env --faults break=grant-other-user
 `;
 
-/** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
-function envFileText(p: ProvisionerSecret, metadataHost: string, caFile: string): string {
-  const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
-  const settings: [string, string][] = [
-    ["ARM_TENANT_ID", p.tenantId],
-    ["ARM_CLIENT_ID", p.clientId],
-    ["ARM_CLIENT_SECRET", p.clientSecret],
-    // The azuread provider reads its login and Graph endpoints from this host's cloud metadata, over HTTPS.
-    ["ARM_METADATA_HOSTNAME", metadataHost],
-    // Trust for the HTTPS listener: Go programs (the azuread provider) read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
-    ["SSL_CERT_FILE", caFile],
-    ["NODE_EXTRA_CA_CERTS", caFile],
-  ];
-  return settings.map(([name, value]) => `${name}=${quote(value)}\n`).join("");
-}
-
 function port(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -89,8 +86,8 @@ function port(name: string, value: string | undefined): number | undefined {
 /** At most this many agents: each is three store entries, and a fleet bench uses 1,000. */
 const MAX_AGENTS = 10_000;
 
-/** Every application permission the emulated Graph knows: those of its permission table, and the ones that block Agent ID writes. */
-const KNOWN_ROLES = [...new Set([...OPERATION_IDS.flatMap((id) => GRAPH_OPERATIONS[id].application as readonly string[]), ...AGENT_ID_WRITE_BLOCKERS])];
+/** Every application permission the emulated Graph publishes. */
+const KNOWN_ROLES = GRAPH_APP_ROLE_VALUES;
 
 /** `--provisioner-roles A,B`: permission names the emulated Graph knows, at least one. */
 function provisionerRoles(value: string): string[] {
@@ -105,6 +102,17 @@ function provisionerRoles(value: string): string[] {
     );
   }
   return roles;
+}
+
+/** `--features A,B`: the opt-in features whose permissions the provisioner also holds. */
+function features(value: string): Feature[] {
+  const names = [...new Set(value.split(",").map((f) => f.trim()).filter((f) => f !== ""))];
+  const known = Object.keys(FEATURE_PERMISSIONS) as Feature[];
+  const unknown = names.find((f) => !known.includes(f as Feature));
+  if (names.length === 0 || unknown !== undefined) {
+    throw new UsageError(`--features takes ${known.join(", ")}, comma-separated${unknown === undefined ? "" : `; got ${quoteValue(unknown)}`}`);
+  }
+  return names as Feature[];
 }
 
 function agentCount(value: string): number {
@@ -130,59 +138,6 @@ function refuseNodeEnvFile(argv: string[]): void {
     'write the provisioner settings with --env-out FILE; see "agent-user emulator --help"',
     "usage",
   );
-}
-
-/** Where the certificate goes: the path, and how a refusal to write there is worded. */
-interface CaPlace {
-  path: string;
-  label: FileLabel;
-  /** The temp directory made to hold it, removed when the emulator stops. */
-  madeDir?: string;
-}
-
-/** A new directory under the system temp directory, for a certificate given no other place; gone when the emulator stops. */
-function makeTempDir(): string {
-  try {
-    return mkdtempSync(join(tmpdir(), "agent-user-emulator-"));
-  } catch (err) {
-    throw new UsageError(
-      `cannot make a directory for the certificate under TMPDIR ${tmpdir()}: ${(err as NodeJS.ErrnoException).code ?? "unwritable"}`,
-      "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE",
-    );
-  }
-}
-
-/**
- * Never the directory the user happens to stand in: --ca-file, else beside the
- * outputs, else a fresh temp directory (made only then).
- */
-function caPlace(flag: string | undefined, outputsFile: string | undefined, cwd: string): CaPlace {
-  const place = (path: string, name: string, hint: string): CaPlace => ({ path, label: { name, hint: () => hint } });
-  if (flag !== undefined) {
-    const path = resolve(cwd, flag);
-    return place(path, `--ca-file ${path}`, "--ca-file names the certificate's file (not a directory), in a directory you can write");
-  }
-  if (outputsFile) {
-    const path = join(dirname(outputsFile), "emulator-ca.pem");
-    return place(path, `the certificate beside --outputs, ${path}`, "give --outputs a directory you can write, or name the certificate's file with --ca-file FILE");
-  }
-  const madeDir = makeTempDir();
-  const path = join(madeDir, "ca.pem");
-  return { ...place(path, `the certificate under TMPDIR, ${path}`, "set TMPDIR to a directory you can write, or name the certificate's file with --ca-file FILE"), madeDir };
-}
-
-/**
- * Removes what an earlier run left at `path`; a path that cannot be removed is
- * a usage error naming its flag. A symbolic link there is refused, not
- * removed: the secret file is never written in its place either.
- */
-function removeStale(path: string, flag: string): void {
-  refuseSymbolicLink(path, flag);
-  try {
-    rmSync(path, { force: true });
-  } catch (err) {
-    throw new UsageError(`${flag} ${path} cannot be replaced: ${(err as NodeJS.ErrnoException).code ?? "unremovable"}`, `${flag} names a file (not a directory) in a directory you can write`);
-  }
 }
 
 /**
@@ -229,10 +184,12 @@ interface EmulatorPlan {
   tenant: ReturnType<typeof loadTenantFile> | undefined;
   agents: number | undefined;
   roles: string[] | undefined;
+  declared: Feature[] | undefined;
   faults: ReturnType<typeof parseFaultSpec>;
   listen: { port: number | undefined; httpsPort: number | undefined };
   outputsFile: string | undefined;
   envFile: string | undefined;
+  testUserFile: string | undefined;
 }
 
 /** The emulator's flags, as node:util parseArgs options. */
@@ -243,10 +200,12 @@ const EMULATOR_OPTIONS = {
   tenant: { type: "string" },
   agents: { type: "string" },
   "provisioner-roles": { type: "string" },
+  features: { type: "string" },
   "refuse-blueprint-secrets": { type: "boolean" },
   faults: { type: "string" },
   outputs: { type: "string" },
   "env-out": { type: "string" },
+  "test-user-out": { type: "string" },
   "ca-file": { type: "string" },
   https: { type: "boolean" },
 } as const;
@@ -262,16 +221,18 @@ function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
   const agents = values.agents === undefined ? undefined : agentCount(values.agents);
   if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
   const roles = values["provisioner-roles"] === undefined ? undefined : provisionerRoles(values["provisioner-roles"]);
-  if (roles !== undefined && tenantFile) {
-    throw new UsageError("--provisioner-roles sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles", "give one of --provisioner-roles and --tenant-file");
+  for (const flag of ["provisioner-roles", "features"] as const) {
+    if (values[flag] !== undefined && tenantFile) throw new UsageError(`--${flag} sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles`, `give one of --${flag} and --tenant-file`);
   }
+  const declared = values.features === undefined ? undefined : features(values.features);
   const faults = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
   const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
   if (values.https === true && !outputsFile) throw new UsageError("--https chooses the URLs the --outputs file names; give --outputs FILE too");
   const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
+  const testUserFile = values["test-user-out"] === undefined ? undefined : resolve(io.cwd, values["test-user-out"]);
   const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
   const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-  return { values, tenant, agents, roles, faults, listen, outputsFile, envFile };
+  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile };
 }
 
 /** The emulator the plan asks for, listening; a port in use is a UsageError naming its flag. */
@@ -286,6 +247,7 @@ function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
     listLagMs: faults.listLagMs,
     breaks: faults.breaks,
     provisionerRoles: plan.roles,
+    features: plan.declared,
     refuseBlueprintSecrets: plan.values["refuse-blueprint-secrets"] === true,
   }).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException & { port?: number };
@@ -316,6 +278,7 @@ function banner(emulator: Emulator, plan: EmulatorPlan, tenantId: string, caPath
     `  graph:          ${emulator.httpUrl}/v1.0/`,
     ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
     ...(values["env-out"] ? [`  provisioner settings written to ${values["env-out"]}: set -a; . ${values["env-out"]}; set +a`] : []),
+    ...(values["test-user-out"] ? [`  test-only sign-in of the seeded person written to ${values["test-user-out"]}`] : []),
     ...(plan.faults.breaks.length > 0 ? [`  broken links: ${plan.faults.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
     "  shared files, for agent-user comments:",
     ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
@@ -330,18 +293,24 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
   let madeDir: string | undefined;
   try {
     const plan = planOf(values, io);
-    const { outputsFile, envFile } = plan;
+    const { outputsFile, envFile, testUserFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");
+    if (testUserFile) removeStale(testUserFile, "--test-user-out");
     const emulator = await startPlanned(plan);
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
     await orClose(emulator, () => {
       // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
       writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
+      if (testUserFile) {
+        const user = emulator.testUser();
+        if (!user) throw new UsageError("--test-user-out: the tenant has no person with a password, public client and blueprint exposing an API");
+        writeSecretFile(testUserFile, testUserFileText(user, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out");
+      }
       if (!envFile) return;
       const provisioner = emulator.provisioner();
       if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
