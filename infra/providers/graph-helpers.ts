@@ -6,5 +6,5 @@
  * dist/lib/* is not. So the providers import them through this module
  * (test/e2e/package installs the packed kit and runs the providers).
  */
-export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
+export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, applicationByAppIdPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 export { getIfExists, odataString } from "../../lib/graph-reads";

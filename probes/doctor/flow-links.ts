@@ -4,6 +4,7 @@ import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import { isObject } from "../../lib/json-value";
 import { getIfExists, odataString } from "../../lib/graph-reads";
+import { applicationByAppIdPath } from "../../lib/graph-paths";
 import { isGraphResource, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
 import type { RetryHooks } from "../../lib/retry";
 import type { AppRoleOutputs } from "../../lib/stack-outputs";
@@ -92,7 +93,7 @@ export async function exposedApiLink(graph: GraphClient, t: DoctorTarget): Promi
   const { blueprintIdentifierUri: uri, blueprintScope: scope } = t.outputs;
   const appId = t.settings.blueprintAppId;
   // learn.microsoft.com/graph/api/application-get (the appId alternate key)
-  const app = await getIfExists<ExposedApi>(graph, `/v1.0/applications(appId=${odataString(appId)})?$select=identifierUris,api`, { shape: EXPOSED });
+  const app = await getIfExists<ExposedApi>(graph, `${applicationByAppIdPath(appId)}?$select=identifierUris,api`, { shape: EXPOSED });
   if (!app) return failed(link, appId, `no blueprint ${appId} to read the API of`, "fix the blueprint link first");
   const uris = app.identifierUris ?? [];
   const listed = isObject(app.api) && Array.isArray(app.api.oauth2PermissionScopes) ? (app.api.oauth2PermissionScopes as unknown[]) : [];
