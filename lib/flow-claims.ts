@@ -5,7 +5,8 @@ import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, 
 
 /*
  * What must hold of each flow's final token before it is handed out or
- * cached (docs/protocol.md, "Checks on the agent user token"), and what a token
+ * cached (docs/protocol.md, "Checks on the agent user token" and "Checks on
+ * the app and on-behalf-of tokens"), and what a token
  * that fails the check looks like instead: the claims say which flow a token
  * came from (agent-token-claims: `idtyp`, `oid`, `azp`/`appid`,
  * `xms_par_app_azp`, the facet claims).

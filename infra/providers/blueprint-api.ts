@@ -62,7 +62,7 @@ const SHAPE: Shape = { identifierUris: "string[]?" };
 
 const hints: HintFor = (err) =>
   err.status === 403
-    ? "exposing an API on the blueprint needs the application permission AgentIdentityBlueprint.UpdateAuthProperties.All (docs/pulumi.md, \"Opt-in features\"), granted with admin consent"
+    ? "exposing an API on the blueprint needs the application permission AgentIdentityBlueprint.UpdateAuthProperties.All (docs/pulumi.md, \"Opt-in flows\"), granted with admin consent"
     : undefined;
 
 /** The blueprint's API as Graph holds it now; undefined when the blueprint is gone. */

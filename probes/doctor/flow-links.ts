@@ -49,7 +49,7 @@ const EXPOSED: Shape = { identifierUris: "string[]?" };
 const GRANT: Shape = { id: "string", consentType: "string?", principalId: "string?", resourceId: "string?", scope: "string?" };
 
 const UP_APP_ROLES = "run `pulumi up`: the agent's appRoles assign them (the provisioner needs AppRoleAssignment.ReadWrite.All); then allow a few minutes before new tokens carry them";
-const UP_OBO = "run `pulumi up` with the kit's onBehalfOf, which exposes the blueprint's API and grants the agent identity's delegated consent";
+const UP_OBO = "run `pulumi up` with the kit's onBehalfOfScope (the blueprint's exposed API) and the agent's onBehalfOfScopes (its delegated consent)";
 
 /** The app roles the agent identity holds, against those the outputs declare. */
 export async function appRolesLink(graph: GraphClient, t: DoctorTarget, declared: readonly AppRoleOutputs[]): Promise<Check> {
