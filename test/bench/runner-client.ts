@@ -11,6 +11,19 @@ export interface BlueprintSecret {
   secret: string;
 }
 
+/** A token source configured as `agent-user token` configures it, with its own undici Agent routed to the emulator. */
+export function benchTokenSource(target: EmulatorTarget, blueprint: BlueprintSecret): { dispatcher: Agent; source: TokenSource } {
+  const dispatcher = new Agent({ connect: emulatorConnector(target) });
+  const source = new TokenSource({
+    authorityUrl: AUTHORITY,
+    tenantId: blueprint.tenantId,
+    blueprintAppId: blueprint.blueprintAppId,
+    credential: { kind: "secret", secret: blueprint.secret },
+    http: { dispatcher },
+  });
+  return { dispatcher, source };
+}
+
 /** This project's runner (lib/token-source.ts: the cache in front of the hop chain), configured as `agent-user token` configures it. */
 export class RunnerClient implements TokenClient {
   readonly name = "runner";
@@ -18,14 +31,7 @@ export class RunnerClient implements TokenClient {
   private readonly chain: TokenSource;
 
   constructor(target: EmulatorTarget, blueprint: BlueprintSecret) {
-    this.dispatcher = new Agent({ connect: emulatorConnector(target) });
-    this.chain = new TokenSource({
-      authorityUrl: AUTHORITY,
-      tenantId: blueprint.tenantId,
-      blueprintAppId: blueprint.blueprintAppId,
-      credential: { kind: "secret", secret: blueprint.secret },
-      http: { dispatcher: this.dispatcher },
-    });
+    ({ dispatcher: this.dispatcher, source: this.chain } = benchTokenSource(target, blueprint));
   }
 
   /** As the token provider asks the chain: its cache, else a mint. No async wrapper of its own (the peer's adapter has none either). */
