@@ -2,6 +2,8 @@ import { metadataRoutes } from "./arm/metadata-endpoints";
 import { applicationCredentialRoutes } from "./graph/application-credentials";
 import { applicationObjectRoutes } from "./graph/application-object";
 import { applicationRoutes } from "./graph/applications";
+import { appRoleAssignmentRoutes } from "./graph/app-role-assignments";
+import { blueprintApiRoutes } from "./graph/blueprint-api";
 import { domainRoutes } from "./graph/domains";
 import { fileRoutes } from "./graph/files";
 import { grantRoutes } from "./graph/grants";
@@ -25,6 +27,9 @@ export const ROUTES: readonly Route[] = [
   ...applicationObjectRoutes,
   ...applicationCredentialRoutes,
   ...servicePrincipalRoutes,
+  // After the typed service principal routes, whose URLs the untyped object's pattern would match too.
+  ...appRoleAssignmentRoutes,
+  ...blueprintApiRoutes,
   ...userRoutes,
   ...untypedCreateRoutes,
   ...grantRoutes,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { CHECK_PERMISSIONS, PROVISIONER_PERMISSIONS } from "../lib/graph-permissions";
 import { UsageError } from "../lib/errors";
 import { isObject } from "../lib/json-value";
@@ -6,6 +6,7 @@ import { readJsonFile } from "../lib/user-files";
 import { badSegment } from "../lib/path-segment";
 import type { Application, DriveItem, PasswordCredential, PermissionScope, ServicePrincipal, TenantSeed, User } from "./store";
 import { isGuid, MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD, TOKEN_EXCHANGE_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
+import { addAgentFlows, addTestSignIn, stableId } from "./seed-flows";
 
 /**
  * Fixed ids for the built-in tenant, so documentation and logs stay readable;
@@ -30,6 +31,10 @@ export const DEFAULT_IDS = {
   grantId: "Z3JhbnQtZGVmYXVsdC0wMDE",
   managedIdentityClientId: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
   managedIdentityPrincipalId: "3c4d5e6f-7a8b-4c9d-8e0f-000000000001",
+  testClientAppId: "7a1e9c2b-3d4f-4e5a-8b6c-0d1e2f3a4b5c",
+  testClientObjectId: "7a1e9c2b-3d4f-4e5a-8b6c-000000000001",
+  testClientPrincipalId: "7a1e9c2b-3d4f-4e5a-8b6c-000000000002",
+  oboGrantId: "Z3JhbnQtb2JvLWRlZmF1bHQ",
   driveId: "b!emulatorDrive01",
   sharedItemId: "01EMULATORITEM0000000000000000001",
   sharedDocumentId: "01EMULATORITEM0000000000000000002",
@@ -52,15 +57,10 @@ export const SEEDED_GRANT_SCOPES = "Chat.Create Chat.ReadWrite ChatMessage.Send 
 /** The delegated permissions the emulated Microsoft Graph publishes: the kit's allow-list and a few neighbours (texts and types are the emulator's). */
 const GRAPH_SCOPES = [...SEEDED_GRANT_SCOPES.split(" "), "Chat.Read", "Mail.Read", "Files.ReadWrite.All", "Sites.ReadWrite.All", "User.ReadBasic.All"];
 
-/** A stable id per scope name: the emulator's own, not Microsoft's (which differ per scope and are not needed here). */
-function scopeId(value: string): string {
-  const hex = createHash("sha256").update(`graph-scope:${value}`).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 export function graphPermissionScopes(): PermissionScope[] {
   return GRAPH_SCOPES.map((value) => ({
-    id: scopeId(value),
+    id: stableId("graph-scope", value),
     value,
     type: "User",
     isEnabled: true,
@@ -101,7 +101,7 @@ const app = (fields: Pick<Application, "id" | "appId" | "kind" | "displayName"> 
  * and the provisioner application.
  */
 export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
-  return {
+  const seed: TenantSeed = {
     tenantId: ids.tenantId,
     domains: [ids.domain],
     applications: [
@@ -173,6 +173,8 @@ export function bareTenant(ids = DEFAULT_IDS): TenantSeed {
     managedIdentities: [{ clientId: ids.managedIdentityClientId, principalId: ids.managedIdentityPrincipalId }],
     driveItems: [],
   };
+  addTestSignIn(seed, ids);
+  return seed;
 }
 
 function sampleDriveItem(ids = DEFAULT_IDS): DriveItem {
@@ -310,6 +312,7 @@ export function defaultTenant(ids = DEFAULT_IDS): TenantSeed {
     scope: SEEDED_GRANT_SCOPES,
   });
   seed.driveItems.push(sampleDriveItem(ids), sampleDocument(ids));
+  addAgentFlows(seed, ids);
   return seed;
 }
 
@@ -344,6 +347,7 @@ const ENTRY_FIELDS = {
   users: { strings: ["id", "kind", "displayName", "userPrincipalName", "mailNickname"], optional: [], lists: [] },
   groups: { strings: ["id", "displayName"], optional: [], lists: ["groupTypes"] },
   grants: { strings: ["id", "clientId", "consentType", "resourceId", "scope"], optional: [], lists: [] },
+  appRoleAssignments: { strings: ["id", "appRoleId", "principalId", "principalType", "principalDisplayName", "resourceId", "resourceDisplayName"], optional: [], lists: [] },
 } as const;
 
 /** Checks each entry's required fields, naming the first bad one, and fills absent lists. */
@@ -379,8 +383,11 @@ export function loadTenantFile(path: string): TenantSeed {
   for (const key of ["domains", "applications", "servicePrincipals", "users", "grants"] as const) {
     if (!Array.isArray(seed[key])) throw new UsageError(`tenant file ${path}: "${key}" must be an array`);
   }
-  if (seed.groups !== undefined && !Array.isArray(seed.groups)) throw new UsageError(`tenant file ${path}: "groups" must be an array`);
+  for (const key of ["groups", "appRoleAssignments"] as const) {
+    if (seed[key] !== undefined && !Array.isArray(seed[key])) throw new UsageError(`tenant file ${path}: "${key}" must be an array`);
+  }
   seed.groups ??= [];
+  seed.appRoleAssignments ??= [];
   for (const key of Object.keys(ENTRY_FIELDS) as Array<keyof typeof ENTRY_FIELDS>) checkEntries(path, key, seed[key] as unknown[]);
   for (const [i, group] of seed.groups.entries()) {
     group.isAssignableToRole ??= false;

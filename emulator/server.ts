@@ -1,17 +1,18 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { FleetAgentOutputs, StackOutputs } from "../lib/stack-outputs";
+import type { AppRoleOutputs, FleetAgentOutputs, StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "./certificate";
 import { breakLinks } from "./breaks";
 import { Faults, type BrokenLink, type FaultConfig } from "./faults";
 import { requestPipeline } from "./pipeline";
 import type { RequestRecord } from "./pipeline/respond";
 import type { EmulatorContext } from "./router";
-import { DEFAULT_IDS, fleetTenant } from "./seed";
+import { DEFAULT_IDS, fleetTenant, PROVISIONER_ROLES } from "./seed";
 import { SigningKey } from "./signing-key";
 import { TenantStore, type TenantSeed } from "./store";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
+import { FEATURE_PERMISSIONS, type Feature } from "../lib/graph-permissions";
 
 export interface EmulatorOptions {
   /** HTTP port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -32,6 +33,13 @@ export interface EmulatorOptions {
   refuseBlueprintSecrets?: boolean;
   /** The built-in provisioner's Graph application permissions (`--provisioner-roles`); the kit's set and the check reads by default. */
   provisionerRoles?: readonly string[];
+  /**
+   * The opt-in features of the stack the tenant stands for (`--features`): the
+   * provisioner also holds their permissions, and the outputs declare them
+   * (the seeded agent's app roles; the blueprint's exposed API and the
+   * agent's delegated consent to act for people).
+   */
+  features?: readonly Feature[];
 }
 
 export interface Emulator {
@@ -47,7 +55,28 @@ export interface Emulator {
   provisioner(): ProvisionerSecret | undefined;
   /** The seeded tenant as stack outputs, with URLs on `scheme`. */
   outputs(scheme?: "http" | "https"): StackOutputs;
+  /** TEST ONLY: the seeded person who signs in with a password, the public client they sign in through, and the blueprint scope to ask for. */
+  testUser(): TestUser | undefined;
   close(): Promise<void>;
+}
+
+/** What the test-only password grant needs to sign the seeded person in, for a token whose audience is the blueprint. */
+export interface TestUser {
+  tenantId: string;
+  clientId: string;
+  username: string;
+  password: string;
+  /** `{identifier URI}/{scope}` of the seeded blueprint's exposed API. */
+  scope: string;
+}
+
+/** The first user with a password, the first public client, and the first blueprint's exposed API. */
+function testUserOf(store: TenantStore): TestUser | undefined {
+  const user = store.users("user").find((u) => u.password !== undefined);
+  const client = store.applications("application").find((a) => a.publicClient);
+  const blueprint = store.applications("agentIdentityBlueprint").find((a) => a.identifierUris?.length && a.api?.oauth2PermissionScopes.length);
+  if (!user?.password || !client || !blueprint) return undefined;
+  return { tenantId: store.tenantId, clientId: client.appId, username: user.userPrincipalName, password: user.password, scope: `${blueprint.identifierUris![0]}/${blueprint.api!.oauth2PermissionScopes[0]!.value}` };
 }
 
 export interface ProvisionerSecret {
@@ -69,12 +98,16 @@ function provisionerOf(store: TenantStore): ProvisionerSecret | undefined {
 /** Starts the emulated tenant on loopback, over HTTP and HTTPS. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const store = new TenantStore(options.tenant ?? fleetTenant(options.agents ?? 1));
+  const features = options.features ?? [];
   // A tenant seeded with several agents describes a fleet; agents added later (tests) do not change its outputs' shape.
   const fleet = tenantOutputs(store, "", true).agents !== undefined;
   // The outputs `pulumi up` wrote before the links broke: what a person holds when the tenant drifts.
-  const before = options.breaks?.length ? tenantOutputs(store, "", fleet) : undefined;
+  const before = options.breaks?.length ? tenantOutputs(store, "", fleet, features) : undefined;
   if (options.breaks?.length) breakLinks(store, options.breaks);
-  if (options.provisionerRoles) store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...options.provisionerRoles] });
+  if (options.provisionerRoles || features.length > 0) {
+    const roles = [...(options.provisionerRoles ?? PROVISIONER_ROLES), ...features.flatMap((f) => FEATURE_PERMISSIONS[f])];
+    store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...new Set(roles)] });
+  }
   store.replicationLagMs = options.replicationLagMs ?? 0;
   store.listLagMs = options.listLagMs ?? 0;
   store.blueprintSecretsRefused = options.refuseBlueprintSecrets ?? false;
@@ -112,9 +145,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     key,
     requests,
     provisioner: () => provisionerOf(store),
+    testUser: () => testUserOf(store),
     outputs: (scheme = "http") => {
       const baseUrl = scheme === "http" ? httpUrl : httpsUrl;
-      return before ? { ...structuredClone(before), authorityUrl: baseUrl, graphUrl: baseUrl } : tenantOutputs(store, baseUrl, fleet);
+      return before ? { ...structuredClone(before), authorityUrl: baseUrl, graphUrl: baseUrl } : tenantOutputs(store, baseUrl, fleet, features);
     },
     close: async () => {
       for (const server of [http, https]) server.closeAllConnections();
@@ -126,9 +160,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 /**
  * The stack outputs `pulumi up` would print for this tenant's first blueprint:
  * the top-level agent keys for its first agent and, when it has several, the
- * `agents` map (each agent named by its agent user's mail nickname).
+ * `agents` map (each agent named by its agent user's mail nickname); and
+ * what the stack's opt-in `features` declare.
  */
-export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolean): StackOutputs {
+export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolean, features: readonly Feature[] = []): StackOutputs {
   const outputs: StackOutputs = { tenantId: store.tenantId, authorityUrl: baseUrl, graphUrl: baseUrl, resourceUrl: PUBLIC_CLOUD.resourceUrl };
   const blueprint = store.applications("agentIdentityBlueprint")[0];
   if (!blueprint) return outputs;
@@ -139,9 +174,22 @@ export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolea
     const user = store.agentUserOf(identity.id);
     if (!user) continue;
     const grant = store.grantFor(identity.id, user.id, graph?.id);
-    agents.push({ name: user.mailNickname, agentIdentityId: identity.id, agentUserId: user.id, agentUserPrincipalName: user.userPrincipalName, grantId: grant?.id, grantScopes: grant?.scope });
+    // The identity's consent to act for people: for every user, or for a person who is not its agent user.
+    const obo = features.includes("onBehalfOf") ? store.grants().find((g) => g.clientId === identity.id && g.resourceId === graph?.id && g.principalId !== user.id) : undefined;
+    const appRoles = features.includes("appRoles") ? appRolesOf(store, identity.id) : [];
+    agents.push({
+      name: user.mailNickname,
+      agentIdentityId: identity.id,
+      agentUserId: user.id,
+      agentUserPrincipalName: user.userPrincipalName,
+      grantId: grant?.id,
+      grantScopes: grant?.scope,
+      ...(appRoles.length > 0 ? { appRoles } : {}),
+      ...(obo ? { onBehalfOfGrantId: obo.id, onBehalfOfScopes: obo.scope } : {}),
+    });
   }
   const first = agents[0];
+  const exposed = features.includes("onBehalfOf") && blueprint.identifierUris?.[0] !== undefined ? blueprint.api?.oauth2PermissionScopes[0]?.value : undefined;
   return {
     ...outputs,
     blueprintAppId: blueprint.appId,
@@ -154,6 +202,21 @@ export function tenantOutputs(store: TenantStore, baseUrl: string, fleet: boolea
     agentUserPrincipalName: first?.agentUserPrincipalName,
     grantId: first?.grantId,
     grantScopes: first?.grantScopes,
+    ...(exposed !== undefined ? { blueprintIdentifierUri: blueprint.identifierUris![0], blueprintScope: exposed } : {}),
+    ...(first?.appRoles ? { appRoles: first.appRoles } : {}),
+    ...(first?.onBehalfOfGrantId ? { onBehalfOfGrantId: first.onBehalfOfGrantId, onBehalfOfScopes: first.onBehalfOfScopes } : {}),
     ...(fleet && agents.length > 1 ? { agents: Object.fromEntries(agents.map(({ name, ...agent }) => [name, agent])) } : {}),
   };
+}
+
+/** The app roles an agent identity holds, grouped by the resource API's appId, as the stack outputs list them. */
+function appRolesOf(store: TenantStore, identityId: string): AppRoleOutputs[] {
+  const byResource = new Map<string, string[]>();
+  for (const a of store.appRoleAssignments.of("principalId", identityId)) {
+    const resource = store.servicePrincipal(a.resourceId);
+    const value = resource?.appRoles?.find((r) => r.id === a.appRoleId)?.value;
+    if (!resource || value === undefined) continue;
+    byResource.set(resource.appId, [...(byResource.get(resource.appId) ?? []), value]);
+  }
+  return [...byResource].map(([resource, roles]) => ({ resource, roles }));
 }

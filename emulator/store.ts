@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { resourceKey } from "../lib/entra-rules";
 import type { PasswordCredential, FederatedIdentityCredential, ManagedIdentity } from "./tenant-credentials";
 import type { DriveItem } from "./tenant-files";
-import type { ApplicationKind, Application, ServicePrincipalKind, ServicePrincipal, UserKind, User, Group, PermissionGrant, ApplicationChanges, ServicePrincipalChanges, UserChanges } from "./tenant-objects";
+import { AppRoleAssignmentStore, type AppRoleAssignment } from "./app-role-assignments";
+import type { ApplicationKind, Application, PermissionScope, ServicePrincipalKind, ServicePrincipal, UserKind, User, Group, PermissionGrant, ApplicationChanges, ServicePrincipalChanges, UserChanges } from "./tenant-objects";
 
 export type { PasswordCredential, FederatedIdentityCredential, KeyCredential, ManagedIdentity } from "./tenant-credentials";
 export type { Comment, DriveItem } from "./tenant-files";
-export type { ApplicationKind, Application, PermissionScope, ServicePrincipalKind, ServicePrincipal, UserKind, User, Group, PermissionGrant, ApplicationChanges, ServicePrincipalChanges, UserChanges } from "./tenant-objects";
+export type { AppRoleAssignment } from "./app-role-assignments";
+export type { ApplicationKind, Application, ApiApplication, AppRole, PermissionScope, ServicePrincipalKind, ServicePrincipal, UserKind, User, Group, PermissionGrant, ApplicationChanges, ServicePrincipalChanges, UserChanges } from "./tenant-objects";
 
 /** What the store is seeded with: the same shape as `--tenant FILE`. */
 export interface TenantSeed {
@@ -18,6 +20,8 @@ export interface TenantSeed {
   /** Absent in a tenant file without groups. */
   groups?: Array<Omit<Group, "createdAt">>;
   grants: Array<Omit<PermissionGrant, "effectiveAt" | "previousScope">>;
+  /** Absent in a tenant file without app role assignments. */
+  appRoleAssignments?: Array<Omit<AppRoleAssignment, "createdAt">>;
   managedIdentities: ManagedIdentity[];
   driveItems: DriveItem[];
 }
@@ -41,6 +45,8 @@ export class TenantStore {
   readonly #grants = new Map<string, PermissionGrant>();
   readonly #managedIdentities: ManagedIdentity[];
   readonly #driveItems: DriveItem[];
+  /** App role assignments: application permissions given to principals. */
+  readonly appRoleAssignments: AppRoleAssignmentStore;
   /** How long a new object stays unknown to the token endpoint, and a grant change unseen. */
   replicationLagMs = 0;
   /** How long a new object stays missing from Graph's lists (`$filter` included): an index that catches up on its own time. */
@@ -59,6 +65,7 @@ export class TenantStore {
     for (const grant of seed.grants) this.#grants.set(grant.id, { ...grant, effectiveAt: LONG_AGO });
     this.#managedIdentities = structuredClone(seed.managedIdentities);
     this.#driveItems = structuredClone(seed.driveItems);
+    this.appRoleAssignments = new AppRoleAssignmentStore(seed.appRoleAssignments, LONG_AGO);
   }
 
   /** Whether an object written at `createdAt` has reached the token endpoint. */
@@ -170,13 +177,19 @@ export class TenantStore {
     return undefined;
   }
 
-  /** The service principal a token `{resource}/.default` scope names, by appId or identifier URI. */
+  /** The service principal a token `{resource}/.default` scope names, by appId or identifier URI (its own, or its application's). */
   resourceByIdentifier(resource: string): ServicePrincipal | undefined {
     const r = resourceKey(resource);
     for (const sp of this.#servicePrincipals.values()) {
-      if (sp.appId.toLowerCase() === r || sp.servicePrincipalNames.some((n) => resourceKey(n) === r)) return sp;
+      const names = [sp.appId, ...sp.servicePrincipalNames, ...(sp.kind === "agentIdentity" ? [] : (this.applicationByAppId(sp.appId)?.identifierUris ?? []))];
+      if (names.some((n) => resourceKey(n) === r)) return sp;
     }
     return undefined;
+  }
+
+  /** The delegated scopes a resource publishes: its own, or those its application's API exposes. */
+  publishedScopes(sp: ServicePrincipal): PermissionScope[] {
+    return sp.oauth2PermissionScopes ?? (sp.kind === "agentIdentity" ? undefined : this.applicationByAppId(sp.appId)?.api?.oauth2PermissionScopes) ?? [];
   }
 
   /** The user holding a UPN, compared without regard to case. */
@@ -330,6 +343,7 @@ export class TenantStore {
     if (!sp) return;
     this.#servicePrincipals.delete(id);
     for (const grant of this.grants()) if (grant.clientId === id || grant.resourceId === id) this.#grants.delete(grant.id);
+    this.appRoleAssignments.removeFor(id);
     if (sp.kind !== "agentIdentityBlueprintPrincipal") return;
     // Deleting a blueprint principal removes its identities (their agent users stay).
     for (const identity of this.agentIdentitiesOf(sp.appId)) this.deleteServicePrincipal(identity.id);

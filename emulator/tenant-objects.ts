@@ -23,7 +23,29 @@ export interface Application {
   createdByAppId?: string;
   /** Internal, never served: the appId that created it holding AgentIdentityBlueprint.CreateAsManager, which then reaches it alone. */
   managerAppId?: string;
+  /** The URIs its API answers to as a token audience, e.g. api://{appId}. */
+  identifierUris?: string[];
+  /** The API it exposes (Graph's apiApplication): its delegated scopes, and the clients that need no consent for them. */
+  api?: ApiApplication;
+  /** A public client (isFallbackPublicClient): it signs in users with no client secret, as the resource owner password grant allows. */
+  publicClient?: boolean;
   createdAt: number;
+}
+
+/** Graph's apiApplication: the delegated scopes an API publishes, and the client apps pre-authorized for them. */
+export interface ApiApplication {
+  oauth2PermissionScopes: PermissionScope[];
+  preAuthorizedApplications: Array<{ appId: string; delegatedPermissionIds: string[] }>;
+}
+
+/** An application permission a resource API publishes (Graph's appRole), which an app role assignment gives a principal. */
+export interface AppRole {
+  id: string;
+  value: string;
+  displayName: string;
+  description: string;
+  allowedMemberTypes: string[];
+  isEnabled: boolean;
 }
 
 /** A delegated permission a resource API publishes (Graph's permissionScope). */
@@ -63,6 +85,8 @@ export interface ServicePrincipal {
   oauth2PermissionScopes?: PermissionScope[];
   /** The other properties a body set: documented ones (tags, appRoleAssignmentRequired, ...) and, the type being open, any other. */
   properties?: Record<string, unknown>;
+  /** The application permissions (app roles) this principal publishes as a resource API. */
+  appRoles?: AppRole[];
   /** Internal, never served: for a blueprint principal, the appId that created it holding AgentIdentityBlueprint.CreateAsManager. */
   managerAppId?: string;
   createdAt: number;
@@ -83,6 +107,8 @@ export interface User {
   sponsors?: string[];
   /** The other properties a body set: documented ones (jobTitle, usageLocation, ...) and, the type being open, any other. */
   properties?: Record<string, unknown>;
+  /** A human user's password, for the resource owner password grant (a test-only sign-in); agent users have none. */
+  password?: string;
   createdAt: number;
 }
 
@@ -113,6 +139,6 @@ export interface PermissionGrant {
 }
 
 /** The fields a PATCH or a drift may change; ids, kinds and creation times stay. */
-export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "keyCredentials" | "properties">>;
+export type ApplicationChanges = Partial<Pick<Application, "displayName" | "tags" | "sponsors" | "owners" | "passwordCredentials" | "keyCredentials" | "properties" | "identifierUris" | "api">>;
 export type ServicePrincipalChanges = Partial<Pick<ServicePrincipal, "displayName" | "sponsors" | "owners" | "graphAppRoles" | "accountEnabled" | "properties">>;
 export type UserChanges = Partial<Pick<User, "displayName" | "mailNickname" | "userPrincipalName" | "accountEnabled" | "identityParentId" | "properties">>;

@@ -1,5 +1,6 @@
 import { quoteValue } from "../lib/printable";
-import { displayNameProblem, upnLocalPartProblem } from "../lib/entra-rules";
+import { displayNameProblem, isGuid, upnLocalPartProblem } from "../lib/entra-rules";
+import type { AppRoleOutputs } from "../lib/stack-outputs";
 import { isObject } from "../lib/json-value";
 import { didYouMean } from "../lib/did-you-mean";
 import { DEFAULT_SCOPES } from "./scope-policy";
@@ -16,6 +17,35 @@ export interface AgentConfig {
   /** `userName@userDomain`. */
   userPrincipalName: string;
   scopes: string[];
+  /** The app roles its identity holds, by resource appId; empty for none. */
+  appRoles: AppRoleOutputs[];
+  /** The delegated scopes its identity may use for any person; empty for none. */
+  onBehalfOfScopes: string[];
+}
+
+const AGENT_FIELDS = ["name", "identityName", "userName", "scopes", "appRoles", "onBehalfOfScopes"];
+
+/** An app role value, as Graph's appRole.value: letters, digits and . _ - (no spaces). */
+const ROLE = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * An agent's `appRoles`, normalized (resource appIds lower-cased, entries of
+ * one resource merged, roles unique), or the problem with it. One rule for
+ * the validator and for a component's layout, which names a resource per role.
+ */
+export function appRoleList(value: unknown): { appRoles: AppRoleOutputs[] } | { problem: string } {
+  if (value === undefined) return { appRoles: [] };
+  const form = "must be a list of { resource, roles }: resource the API's appId (a GUID), roles its app role values";
+  if (!Array.isArray(value)) return { problem: form };
+  const byResource = new Map<string, string[]>();
+  for (const entry of value) {
+    if (!isObject(entry) || !isGuid(entry.resource) || !Array.isArray(entry.roles) || entry.roles.length === 0) return { problem: form };
+    const bad = entry.roles.find((role) => typeof role !== "string" || !ROLE.test(role));
+    if (bad !== undefined) return { problem: `holds the role ${quoteValue(bad)}: an app role value is letters, digits and . _ -` };
+    const resource = entry.resource.toLowerCase();
+    byResource.set(resource, [...new Set([...(byResource.get(resource) ?? []), ...(entry.roles as string[])])]);
+  }
+  return { appRoles: [...byResource].map(([resource, roles]) => ({ resource, roles })) };
 }
 
 const SCOPE = /^[A-Za-z0-9._-]+$/;
@@ -25,7 +55,7 @@ export function shorthandAgent(raw: RawConfig, userDomain: string | undefined, s
   const identityName = displayName(raw, "agentIdentityName", fail);
   const userName = upnLocalPart(raw, fail);
   if (identityName === undefined || userName === undefined) return undefined;
-  return [{ name: userName, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes }];
+  return [{ name: userName, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes, appRoles: [], onBehalfOfScopes: [] }];
 }
 
 /** Pulumi.yaml's default for `agents` is [], which means the one-agent shorthand. */
@@ -67,7 +97,7 @@ export function agentList(raw: RawConfig, userDomain: string | undefined, scopes
       return;
     }
     const spec = item as Record<string, unknown>;
-    for (const key of Object.keys(spec)) if (!["name", "identityName", "userName", "scopes"].includes(key)) at(key, "is not an agent field (name, identityName, userName, scopes)");
+    for (const key of Object.keys(spec)) if (!AGENT_FIELDS.includes(key)) at(key, `is not an agent field (${AGENT_FIELDS.join(", ")})`);
     const name = typeof spec.name === "string" ? spec.name.trim() : undefined;
     if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${quoteValue(spec.name)})`);
     else if (seenNames.has(name.toLowerCase())) at("name", "is used by another agent");
@@ -78,25 +108,34 @@ export function agentList(raw: RawConfig, userDomain: string | undefined, scopes
     const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalPartProblem(userName);
     if (userProblem) at("userName", userProblem);
     else if (seenUsers.has(userName!.toLowerCase())) at("userName", "is used by another agent (one agent user per agent identity)");
-    let agentScopes = scopes;
-    if (spec.scopes !== undefined) {
-      const list = Array.isArray(spec.scopes) && spec.scopes.every((v) => typeof v === "string") ? (spec.scopes as string[]).map((v) => v.trim()).filter(Boolean) : undefined;
-      if (!list || list.length === 0) at("scopes", "must be a non-empty list of scope names");
-      else {
-        const refused = list.filter((v) => !SCOPE.test(v) || !allowed.includes(v));
-        if (refused.length > 0) at("scopes", `holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")})`);
-        agentScopes = [...new Set(list)];
-      }
-    }
+    const agentScopes = spec.scopes === undefined ? scopes : (allowedList(spec.scopes, allowed, (message) => at("scopes", message)) ?? scopes);
+    const roles = appRoleList(spec.appRoles);
+    if ("problem" in roles) at("appRoles", roles.problem);
+    const oboScopes = spec.onBehalfOfScopes === undefined ? [] : allowedList(spec.onBehalfOfScopes, allowed, (message) => at("onBehalfOfScopes", message));
     if (name) seenNames.add(name.toLowerCase());
     if (userName) seenUsers.add(userName.toLowerCase());
-    if (name && AGENT_NAME.test(name) && identityName && !identityProblem && userName && !userProblem) {
-      agents.push({ name, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes: agentScopes });
+    if (name && AGENT_NAME.test(name) && identityName && !identityProblem && userName && !userProblem && "appRoles" in roles && oboScopes) {
+      agents.push({ name, identityName, userName, userPrincipalName: `${userName}@${userDomain}`, scopes: agentScopes, appRoles: roles.appRoles, onBehalfOfScopes: oboScopes });
     }
   });
   return agents.length === items.length ? agents : undefined;
 }
 
+
+/** A non-empty list of scope names, each in the allow-list; undefined (with the problem reported) otherwise. */
+function allowedList(value: unknown, allowed: readonly string[], fail: (message: string) => void): string[] | undefined {
+  const list = Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]).map((v) => v.trim()).filter(Boolean) : undefined;
+  if (!list || list.length === 0) {
+    fail("must be a non-empty list of scope names");
+    return undefined;
+  }
+  const refused = list.filter((v) => !SCOPE.test(v) || !allowed.includes(v));
+  if (refused.length > 0) {
+    fail(`holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")})`);
+    return undefined;
+  }
+  return [...new Set(list)];
+}
 
 /** Refused scope names, each with the allowed one it most likely misspells: `User.Reed (did you mean User.Read?)`. */
 function namedWithGuesses(refused: readonly string[], allowed: readonly string[]): string {

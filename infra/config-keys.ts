@@ -23,6 +23,8 @@ export const CONFIG_KEYS = [
   "tokenExchangeAudience",
   "consistencyWindowSeconds",
   "agents",
+  "onBehalfOfScope",
+  "onBehalfOfClients",
 ] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -39,6 +41,18 @@ export interface AgentSpec {
   userName: string;
   /** Delegated scopes of its grant; the stack's `scopes` by default. */
   scopes?: string[];
+  /**
+   * Opt-in: application permissions (app roles) its agent identity holds, per
+   * resource API by appId, e.g. [{ resource: "00000003-0000-0000-c000-000000000000", roles: ["User.Read.All"] }].
+   * The provisioner then needs AppRoleAssignment.ReadWrite.All.
+   */
+  appRoles?: Array<{ resource: string; roles: string[] }>;
+  /**
+   * Opt-in, with the stack's onBehalfOfScope: delegated scopes on the
+   * resource API its agent identity may use for any signed-in person (the
+   * on-behalf-of flow), consented for all users; each must be in allowedScopes.
+   */
+  onBehalfOfScopes?: string[];
 }
 
 /** Records one problem with a key; validation goes on to report every problem at once. */

@@ -5,7 +5,9 @@ import { ALLOWED_SCOPES } from "./scope-policy";
 import { agentList, hasAgents, scopeList, shorthandAgent, type AgentConfig } from "./config-agents";
 import { credentialConfig, type CredentialConfig } from "./config-credential";
 import { CONFIG_NAMESPACE, type ConfigKey, type RawConfig } from "./config-keys";
-import { audience, displayName, domain, guid, guidList, integer, list, url } from "./config-values";
+import { audience, displayName, domain, guid, guidList, integer, list, text, url } from "./config-values";
+import { isGuid } from "../lib/entra-rules";
+import { quoteValue } from "../lib/printable";
 
 export { CONFIG_KEYS, CONFIG_NAMESPACE, type AgentSpec, type ConfigKey, type RawConfig } from "./config-keys";
 export type { AgentConfig } from "./config-agents";
@@ -34,6 +36,12 @@ export interface KitConfig {
   /** Hop 1's audience and the blueprint's federated credential's: as configured, else the authority's cloud's. */
   tokenExchangeAudience: string;
   consistencyWindowMs: number;
+  /**
+   * Opt-in: the API the blueprint exposes for the on-behalf-of flow, its
+   * scope (a person's token for the agent asks for `api://{appId}/{scope}`)
+   * and the client apps pre-authorized for it; absent when off.
+   */
+  onBehalfOf?: { scope: string; clients: string[] };
 }
 
 export interface ConfigProblem {
@@ -87,6 +95,7 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
   const authorityUrl = url(raw, "authorityUrl", PUBLIC_CLOUD.authorityUrl, fail);
   const exchangeAudience = audience(raw, "tokenExchangeAudience", fail) ?? tokenExchangeAudience(authorityUrl);
   const consistencyWindowSeconds = integer(raw, "consistencyWindowSeconds", DEFAULT_CONSISTENCY_WINDOW_SECONDS, 0, MAX_CONSISTENCY_WINDOW_MS / 1000, fail);
+  const onBehalfOf = onBehalfOfConfig(raw, agents, fail);
 
   if (problems.length > 0) throw new ConfigError(problems, source);
   return {
@@ -102,6 +111,27 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
     authorityUrl,
     tokenExchangeAudience: exchangeAudience,
     consistencyWindowMs: consistencyWindowSeconds * 1000,
+    ...(onBehalfOf ? { onBehalfOf } : {}),
   };
+}
+
+/**
+ * The blueprint's exposed API for the on-behalf-of flow: `onBehalfOfScope`
+ * turns it on; an agent's `onBehalfOfScopes` (its consent to act for people)
+ * needs it, since no person's token could name the blueprint without it.
+ */
+function onBehalfOfConfig(raw: RawConfig, agents: readonly AgentConfig[] | undefined, fail: (key: ConfigKey, message: string) => void): KitConfig["onBehalfOf"] {
+  const scope = text(raw, "onBehalfOfScope", fail);
+  if (scope !== undefined && (/\s/.test(scope) || scope.startsWith(".") || scope.length > 120)) fail("onBehalfOfScope", `must be one scope name without spaces, not starting with '.', such as access_agent, got ${quoteValue(scope)}`);
+  const clients = list(raw, "onBehalfOfClients", fail) ?? [];
+  const bad = clients.filter((c) => !isGuid(c));
+  if (bad.length > 0) fail("onBehalfOfClients", `must hold client application appIds (GUIDs), not ${bad.map((b) => quoteValue(b)).join(", ")}`);
+  if (scope === undefined) {
+    if (clients.length > 0) fail("onBehalfOfClients", "pre-authorizes clients for the blueprint's exposed scope: set onBehalfOfScope too");
+    const consenting = (agents ?? []).filter((a) => a.onBehalfOfScopes.length > 0).map((a) => a.name);
+    if (consenting.length > 0) fail("agents", `${consenting.join(", ")} ${consenting.length === 1 ? "gives" : "give"} onBehalfOfScopes, which need the blueprint's exposed API: set onBehalfOfScope (e.g. access_agent)`);
+    return undefined;
+  }
+  return { scope, clients: [...new Set(clients.map((c) => c.toLowerCase()))] };
 }
 

@@ -14,6 +14,10 @@ export { AgentIdentity, AgentUser, AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "
 export type { AgentIdentityArgs, AgentUserArgs } from "./components/unwrapped";
 export { AgentUserGrant, GRANT_TYPE } from "./components/grant";
 export type { AgentUserGrantArgs } from "./components/grant";
+export { AgentAppRoles, APP_ROLES_TYPE } from "./components/app-roles";
+export type { AgentAppRolesArgs } from "./components/app-roles";
+export { OnBehalfOfConsent, ON_BEHALF_OF_CONSENT_TYPE } from "./components/consent";
+export type { OnBehalfOfConsentArgs } from "./components/consent";
 export type { ProvisioningSettings } from "./providers/inputs";
 export type { AgentSpec, CredentialMode } from "./config";
 export { ALLOWED_SCOPES, DEFAULT_SCOPES } from "./scope-policy";

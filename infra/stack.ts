@@ -39,5 +39,13 @@ export const agentUserId = kit.outputs.agentUserId;
 export const agentUserPrincipalName = kit.outputs.agentUserPrincipalName;
 export const grantId = kit.outputs.grantId;
 export const grantScopes = kit.outputs.grantScopes;
-/** Every agent by name: { agentIdentityId, agentUserId, agentUserPrincipalName, grantId, grantScopes }. */
+/** Only when the first agent declares appRoles: the app roles its identity holds, [{ resource, roles }]. */
+export const appRoles = kit.outputs.appRoles;
+/** Only when the first agent declares onBehalfOfScopes: its consent to act for any person (grant id, scopes). */
+export const onBehalfOfGrantId = kit.outputs.onBehalfOfGrantId;
+export const onBehalfOfScopes = kit.outputs.onBehalfOfScopes;
+/** Only with onBehalfOfScope: the blueprint's identifier URI (api://{appId}) and the scope it exposes. */
+export const blueprintIdentifierUri = kit.outputs.blueprintIdentifierUri;
+export const blueprintScope = kit.outputs.blueprintScope;
+/** Every agent by name: { agentIdentityId, agentUserId, agentUserPrincipalName, grantId, grantScopes }, and its opt-in keys. */
 export const agents = kit.outputs.agents;

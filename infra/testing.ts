@@ -20,7 +20,14 @@ export const MOCK_IDS = {
   agentIdentityId: "agentIdentityId",
   /** An agent user's id is this with its resource name: `agentUserId:{name}`. */
   agentUserId: "agentUserId",
+  /** The id of the Graph app role a mocked lookup publishes is this with its value: `appRoleId:User.Read.All`. */
+  appRoleId: "appRoleId",
+  /** The scope id of the blueprint's exposed API. */
+  blueprintScopeId: "00000000-0000-0000-0000-0000000000d1",
 } as const;
+
+/** The Graph app roles the mocked lookup of Microsoft Graph's principal publishes. */
+const GRAPH_ROLES = ["User.Read.All", "Application.Read.All", "Directory.Read.All", "Mail.Send", "Chat.Create", "Group.Read.All"];
 
 /** One resource the program registered, as the mocks saw it. */
 export interface MockedResource {
@@ -61,11 +68,16 @@ export async function setAgentUserKitMocks(options: AgentUserKitMockOptions = {}
             return { id: `${MOCK_IDS.agentIdentityId}:${args.name}`, state: { ...state, identityId: `${MOCK_IDS.agentIdentityId}:${args.name}` } };
           case `${DYNAMIC}AgentUser`:
             return { id: `${MOCK_IDS.agentUserId}:${args.name}`, state: { ...state, userId: `${MOCK_IDS.agentUserId}:${args.name}` } };
+          case `${DYNAMIC}BlueprintApi`: {
+            const uri = `api://${String(state.blueprintAppId)}`;
+            return { id: `${String(state.blueprintAppId)}/${MOCK_IDS.blueprintScopeId}`, state: { ...state, identifierUri: uri, scopeId: MOCK_IDS.blueprintScopeId } };
+          }
           case "azuread:index/applicationPassword:ApplicationPassword":
             return { id: `${args.name}-id`, state: { ...state, value: MOCK_IDS.clientSecret } };
           case "azuread:index/servicePrincipalDelegatedPermissionGrant:ServicePrincipalDelegatedPermissionGrant":
           case "azuread:index/applicationFederatedIdentityCredential:ApplicationFederatedIdentityCredential":
           case "azuread:index/applicationCertificate:ApplicationCertificate":
+          case "azuread:index/appRoleAssignment:AppRoleAssignment":
             return { id: `${args.name}-id`, state };
           default:
             return options.mocks ? options.mocks.newResource(args) : { id: `${args.name}-id`, state };
@@ -74,7 +86,13 @@ export async function setAgentUserKitMocks(options: AgentUserKitMockOptions = {}
       call: (args) => {
         if (args.token === "azuread:index/getClientConfig:getClientConfig") return { tenantId: MOCK_IDS.tenantId, clientId: "provisioner", objectId: "provisioner", id: MOCK_IDS.tenantId };
         if (args.token === "azuread:index/getServicePrincipal:getServicePrincipal" && args.inputs.clientId === MICROSOFT_GRAPH_APP_ID) {
-          return { objectId: MOCK_IDS.graphServicePrincipalId, clientId: MICROSOFT_GRAPH_APP_ID, servicePrincipalNames: [MICROSOFT_GRAPH_APP_ID, "https://graph.microsoft.com"] };
+          return {
+            objectId: MOCK_IDS.graphServicePrincipalId,
+            clientId: MICROSOFT_GRAPH_APP_ID,
+            displayName: "Microsoft Graph",
+            servicePrincipalNames: [MICROSOFT_GRAPH_APP_ID, "https://graph.microsoft.com"],
+            appRoleIds: Object.fromEntries(GRAPH_ROLES.map((role) => [role, `${MOCK_IDS.appRoleId}:${role}`])),
+          };
         }
         if (options.mocks) return options.mocks.call(args);
         throw new Error(`agent-user-kit/testing: no mock for the call ${args.token}; pass your own in options.mocks`);

@@ -1,4 +1,4 @@
-import type { AbortSignalLike } from "./token-cache";
+import type { AbortSignalLike } from "./abort";
 
 /*
  * The Azure SDK's credential contract, as @azure/core-auth 1.x declares it, held

@@ -174,18 +174,25 @@ export interface ClaimMismatch {
   actual: string | undefined;
 }
 
+/** What a ClaimsError knows beyond the mismatches: what the token looks like instead, and the fix. */
+export interface ClaimsFacts {
+  /** Which flow the token looks like it came from, e.g. "an agent identity's own app token (the autonomous app flow)". */
+  origin?: string;
+  hint?: string;
+}
+
 /** A token was minted but it is not the token that was asked for. */
 export class ClaimsError extends AgentUserError {
   readonly exitCode = ExitCode.badClaims;
   readonly mismatches: readonly ClaimMismatch[];
-  constructor(step: string, mismatches: readonly ClaimMismatch[], hop?: number) {
+  constructor(step: string, mismatches: readonly ClaimMismatch[], hop?: number, facts: ClaimsFacts = {}) {
     const list = mismatches
       .map((m) => `${m.claim} is ${m.actual === undefined ? "missing" : quoteValue(m.actual)}, expected ${quoteValue(m.expected)}`)
       .join("; ");
-    super(step, `the token's claims are wrong: ${list}`, {
+    super(step, `the token's claims are wrong: ${list}${facts.origin ? `; it is ${facts.origin}` : ""}`, {
       code: "claims_mismatch",
       hop,
-      hint: "check that the agent identity, agent user and tenant in the configuration belong together",
+      hint: facts.hint ?? "check that the agent identity, agent user and tenant in the configuration belong together",
     });
     this.mismatches = mismatches;
   }

@@ -60,6 +60,17 @@ export interface GraphOperation {
    */
   agentIdWrite?: boolean;
   /**
+   * Permissions that count only together with one of the listed others, as
+   * a page's "AppRoleAssignment.ReadWrite.All and Application.Read.All".
+   */
+  with?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The opt-in feature of a stack that makes the call (an agent's app
+   * roles; on-behalf-of): its permissions are asked of the provisioner only
+   * for a stack that uses the feature.
+   */
+  feature?: Feature;
+  /**
    * Where the row comes from: `docs:` is a path in
    * microsoftgraph/microsoft-graph-docs-contrib, `learn:` a page under
    * learn.microsoft.com/graph/api, `matrix:` Microsoft's Agent ID permission
@@ -69,6 +80,9 @@ export interface GraphOperation {
   /** What the reference leaves unclear, and what the row chose. */
   note?: string;
 }
+
+/** The stack features whose calls need permissions beyond the provisioner's set. */
+export type Feature = "appRoles" | "onBehalfOf";
 
 /** Who makes the call. */
 export type Caller = "provider" | "azuread" | "doctor" | "preflight" | "comments" | "agent";
@@ -93,6 +107,7 @@ export class PermissionTableError extends AgentUserError {
 const METHODS: Record<GraphOperation["method"], true> = { GET: true, POST: true, PATCH: true, DELETE: true };
 const REACHES: Record<PermissionReach, true> = { owner: true, createdAsManager: true, ownBlueprint: true, self: true, otherProperties: true };
 const CALLERS: Record<Caller, true> = { provider: true, azuread: true, doctor: true, preflight: true, comments: true, agent: true };
+const FEATURES: Record<Feature, true> = { appRoles: true, onBehalfOf: true };
 
 const ROW: Shape = {
   summary: "string",
@@ -102,6 +117,7 @@ const ROW: Shape = {
   application: "string[]",
   delegated: "string[]",
   agentIdWrite: "boolean?",
+  feature: "string?",
   source: "string",
   note: "string?",
   callers: "string[]",
@@ -116,12 +132,21 @@ function reachProblem(reach: unknown, permissions: readonly string[], where: str
   return undefined;
 }
 
+function withProblem(together: unknown, permissions: readonly string[], where: string): string | undefined {
+  if (!isObject(together)) return `${where} is ${jsonKind(together)}, not an object`;
+  for (const [permission, others] of Object.entries(together)) {
+    if (!permissions.includes(permission)) return `${where} names ${permission}, which the row's application and delegated lists do not hold`;
+    if (!Array.isArray(others) || others.length === 0 || !others.every((o) => typeof o === "string")) return `${where}.${permission} is not a non-empty list of permissions`;
+  }
+  return undefined;
+}
+
 /** Why `row` is not a row of the table (naming its key and the field), or undefined when it is. */
 function rowProblem(row: unknown, where: string): string | undefined {
   const shape = shapeProblem(row, ROW, where);
   if (shape || !isObject(row)) return shape;
   for (const [field, value] of Object.entries(row)) {
-    if (!Object.hasOwn(ROW, field) && field !== "reach") return `${where}.${field} is not a field of a row`;
+    if (!Object.hasOwn(ROW, field) && field !== "reach" && field !== "with") return `${where}.${field} is not a field of a row`;
     if (value === null) return `${where}.${field} is null; leave an absent field out`;
   }
   const op = row as unknown as KitOperation;
@@ -132,6 +157,11 @@ function rowProblem(row: unknown, where: string): string | undefined {
   if (!op.source.trim()) return `${where}.source is empty: every row names the page it comes from`;
   const caller = op.callers.find((c) => !Object.hasOwn(CALLERS, c));
   if (caller !== undefined) return `${where}.callers holds ${caller}, not one of ${Object.keys(CALLERS).join(", ")}`;
+  if (op.feature !== undefined && !Object.hasOwn(FEATURES, op.feature)) return `${where}.feature is not one of ${Object.keys(FEATURES).join(", ")}`;
+  if (op.with !== undefined) {
+    const problem = withProblem(op.with, [...op.application, ...op.delegated], `${where}.with`);
+    if (problem) return problem;
+  }
   return op.reach === undefined ? undefined : reachProblem(op.reach, [...op.application, ...op.delegated], `${where}.reach`);
 }
 

@@ -31,3 +31,9 @@ export const agentIdentityPath = (objectId: string) => `/v1.0/servicePrincipals/
 export const AGENT_USERS = "/v1.0/users/microsoft.graph.agentUser";
 /** GET, PATCH, DELETE (learn.microsoft.com/graph/api/agentuser-get, -update, -delete); the cast comes before the key, as agentuser-get writes it. */
 export const agentUserPath = (objectId: string) => `/v1.0/users/microsoft.graph.agentUser/${id(objectId)}`;
+
+/**
+ * GET, PATCH of an application by its appId, the alternate key (learn.microsoft.com/graph/api/application-get,
+ * -update: `/applications(appId='{appId}')`): a blueprint's exposed API, as create-blueprint sets it.
+ */
+export const applicationByAppIdPath = (appId: string) => `/v1.0/applications(appId='${id(appId).replace(/'/g, "''")}')`;

@@ -12,10 +12,10 @@
  * table", summarizes it.
  */
 
-import { GRAPH_OPERATIONS, OPERATION_IDS, type GraphOperation, type KitOperation, type OperationId } from "./graph-operation-rows";
+import { GRAPH_OPERATIONS, OPERATION_IDS, type Feature, type GraphOperation, type KitOperation, type OperationId } from "./graph-operation-rows";
 
 export { GRAPH_OPERATIONS, OPERATION_IDS } from "./graph-operation-rows";
-export type { GraphOperation, KitOperation, OperationId, PermissionReach } from "./graph-operation-rows";
+export type { Feature, GraphOperation, KitOperation, OperationId, PermissionReach } from "./graph-operation-rows";
 
 /** Holding either one makes Entra ignore the Agent ID permissions of a create, update or delete. */
 export const AGENT_ID_WRITE_BLOCKERS: readonly string[] = ["Directory.ReadWrite.All", "Directory.AccessAsUser.All"];
@@ -31,19 +31,35 @@ export function operationOf(method: string, pathname: string): OperationId | und
   return OPERATION_IDS.find((id) => GRAPH_OPERATIONS[id].method === method && templatePattern(GRAPH_OPERATIONS[id].path).test(pathname));
 }
 
-/** Whether a holder of `held` (application permissions) may make the call on every object it reaches tenant-wide. */
-export function coversTenantWide(op: GraphOperation, held: readonly string[]): boolean {
-  return op.application.some((p) => !op.reach?.[p] && held.includes(p));
+/** Whether `held` holds `permission` as the row counts it: with one of the permissions it needs beside it, when it needs one. */
+function counts(op: GraphOperation, permission: string, held: readonly string[]): boolean {
+  const others = op.with?.[permission];
+  return held.includes(permission) && (others === undefined || others.some((o) => held.includes(o)));
 }
 
-/** The operations `pulumi up`, `refresh` and `destroy` make, as the provisioner. */
-export const PROVISIONING_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id) =>
-  GRAPH_OPERATIONS[id].callers.some((c) => c === "provider" || c === "azuread"),
-);
+/** Whether a holder of `held` (permissions of `kind`) may make the call at all, on some object or on all. */
+export function holdsPermission(op: GraphOperation, held: readonly string[], kind: "application" | "delegated"): boolean {
+  return op[kind].some((p) => counts(op, p, held));
+}
 
-/** The reads `agent-user doctor` and `preflight` make, as the provisioner. */
-export const CHECK_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id) =>
-  GRAPH_OPERATIONS[id].callers.some((c) => c === "doctor" || c === "preflight"),
+/** Whether a holder of `held` (application permissions) may make the call on every object it reaches tenant-wide. */
+export function coversTenantWide(op: GraphOperation, held: readonly string[]): boolean {
+  return op.application.some((p) => !op.reach?.[p] && counts(op, p, held));
+}
+
+const provisioning = (id: OperationId) => GRAPH_OPERATIONS[id].callers.some((c) => c === "provider" || c === "azuread");
+
+/** The operations `pulumi up`, `refresh` and `destroy` make, as the provisioner, for every stack. */
+export const PROVISIONING_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter((id) => provisioning(id) && GRAPH_OPERATIONS[id].feature === undefined);
+
+/** The operations a stack's opt-in feature adds to `pulumi up`, `refresh` and `destroy`. */
+export function featureOperations(feature: Feature): OperationId[] {
+  return OPERATION_IDS.filter((id) => provisioning(id) && GRAPH_OPERATIONS[id].feature === feature);
+}
+
+/** The reads `agent-user doctor` and `preflight` make, as the provisioner, for every stack (a feature's reads are its own). */
+export const CHECK_OPERATIONS: readonly OperationId[] = OPERATION_IDS.filter(
+  (id) => GRAPH_OPERATIONS[id].callers.some((c) => c === "doctor" || c === "preflight") && GRAPH_OPERATIONS[id].feature === undefined,
 );
 
 /**
@@ -78,6 +94,17 @@ export const PROVISIONER_PERMISSIONS: readonly string[] = leastPermissions(PROVI
 
 /** The read-only permissions doctor and preflight need beyond the provisioner's. */
 export const CHECK_PERMISSIONS: readonly string[] = leastPermissions(CHECK_OPERATIONS, PROVISIONER_PERMISSIONS);
+
+/**
+ * What each opt-in feature adds to the provisioner's permissions, asked of
+ * it only for a stack that uses the feature: an agent's `appRoles` need
+ * AppRoleAssignment.ReadWrite.All, whose holder can grant itself any app
+ * role; on-behalf-of's exposed API needs the blueprint's auth properties.
+ */
+export const FEATURE_PERMISSIONS: Readonly<Record<Feature, readonly string[]>> = {
+  appRoles: leastPermissions(featureOperations("appRoles"), PROVISIONER_PERMISSIONS),
+  onBehalfOf: leastPermissions(featureOperations("onBehalfOf"), PROVISIONER_PERMISSIONS),
+};
 
 /** The operations of `operations` that a holder of `held` cannot make tenant-wide, each with what would allow it. */
 export function uncovered(operations: readonly OperationId[], held: readonly string[]): Array<{ id: OperationId; op: KitOperation }> {

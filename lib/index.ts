@@ -7,19 +7,25 @@ export { AgentUserTokenProvider, DEFAULT_REFRESH_WINDOW_MS } from "./token-provi
 export type {
   AgentUserTokenProviderOptions,
   AgentUserTokenRequestOptions,
+  AgentAppTokenRequestOptions,
+  AgentOnBehalfOfTokenRequestOptions,
   GetAgentUserTokenOptions,
   AgentUserAccessToken,
   AbortSignalLike,
 } from "./token-provider";
 export { AgentUserCredential, resourceOfScopes } from "./agent-user-credential";
 export type { AgentUserCredentialOptions } from "./agent-user-credential";
-export { HOP_STEPS } from "./hop-chain";
+export { AgentAppCredential } from "./agent-app-credential";
+export type { AgentAppCredentialOptions } from "./agent-app-credential";
+export { AgentOnBehalfOfCredential } from "./agent-obo-credential";
+export type { AgentOnBehalfOfCredentialOptions } from "./agent-obo-credential";
+export { HOP_STEPS, FINAL_STEPS } from "./token-flows";
 export { EXPIRY_MARGIN_MS } from "./token-cache";
-export type { HopRecord, Hop } from "./hop-chain";
+export type { HopRecord, Hop, FlowName } from "./token-flows";
 export type { BlueprintCredential } from "./blueprint-credential";
 export { loadCertificate } from "./client-assertion";
 export type { CertificateCredential, LoadedCertificate } from "./client-assertion";
-export { AgentUserError, AbortError, UsageError, CredentialUnavailableError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts } from "./errors";
+export { AgentUserError, AbortError, UsageError, CredentialUnavailableError, NetworkError, ClaimsError, NotJwtError, ExitCode, exitCodeForStatus, type ErrorFacts, type ClaimsFacts } from "./errors";
 export type { ClaimMismatch } from "./errors";
 export { TokenEndpointError } from "./token-client";
 export type { TokenErrorBody } from "./token-client";

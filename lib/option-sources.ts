@@ -174,7 +174,8 @@ export interface ReadConnection {
 
 /** How a resolution names what is missing: whether the agent must be named, and the hint of a first run. */
 export interface ResolveOptions {
-  agentRequired: boolean;
+  /** Whether the agent must be named: its identity and agent user, or (`"identity"`) its identity alone. */
+  agentRequired: boolean | "identity";
   missingHint?: string;
 }
 
@@ -207,7 +208,7 @@ export function resolveConnection(givenPlaces: readonly InputPlace[], cwd: strin
   const tenantId = need("tenantId", pick("tenantId"));
   const blueprintAppId = need("blueprintAppId", pick("blueprintAppId"));
   const agentIdentityId = how.agentRequired ? need("agentIdentityId", pick("agentIdentityId")) : pick("agentIdentityId");
-  const agentUser = how.agentRequired ? need("agentUser", pick("agentUser")) : pick("agentUser");
+  const agentUser = how.agentRequired === true ? need("agentUser", pick("agentUser")) : pick("agentUser");
   const hasCredential = places.some((place) => Object.values(place.credential).some((part) => part && part !== place.credential.imdsEndpoint));
   if (missing.length > 0) {
     if (!hasCredential) missing.push(`missing a blueprint credential (${credentialChoices(places)})`);

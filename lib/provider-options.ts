@@ -1,8 +1,8 @@
 import { imdsEndpointProblem, type BlueprintCredential } from "./blueprint-credential";
 import { AgentUserError, UsageError } from "./errors";
-import type { HopRecord } from "./hop-chain";
+import type { HopRecord } from "./token-flows";
 import { claimsParameter } from "./claims-request";
-import type { AbortSignalLike } from "./token-cache";
+import type { AbortSignalLike } from "./abort";
 import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
@@ -89,6 +89,27 @@ export interface AgentUserTokenRequestOptions {
   enableCae?: boolean;
 }
 
+/** What getAppToken() is asked for: the agent identity's own app-only token; every field defaults to the provider's own. */
+export interface AgentAppTokenRequestOptions extends Omit<AgentUserTokenRequestOptions, "agentUser"> {
+  /**
+   * App roles the token must hold (its `roles` claim), e.g. ["User.Read.All"]:
+   * a missing one fails with a ClaimsError that names the app role
+   * assignment to make. Unchecked when absent.
+   */
+  roles?: string[];
+}
+
+/** What getOnBehalfOfToken() is asked for: a token for the signed-in user whose token the agent was given. */
+export interface AgentOnBehalfOfTokenRequestOptions extends Omit<AgentUserTokenRequestOptions, "agentUser"> {
+  /**
+   * The signed-in user's access token, issued for the blueprint (its
+   * audience is the blueprint's appId or identifier URI): the on-behalf-of
+   * assertion. Required. Each new token is minted from the assertion of the
+   * call that asks for it; the kit keeps only its hash, as a cache key.
+   */
+  userAssertion: string;
+}
+
 export type { AbortSignalLike };
 
 export interface GetAgentUserTokenOptions {
@@ -116,6 +137,9 @@ export interface AgentUserAccessToken {
 
 /** The step a getToken() error names. */
 export const STEP = "agent user token";
+
+/** What a request of each of the provider's methods may hold, for the checks of requestProblem. */
+type AnyTokenRequest = Partial<Record<keyof AgentUserTokenRequestOptions | "roles" | "userAssertion", unknown>>;
 
 /**
  * The one rule of each connection option: what is wrong with a value, as the
@@ -158,19 +182,24 @@ export function optionProblem(option: CheckedOption, value: unknown, name: strin
   return problem && `${name} ${problem}`;
 }
 
-/** What is wrong with a getToken() request: each field it names is checked as the provider's own option is. */
-export function requestProblem(request: AgentUserTokenRequestOptions): string | undefined {
-  if (!isObject(request)) return `the request of getToken() must be an object, got ${shownValue(request)}`;
+/**
+ * What is wrong with a request of `method` (getToken(), getAppToken(),
+ * getOnBehalfOfToken()): each field it names is checked as the provider's
+ * own option is.
+ */
+export function requestProblem(given: unknown, method = "getToken()"): string | undefined {
+  if (!isObject(given)) return `the request of ${method} must be an object, got ${shownValue(given)}`;
+  const request = given as AnyTokenRequest;
   const checked = (name: "agentIdentityId" | "agentUser" | "resource" | "tenantId") =>
-    request[name] === undefined ? undefined : optionProblem(name, request[name], `${name} of getToken()`);
+    request[name] === undefined ? undefined : optionProblem(name, request[name], `${name} of ${method}`);
   const problems = [checked("agentIdentityId"), checked("agentUser"), checked("resource")];
   for (const flag of ["fresh", "enableCae"] as const) {
-    if (request[flag] !== undefined && typeof request[flag] !== "boolean") problems.push(`${flag} of getToken() must be true or false, got ${shownValue(request[flag])}`);
+    if (request[flag] !== undefined && typeof request[flag] !== "boolean") problems.push(`${flag} of ${method} must be true or false, got ${shownValue(request[flag])}`);
   }
   problems.push(checked("tenantId"));
-  const { claims } = request as Partial<Record<keyof AgentUserTokenRequestOptions, unknown>>;
+  const { claims, roles, userAssertion } = request;
   if (claims !== undefined) {
-    if (typeof claims !== "string") problems.push(`claims of getToken() must be a JSON string, got ${shownValue(claims)}`);
+    if (typeof claims !== "string") problems.push(`claims of ${method} must be a JSON string, got ${shownValue(claims)}`);
     else {
       try {
         claimsParameter(claims, false, STEP);
@@ -178,6 +207,13 @@ export function requestProblem(request: AgentUserTokenRequestOptions): string | 
         problems.push(err instanceof AgentUserError ? err.detail : String(err));
       }
     }
+  }
+  if (roles !== undefined && !(Array.isArray(roles) && roles.every((role) => typeof role === "string" && /^\S+$/.test(role)))) {
+    problems.push(`roles of ${method} must be a list of app role values such as "User.Read.All", got ${shownValue(roles)}`);
+  }
+  // Never the assertion itself: it is a user's token.
+  if (userAssertion !== undefined && !(typeof userAssertion === "string" && /^[\x21-\x7e]+$/.test(userAssertion))) {
+    problems.push(`userAssertion of ${method} must be the user's access token, one line without spaces, got ${typeof userAssertion === "string" ? `a string of ${userAssertion.length} characters` : jsonKind(userAssertion)}`);
   }
   const found = problems.filter((problem): problem is string => problem !== undefined);
   return found.length > 0 ? found.join("; ") : undefined;

@@ -1,6 +1,6 @@
-import type { AgentUserToken, AgentUserTokenRequest, HopChain, TokenIdentity } from "./hop-chain";
 import type { AgentUserAccessToken } from "./provider-options";
 import { EXPIRY_MARGIN_MS } from "./token-cache";
+import type { MintedToken, TokenIdentity } from "./token-source";
 
 export const DEFAULT_REFRESH_WINDOW_MS = 10 * 60 * 1000;
 
@@ -11,14 +11,15 @@ interface RefreshState {
 }
 
 /**
- * When each cached token is renewed in the background, and the renewals
+ * When each served token is renewed in the background, and the renewals
  * under way. A token's refresh moment is drawn at random inside the window
  * once, when it is first served, so a fleet's tokens minted together are not
- * refreshed in the same second. Times are on the monotonic clock the chain's
- * deadlines are on.
+ * refreshed in the same second. Times are on the monotonic clock the cache's
+ * deadlines are on. It mints nothing itself: whoever serves a token hands
+ * over the renewal to start.
  */
 export class RefreshSchedule {
-  /** By the token's identity, which the chain hands out on every hit: a token the chain has replaced takes its state with it. */
+  /** By the token's identity, which the cache hands out on every hit: a token the cache has replaced takes its state with it. */
   private states = new WeakMap<TokenIdentity, RefreshState>();
 
   constructor(
@@ -27,12 +28,18 @@ export class RefreshSchedule {
     private readonly random: () => number,
   ) {}
 
-  /** The token as served, with a background refresh started once its refresh moment (`now` is monotonic) has come. */
-  serve(chain: HopChain, minted: AgentUserToken, request: AgentUserTokenRequest, now: number): AgentUserAccessToken {
+  /**
+   * The token as served (`now` is monotonic). A renewable token gets its
+   * refresh moment, and `renew` starts once that moment has come (a caller
+   * that bypassed the cache passes none); a token that is not renewable is
+   * served until the cache stops serving it, when its caller asks anew.
+   */
+  serve(minted: MintedToken, now: number, renewable: boolean, renew?: () => Promise<MintedToken>): AgentUserAccessToken {
+    if (!renewable) return accessToken(minted, minted.expiresAt - EXPIRY_MARGIN_MS);
     const state = this.stateOf(minted, now);
-    if (!request.fresh && !state.running && now >= state.refreshAt) {
-      // Serve the valid token now; the renewal (without the challenge's claims, which were for that one token) fills the cache for the next caller.
-      state.running = chain.mintAgentUserToken({ ...request, claims: undefined, renew: true }).then(
+    if (renew && !state.running && now >= state.refreshAt) {
+      // Serve the valid token now; the renewal fills the cache for the next caller.
+      state.running = renew().then(
         (renewed) => void this.stateOf(renewed, this.monotonicNow()),
         // A failed refresh keeps the valid token; the next call after a short pause tries again.
         () => {
@@ -43,8 +50,7 @@ export class RefreshSchedule {
       );
     }
     // The refresh moment in wall-clock terms, as far before the reported expiry as it is before the deadline.
-    const refreshAfterTimestamp = minted.expiresAt - (minted.deadline - state.refreshAt);
-    return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
+    return accessToken(minted, minted.expiresAt - (minted.deadline - state.refreshAt));
   }
 
   /** Forgets every token's schedule. */
@@ -53,7 +59,7 @@ export class RefreshSchedule {
   }
 
   /** The refresh moment of a token, drawn once per token. */
-  private stateOf(token: AgentUserToken, now: number): RefreshState {
+  private stateOf(token: MintedToken, now: number): RefreshState {
     const known = this.states.get(token.identity);
     if (known) return known;
     const servedUntil = token.deadline - EXPIRY_MARGIN_MS;
@@ -63,4 +69,8 @@ export class RefreshSchedule {
     this.states.set(token.identity, state);
     return state;
   }
+}
+
+function accessToken(minted: MintedToken, refreshAfterTimestamp: number): AgentUserAccessToken {
+  return { token: minted.accessToken, expiresOnTimestamp: minted.expiresAt, refreshAfterTimestamp, tokenType: "Bearer", claims: minted.claims, hops: minted.hops };
 }

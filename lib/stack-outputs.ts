@@ -25,8 +25,25 @@ export interface StackOutputs {
   agentUserPrincipalName?: string;
   grantId?: string;
   grantScopes?: string;
+  /** Only with the on-behalf-of exposure: the blueprint's identifier URI, the audience a user's token for the agent names. */
+  blueprintIdentifierUri?: string;
+  /** Only with the on-behalf-of exposure: the scope the blueprint exposes (a user's token for the agent asks for `{blueprintIdentifierUri}/{it}`). */
+  blueprintScope?: string;
+  /** The app roles the (first) agent identity holds, per resource; absent when it holds none. */
+  appRoles?: AppRoleOutputs[];
+  /** The delegated consent of the (first) agent identity for any user on the resource: its grant id and scopes. */
+  onBehalfOfGrantId?: string;
+  onBehalfOfScopes?: string;
   /** A fleet stack's agents by name; the top-level agent keys describe the first of them. */
   agents?: Record<string, FleetAgentOutputs>;
+}
+
+/** The app roles an agent identity holds on one resource API. */
+export interface AppRoleOutputs {
+  /** The resource API's appId, e.g. Microsoft Graph's 00000003-0000-0000-c000-000000000000. */
+  resource: string;
+  /** The app role values, e.g. ["User.Read.All"]. */
+  roles: string[];
 }
 
 /** One agent of a fleet stack: a value of the `agents` output. */
@@ -36,9 +53,12 @@ export interface FleetAgentOutputs {
   agentUserPrincipalName: string;
   grantId?: string;
   grantScopes?: string;
+  appRoles?: AppRoleOutputs[];
+  onBehalfOfGrantId?: string;
+  onBehalfOfScopes?: string;
 }
 
-export const FLEET_AGENT_KEYS = ["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes"] as const satisfies ReadonlyArray<
+export const FLEET_AGENT_KEYS = ["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes", "onBehalfOfGrantId", "onBehalfOfScopes"] as const satisfies ReadonlyArray<
   keyof FleetAgentOutputs
 >;
 
@@ -58,7 +78,14 @@ export const STACK_OUTPUT_KEYS = [
   "agentUserPrincipalName",
   "grantId",
   "grantScopes",
+  "blueprintIdentifierUri",
+  "blueprintScope",
+  "onBehalfOfGrantId",
+  "onBehalfOfScopes",
 ] as const satisfies ReadonlyArray<keyof StackOutputs>;
+
+/** The outputs only a stack with an opt-in feature has: on-behalf-of's exposed API and consent (`appRoles` is structured, and apart). */
+export const OPT_IN_OUTPUT_KEYS = ["blueprintIdentifierUri", "blueprintScope", "onBehalfOfGrantId", "onBehalfOfScopes"] as const satisfies ReadonlyArray<(typeof STACK_OUTPUT_KEYS)[number]>;
 
 const PULUMI_HINT = "write the file with `pulumi stack output --json --show-secrets`";
 
@@ -68,6 +95,15 @@ function stringField(value: unknown, where: string, source: string): string | un
   // Never quote the value: it may be the blueprint secret.
   if (typeof value !== "string") throw new UsageError(`${source}: ${where} is ${jsonKind(value)}, not a string`, PULUMI_HINT);
   return value;
+}
+
+/** An `appRoles` output: a list of `{ resource, roles }`, checked for its shape. */
+function appRolesField(value: unknown, where: string, source: string): AppRoleOutputs[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const entries = Array.isArray(value) ? value : undefined;
+  const valid = entries?.every((e: unknown) => isObject(e) && typeof e.resource === "string" && Array.isArray(e.roles) && e.roles.every((r) => typeof r === "string"));
+  if (!entries || !valid) throw new UsageError(`${source}: ${where} is not a list of { resource, roles }`, PULUMI_HINT);
+  return (entries as AppRoleOutputs[]).map((e) => ({ resource: e.resource, roles: [...e.roles] }));
 }
 
 /**
@@ -85,6 +121,8 @@ export function parseStackOutputs(given: unknown, source: string): Partial<Stack
     const value = stringField(json[key], key, source);
     if (value !== undefined) out[key] = value;
   }
+  const appRoles = appRolesField(json.appRoles, "appRoles", source);
+  if (appRoles !== undefined) out.appRoles = appRoles;
   if (json.agents !== undefined && json.agents !== null) {
     if (!isObject(json.agents)) throw new UsageError(`${source}: agents is not a map from agent name to its outputs`, PULUMI_HINT);
     // No prototype: an agent named "__proto__" (an own key of the parsed JSON) is stored as one, not made the map's prototype.
@@ -97,6 +135,8 @@ export function parseStackOutputs(given: unknown, source: string): Partial<Stack
         const value = stringField(entry[key], `agents.${name}.${key}`, source);
         if (value !== undefined) agent[key] = value;
       }
+      const roles = appRolesField(entry.appRoles, `agents.${name}.appRoles`, source);
+      if (roles !== undefined) (agent as Partial<Record<string, unknown>>).appRoles = roles;
       for (const key of ["agentIdentityId", "agentUserId", "agentUserPrincipalName"] as const) {
         if (!agent[key]) throw new UsageError(`${source}: agents.${name}.${key} is missing`, PULUMI_HINT);
       }
@@ -141,8 +181,8 @@ export function selectAgent(outputs: Partial<StackOutputs>, name: string | undef
       names.length > 0 ? `agents: ${listedNames(names)}` : `this stack has no agents map; leave ${option.name} out`,
     );
   }
-  // A fleet agent's grant fields are its own: never let the first agent's show through.
-  return ownProperties({ ...base, grantId: undefined, grantScopes: undefined, ...agent });
+  // A fleet agent's grant and app role fields are its own: never let the first agent's show through.
+  return ownProperties({ ...base, grantId: undefined, grantScopes: undefined, appRoles: undefined, onBehalfOfGrantId: undefined, onBehalfOfScopes: undefined, ...agent });
 }
 
 /** One agent `token --all` mints for: its name in the outputs and the ids its token is asked for. */
@@ -151,6 +191,8 @@ export interface FleetAgent {
   agentIdentityId: string;
   /** The agent user's object id, or its UPN when the outputs have no id. */
   agentUser: string;
+  /** The app roles the outputs say its identity holds. */
+  appRoles?: AppRoleOutputs[];
 }
 
 /**
@@ -160,7 +202,7 @@ export interface FleetAgent {
  */
 export function fleetAgents(outputs: Partial<StackOutputs>, source: string): FleetAgent[] {
   if (outputs.agents !== undefined) {
-    const agents = Object.entries(outputs.agents).map(([name, agent]) => ({ name, agentIdentityId: agent.agentIdentityId, agentUser: agent.agentUserId }));
+    const agents = Object.entries(outputs.agents).map(([name, agent]) => ({ name, agentIdentityId: agent.agentIdentityId, agentUser: agent.agentUserId, appRoles: agent.appRoles }));
     if (agents.length === 0) throw new UsageError(`${source}: the agents map is empty; there is no agent to mint for`, PULUMI_HINT);
     return agents;
   }
@@ -169,7 +211,7 @@ export function fleetAgents(outputs: Partial<StackOutputs>, source: string): Fle
   if (!agentIdentityId || !agentUser) {
     throw new UsageError(`${source} names no agent: it has no "agents" map, and no top-level "agentIdentityId" with "agentUserId" or "agentUserPrincipalName"`, PULUMI_HINT);
   }
-  return [{ name: oneAgentName(outputs)!, agentIdentityId, agentUser }];
+  return [{ name: oneAgentName(outputs)!, agentIdentityId, agentUser, appRoles: outputs.appRoles }];
 }
 
 /** The name of the one agent of outputs without an `agents` map: its UPN's local part, else its object id. */

@@ -1,11 +1,5 @@
+import type { AbortSignalLike } from "./abort";
 import { AbortError } from "./errors";
-
-/** An AbortSignal, or the AbortSignalLike of @azure/abort-controller. */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
 
 /** One request for a key, and who still waits for it. */
 interface Flight<T> {
@@ -19,22 +13,27 @@ interface Flight<T> {
 /** Cached tokens are used until this long before they expire. */
 export const EXPIRY_MARGIN_MS = 5 * 60 * 1000;
 
+/** A sweep looks for spent tokens once the cache holds this many, and then whenever it has doubled since. */
+const FIRST_SWEEP = 1024;
+
 /**
  * Tokens by key, each used until EXPIRY_MARGIN_MS before its `deadline`,
  * with one request in flight per key so that concurrent callers share it:
- * the cache of the hop chain and of the provisioner. It holds no clock:
- * callers pass `now`, on the clock their deadlines are on (the hop chain's
- * is monotonic), so tests and the token provider keep theirs.
+ * the cache of the token sources and of the provisioner. It holds no clock:
+ * callers pass `now`, on the clock their deadlines are on (the token
+ * sources' is monotonic), so tests and the token provider keep theirs.
  */
 export class TokenCache<T extends { deadline: number }> {
   private readonly tokens: Map<string, T>;
   private readonly inFlight: Map<string, Flight<T>>;
+  private sweepAt: number;
 
   constructor() {
     // Assigned here, not as field initializers: the provisioner's cache travels through Pulumi's closure
     // serializer, which keeps a constructor's body but drops a class's field initializers.
     this.tokens = new Map();
     this.inFlight = new Map();
+    this.sweepAt = FIRST_SWEEP;
   }
 
   /**
@@ -93,6 +92,18 @@ export class TokenCache<T extends { deadline: number }> {
     };
     signal.addEventListener("abort", gone, { once: true });
     return () => signal.removeEventListener("abort", gone);
+  }
+
+  /**
+   * Forgets the tokens no longer served at `now`, once the cache has grown
+   * past its sweep mark: keys that are never asked for again (an
+   * on-behalf-of token per user assertion) would otherwise stay for the
+   * life of the process.
+   */
+  sweep(now: number): void {
+    if (this.tokens.size < this.sweepAt) return;
+    for (const [key, token] of this.tokens) if (token.deadline - EXPIRY_MARGIN_MS <= now) this.tokens.delete(key);
+    this.sweepAt = Math.max(FIRST_SWEEP, 2 * this.tokens.size);
   }
 
   /** Forgets every cached token; a request in flight is still shared until it settles. */

@@ -1,7 +1,7 @@
 import type { BlueprintCredential } from "./blueprint-credential";
+import { abortable, type AbortSignalLike } from "./abort";
 import { AbortError, UsageError } from "./errors";
-import { HopChain, type AgentUserTokenRequest, type HopChainConfig } from "./hop-chain";
-import type { AbortSignalLike } from "./token-cache";
+import type { HopChainConfig } from "./token-source";
 import { checkRetryPolicy, DEFAULT_RETRY, NO_CONSISTENCY_WINDOW_MS, type RetryHooks } from "./retry";
 import { shownValue } from "./option-checks";
 import { PUBLIC_CLOUD } from "./entra-rules";
@@ -10,6 +10,8 @@ import {
   checkOptions,
   requestProblem,
   STEP,
+  type AgentAppTokenRequestOptions,
+  type AgentOnBehalfOfTokenRequestOptions,
   type AgentUserAccessToken,
   type AgentUserTokenProviderOptions,
   type AgentUserTokenRequestOptions,
@@ -17,26 +19,42 @@ import {
 } from "./provider-options";
 import { optionsFromEnvironment, optionsFromStackOutputs, withOverrides } from "./provider-factories";
 import { DEFAULT_REFRESH_WINDOW_MS, RefreshSchedule } from "./refresh-schedule";
+import { AGENT_USER_FLOW, APP_FLOW, ON_BEHALF_OF_FLOW, type Flow, type FlowRequest } from "./token-flows";
+import { TokenSource, type MintedToken } from "./token-source";
 
 export type { AbortSignalLike };
-export type { AgentUserAccessToken, AgentUserTokenProviderOptions, AgentUserTokenRequestOptions, GetAgentUserTokenOptions };
+export type { AgentUserAccessToken, AgentUserTokenProviderOptions, AgentUserTokenRequestOptions, AgentAppTokenRequestOptions, AgentOnBehalfOfTokenRequestOptions, GetAgentUserTokenOptions };
 export { DEFAULT_REFRESH_WINDOW_MS };
 
+/** The steps errors of the app and on-behalf-of methods name. */
+const APP_STEP = "agent app token";
+const OBO_STEP = "on-behalf-of token";
+
+/** What every method reads from its request before it asks a flow. */
+interface Started {
+  request: AgentUserTokenRequestOptions & AgentAppTokenRequestOptions & Partial<AgentOnBehalfOfTokenRequestOptions>;
+  base: FlowRequest;
+  signal?: AbortSignalLike;
+}
+
 /**
- * Delegated tokens for agent users, as an agent embeds it: three token
- * requests (blueprint → agent identity → agent user), cached per agent
- * identity and per agent user and resource, with concurrent callers sharing
- * one request, and refreshed in the background before they expire.
+ * An agent's tokens, as an agent embeds it: its agent user's delegated token
+ * (getToken: blueprint → agent identity → agent user), its agent identity's
+ * own app token (getAppToken) and a token for a signed-in user who called it
+ * (getOnBehalfOfToken). Each tenant's tokens are cached by one token source,
+ * where T1 is shared by the three flows; concurrent callers share one
+ * request, and agent user and app tokens are refreshed in the background
+ * before they expire.
  */
 export class AgentUserTokenProvider {
   /** The tenant the provider mints in unless a request names another: its GUID or domain, as given. */
   readonly tenantId: string;
-  /** The provider's tenant's chain, and the chains of other tenants asked for, by lowercased tenant. */
-  private readonly chain: HopChain;
-  private readonly chains = new Map<string, HopChain>();
+  /** The provider's tenant's source, and the sources of other tenants asked for, by lowercased tenant. */
+  private readonly source: TokenSource;
+  private readonly sources = new Map<string, TokenSource>();
   private readonly chainConfig: HopChainConfig;
   private readonly defaults: { agentIdentityId?: string; agentUser?: string; resource: string };
-  /** The clock tokens age on: refresh moments are on it, as the chain's deadlines are. */
+  /** The clock tokens age on: refresh moments are on it, as the cache's deadlines are. */
   private readonly monotonicNow: () => number;
   private readonly refreshes: RefreshSchedule;
 
@@ -67,20 +85,20 @@ export class AgentUserTokenProvider {
       tokenExchangeAudience: options.tokenExchangeAudience,
     };
     this.tenantId = options.tenantId;
-    this.chain = new HopChain(this.chainConfig);
-    this.chains.set(options.tenantId.toLowerCase(), this.chain);
+    this.source = new TokenSource(this.chainConfig);
+    this.sources.set(options.tenantId.toLowerCase(), this.source);
   }
 
-  /** The chain that mints in `tenantId`; the provider's own when absent. */
-  private chainFor(tenantId: string | undefined): HopChain {
-    if (tenantId === undefined) return this.chain;
+  /** The source that mints in `tenantId`; the provider's own when absent. */
+  private sourceFor(tenantId: string | undefined): TokenSource {
+    if (tenantId === undefined) return this.source;
     const key = tenantId.toLowerCase();
-    let chain = this.chains.get(key);
-    if (!chain) {
-      chain = new HopChain({ ...this.chainConfig, tenantId });
-      this.chains.set(key, chain);
+    let source = this.sources.get(key);
+    if (!source) {
+      source = new TokenSource({ ...this.chainConfig, tenantId });
+      this.sources.set(key, source);
     }
-    return chain;
+    return source;
   }
 
   /**
@@ -100,50 +118,79 @@ export class AgentUserTokenProvider {
 
   /** A token for the agent user, from the cache while it is good, checked against what was asked for. */
   getToken(given: AgentUserTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
-    // Only its own fields: a key it lacks reads as undefined, never as a member put on Object.prototype.
-    const request = isObject(given) ? (ownProperties(given) as AgentUserTokenRequestOptions) : given;
-    const problem = requestProblem(request);
-    if (problem) return Promise.reject(new UsageError(problem, undefined, STEP));
-    const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
-    const agentUser = request.agentUser ?? this.defaults.agentUser;
-    if (agentIdentityId === undefined) return Promise.reject(new UsageError("no agent identity: pass agentIdentityId to getToken() or to the provider", undefined, STEP));
+    const started = this.started(given, options, "getToken()", STEP);
+    if (started instanceof Error) return Promise.reject(started);
+    const agentUser = started.request.agentUser ?? this.defaults.agentUser;
     if (agentUser === undefined) return Promise.reject(new UsageError("no agent user: pass agentUser to getToken() or to the provider", undefined, STEP));
-    const signal = isObject(options) ? (ownProperties(options) as GetAgentUserTokenOptions).abortSignal : undefined;
-    if (signal?.aborted) return Promise.reject(new AbortError(STEP));
-    const chainRequest: AgentUserTokenRequest = { agentIdentityId, agentUser, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
-    if (request.claims !== undefined) chainRequest.claims = request.claims;
-    if (request.enableCae === true) chainRequest.cae = true;
-    const chain = this.chainFor(request.tenantId);
-    // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
-    // and one read of the clock.
-    const now = this.monotonicNow();
-    const cached = chain.cachedAgentUserToken(chainRequest, now);
-    if (cached) return Promise.resolve(this.refreshes.serve(chain, cached, chainRequest, now));
-    return abortable(chain.mintAgentUserToken(chainRequest, signal), signal).then((minted) => this.refreshes.serve(chain, minted, chainRequest, this.monotonicNow()));
+    return this.get(AGENT_USER_FLOW, { ...started.base, agentUser }, started, STEP);
+  }
+
+  /**
+   * The agent identity's own app-only token for the resource (the
+   * autonomous app flow: T1, then client credentials as the agent identity),
+   * its `roles` the app roles assigned to the identity; checked against what
+   * was asked for, `roles` included when given.
+   */
+  getAppToken(given: AgentAppTokenRequestOptions = {}, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+    const started = this.started(given, options, "getAppToken()", APP_STEP);
+    if (started instanceof Error) return Promise.reject(started);
+    const { roles } = started.request;
+    return this.get(APP_FLOW, roles === undefined ? started.base : { ...started.base, roles: [...roles] }, started, APP_STEP);
+  }
+
+  /**
+   * A delegated token for the signed-in user whose token (`userAssertion`,
+   * issued for the blueprint) the agent was given: the on-behalf-of flow as
+   * the agent identity. The same assertion shares one token until it is
+   * spent; a new token needs the caller's current assertion, so these tokens
+   * are never renewed in the background.
+   */
+  getOnBehalfOfToken(given: AgentOnBehalfOfTokenRequestOptions, options?: GetAgentUserTokenOptions): Promise<AgentUserAccessToken> {
+    const started = this.started(given, options, "getOnBehalfOfToken()", OBO_STEP);
+    if (started instanceof Error) return Promise.reject(started);
+    const { userAssertion } = started.request;
+    if (userAssertion === undefined) {
+      return Promise.reject(new UsageError("no user assertion: pass the signed-in user's access token as userAssertion to getOnBehalfOfToken()", undefined, OBO_STEP));
+    }
+    return this.get(ON_BEHALF_OF_FLOW, { ...started.base, userAssertion }, started, OBO_STEP);
   }
 
   /** Forgets every cached token. */
   clear(): void {
-    for (const chain of this.chains.values()) chain.clear();
+    for (const source of this.sources.values()) source.clear();
     this.refreshes.clear();
   }
-}
 
-/** `work`, or an AbortError as soon as `signal` fires; the chain, given the signal too, cancels what no one else waits for. */
-function abortable<T>(work: Promise<T>, signal: AbortSignalLike | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError(STEP));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
+  /** A method's request read and checked, with the agent identity and resource every flow needs; or the error that refuses it. */
+  private started(given: unknown, options: GetAgentUserTokenOptions | undefined, method: string, step: string): Started | Error {
+    // Only its own fields: a key it lacks reads as undefined, never as a member put on Object.prototype.
+    const request = (isObject(given) ? ownProperties(given) : given) as Started["request"];
+    const problem = requestProblem(request, method);
+    if (problem) return new UsageError(problem, undefined, step);
+    const agentIdentityId = request.agentIdentityId ?? this.defaults.agentIdentityId;
+    if (agentIdentityId === undefined) return new UsageError(`no agent identity: pass agentIdentityId to ${method} or to the provider`, undefined, step);
+    const signal = isObject(options) ? (ownProperties(options) as GetAgentUserTokenOptions).abortSignal : undefined;
+    if (signal?.aborted) return new AbortError(step);
+    const base: FlowRequest = { agentIdentityId, resourceUrl: request.resource ?? this.defaults.resource, fresh: request.fresh === true };
+    if (request.claims !== undefined) base.claims = request.claims;
+    if (request.enableCae === true) base.cae = true;
+    return { request, base, signal };
+  }
+
+  /** A flow's token from the cache, or minted; served with its refresh moment. */
+  private get<R extends FlowRequest>(flow: Flow<R>, request: R, started: Started, step: string): Promise<AgentUserAccessToken> {
+    const source = this.sourceFor(started.request.tenantId);
+    // A cache hit, the hot path (`npm run bench`, hit through the provider), is served with no await of its own
+    // and one read of the clock.
+    const now = this.monotonicNow();
+    const cached = source.cached(flow, request, now);
+    if (cached) return Promise.resolve(this.serve(source, flow, request, cached, now));
+    return abortable(source.mint(flow, request, started.signal), started.signal, step).then((minted) => this.serve(source, flow, request, minted, this.monotonicNow()));
+  }
+
+  private serve<R extends FlowRequest>(source: TokenSource, flow: Flow<R>, request: R, minted: MintedToken, now: number): AgentUserAccessToken {
+    // A renewal goes without the challenge's claims, which were for that one token.
+    const renew = request.fresh ? undefined : () => source.mint(flow, { ...request, claims: undefined, renew: true });
+    return this.refreshes.serve(minted, now, flow.renewable, renew);
+  }
 }

@@ -7,8 +7,9 @@ import { didYouMean } from "../lib/did-you-mean";
 const USAGE = `agent-user: mint and probe Microsoft Entra agent user tokens
 
 Usage:
-  agent-user token [options]            mint an agent user token through the three hops
-                                        (--all: for every agent of a fleet's --outputs file)
+  agent-user token [options]            mint an agent user token through the three hops (--as app: the
+                                        agent identity's own; --on-behalf-of FILE: for a person; --all:
+                                        for every agent of a fleet's --outputs file)
   agent-user manifest [PATH] [options]  check that the tool servers are registered in ToolingManifest.json
   agent-user comments <share_url> [options]
                                         capture a shared file's comments and replies verbatim

@@ -3,12 +3,50 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../lib/errors";
 import { refuseNonRegular, refuseSymbolicLink, type FileLabel } from "../lib/whole-file";
+import type { ProvisionerSecret, TestUser } from "../emulator/server";
 
 /*
  * Where `agent-user emulator` writes (the certificate, the trust bundle an
- * --env-out file names, --outputs and --env-out), and the checks on each
- * place before anything there is removed or written.
+ * --env-out file names, --outputs, --env-out and --test-user-out), what the
+ * two shell files hold, and the checks on each place before anything there
+ * is removed or written.
  */
+
+/** A shell assignment; single quotes keep every character as is. */
+const assignment = (name: string, value: string) => `${name}='${value.replace(/'/g, "'\\''")}'\n`;
+
+/** Shell assignments of the provisioner's ARM_* settings, and the trust bundle for the emulator's HTTPS listener. */
+export function envFileText(p: ProvisionerSecret, metadataHost: string, trustFile: string): string {
+  const settings: [string, string][] = [
+    ["ARM_TENANT_ID", p.tenantId],
+    ["ARM_CLIENT_ID", p.clientId],
+    ["ARM_CLIENT_SECRET", p.clientSecret],
+    // The azuread provider reads its login and Graph endpoints from this host's cloud metadata, over HTTPS.
+    ["ARM_METADATA_HOSTNAME", metadataHost],
+    // Trust for the HTTPS listener beside the shell's own (probes/trust-bundle.ts): Go programs (the azuread
+    // provider) and OpenSSL read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
+    ["SSL_CERT_FILE", trustFile],
+    ["NODE_EXTRA_CA_CERTS", trustFile],
+  ];
+  return settings.map(([name, value]) => assignment(name, value)).join("");
+}
+
+/**
+ * TEST ONLY: shell assignments of what the password grant needs to sign the
+ * seeded person in through the public client, for a token whose audience is
+ * the blueprint (the on-behalf-of flow's user assertion), and the token
+ * endpoint to send it to.
+ */
+export function testUserFileText(user: TestUser, authorityUrl: string): string {
+  const settings: [string, string][] = [
+    ["AGENT_USER_TEST_TOKEN_URL", `${authorityUrl}/${user.tenantId}/oauth2/v2.0/token`],
+    ["AGENT_USER_TEST_CLIENT_ID", user.clientId],
+    ["AGENT_USER_TEST_USERNAME", user.username],
+    ["AGENT_USER_TEST_PASSWORD", user.password],
+    ["AGENT_USER_TEST_SCOPE", user.scope],
+  ];
+  return settings.map(([name, value]) => assignment(name, value)).join("");
+}
 
 /** Where the certificate goes: the path, and how a refusal to write there is worded. */
 export interface CaPlace {

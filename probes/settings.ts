@@ -101,7 +101,7 @@ function flagPlace(flags: ConnectionFlags): InputPlace {
 }
 
 /** Flags, variables and outputs (already narrowed to one agent) resolved into the settings of a command. */
-function resolveFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean): ConnectionSettings {
+function resolveFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv, outputs: Partial<StackOutputs>, cwd: string, agentRequired: boolean | "identity"): ConnectionSettings {
   const places = [flagPlace(flags), environmentPlace(env), stackOutputsPlace(outputs, "--outputs")];
   const { options, graphUrl, sources } = resolveConnection(places, cwd, { agentRequired, missingHint: flags.outputs === undefined ? OUTPUTS_HINT : undefined });
   return { ...options, timeoutMs: timeoutOf(flags.timeout), consistencyWindowMs: consistencyWindow(flags), graphUrl, sources };
@@ -112,12 +112,16 @@ export function resolveSettings(flags: ConnectionFlags, env: NodeJS.ProcessEnv, 
   return resolveAgentSettings(flags, env, cwd).settings;
 }
 
-/** As resolveSettings, with the outputs (narrowed to the one agent) the settings were resolved from, so the file is read once. */
-export function resolveAgentSettings(givenFlags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
+/**
+ * As resolveSettings, with the outputs (narrowed to the one agent) the
+ * settings were resolved from, so the file is read once. `identityOnly`: a
+ * flow that acts as the agent identity itself needs no agent user.
+ */
+export function resolveAgentSettings(givenFlags: ConnectionFlags, env: NodeJS.ProcessEnv, cwd: string, identityOnly = false): { settings: ProbeSettings; outputs: Partial<StackOutputs> } {
   const flags = ownProperties(givenFlags);
   if (flags.agent !== undefined && flags.outputs === undefined) throw new UsageError("--agent picks an agent of a fleet's --outputs file; give --outputs too");
   const outputs = flags.outputs !== undefined ? selectAgent(readOutputsFile(flags.outputs, cwd), flags.agent, `--outputs ${flags.outputs}`, AGENT_FLAG) : {};
-  return { settings: resolveFlags(flags, env, outputs, cwd, true) as ProbeSettings, outputs };
+  return { settings: resolveFlags(flags, env, outputs, cwd, identityOnly ? "identity" : true) as ProbeSettings, outputs };
 }
 
 /**

@@ -42,21 +42,29 @@ export type FleetResult = { name: string; ms: number } & ({ ok: true; token: Age
 
 /**
  * Mints a token for every agent, `concurrency` agents at a time, through the
- * one provider: T1 and T2 are cached and shared per agent identity, so an
- * identity costs its two requests once however many agent users it has.
+ * one provider: T1 (and T2) are cached and shared per agent identity, so an
+ * identity costs them once however many tokens it is minted.
  * An agent's failure is its result; anything else is a bug and is thrown.
  */
 export function mintFleet(
   provider: AgentUserTokenProvider,
   agents: readonly FleetAgent[],
-  options: { concurrency: number; source: string; onResult?: (result: FleetResult) => void },
+  options: {
+    concurrency: number;
+    source: string;
+    onResult?: (result: FleetResult) => void;
+    /** The token minted for each agent; its agent user token by default. */
+    mint?: (provider: AgentUserTokenProvider, agent: FleetAgent) => Promise<AgentUserAccessToken>;
+  },
 ): Promise<FleetResult[]> {
-  return mapLimit(agents, options.concurrency, async ({ name, agentIdentityId, agentUser }) => {
+  const mint = options.mint ?? ((p: AgentUserTokenProvider, { agentIdentityId, agentUser }: FleetAgent) => p.getToken({ agentIdentityId, agentUser }));
+  return mapLimit(agents, options.concurrency, async (agent) => {
+    const { name, agentIdentityId, agentUser } = agent;
     const started = performance.now();
     let result: FleetResult;
     try {
       checkFleetAgent(name, agentIdentityId, agentUser, options.source);
-      const token = await provider.getToken({ agentIdentityId, agentUser });
+      const token = await mint(provider, agent);
       result = { name, ok: true, ms: Math.round(performance.now() - started), token };
     } catch (err) {
       if (!(err instanceof AgentUserError)) throw err;

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
 import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_AUDIENCE } from "../lib/entra-rules";
-import { HopChain, type AgentUserToken, type AgentUserTokenRequest, type HopChainConfig } from "../lib/hop-chain";
+import { AGENT_USER_FLOW, type AgentUserTokenRequest } from "../lib/token-flows";
+import { TokenSource, type HopChainConfig, type MintedToken } from "../lib/token-source";
 import { decodeJwt, type JwtClaims } from "../lib/jwt";
 import type { StackOutputs } from "../lib/stack-outputs";
 import { selfSignedCertificate } from "../emulator/certificate";
@@ -74,9 +75,9 @@ export function useEmulator(options: EmulatorOptions | ((scratch: ScratchDir) =>
   return ctx;
 }
 
-/** A hop chain for the seeded blueprint of `out`, with its client secret; `config` replaces any of it. */
-export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> = {}): HopChain {
-  return new HopChain({
+/** A token source (cache and hop chain) for the seeded blueprint of `out`, with its client secret; `config` replaces any of it. */
+export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> = {}): TokenSource {
+  return new TokenSource({
     authorityUrl: out.authorityUrl,
     tenantId: out.tenantId,
     blueprintAppId: out.blueprintAppId!,
@@ -85,14 +86,14 @@ export function seededChain(out: StackOutputs, config: Partial<HopChainConfig> =
   });
 }
 
-/** The seeded agent user's token for the resource of `out`, as a request to the hop chain. */
+/** The seeded agent user's token for the resource of `out`, as a request of the agent user flow. */
 export function seededRequest(out: StackOutputs): AgentUserTokenRequest {
   return { agentIdentityId: out.agentIdentityId!, agentUser: out.agentUserId!, resourceUrl: out.resourceUrl };
 }
 
-/** One token as the token provider asks the hop chain for it: from its cache, or minted. */
-export async function agentUserToken(chain: HopChain, request: AgentUserTokenRequest): Promise<AgentUserToken> {
-  return chain.cachedAgentUserToken(request) ?? (await chain.mintAgentUserToken(request));
+/** One agent user token as the token provider asks its source for it: from the cache, or minted. */
+export async function agentUserToken(source: TokenSource, request: AgentUserTokenRequest): Promise<MintedToken> {
+  return source.cached(AGENT_USER_FLOW, request) ?? (await source.mint(AGENT_USER_FLOW, request));
 }
 
 /** Runs `agent-user ARGV` in-process with exactly `env` as its environment (and stderr a terminal with `stderrIsTTY`). */
@@ -282,4 +283,19 @@ export async function formAnsweringServer(answer: (form: URLSearchParams) => unk
   });
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
+}
+
+/**
+ * TEST ONLY, as the emulator's password grant is: the seeded person's token
+ * for the seeded blueprint's exposed API, as the client they sign in to
+ * would hand it to the agent (the on-behalf-of flow's user assertion).
+ */
+export async function userAssertion(emulator: Emulator, form: Record<string, string> = {}): Promise<string> {
+  const user = emulator.testUser();
+  if (!user) throw new Error("userAssertion: the tenant has no test user, public client and exposed blueprint API");
+  const body = new URLSearchParams({ grant_type: "password", client_id: user.clientId, username: user.username, password: user.password, scope: user.scope, ...form });
+  const res = await fetch(`${emulator.httpUrl}/${user.tenantId}/oauth2/v2.0/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+  const json = (await res.json()) as { access_token?: string; error_codes?: number[] };
+  if (!json.access_token) throw new Error(`userAssertion: the password grant answered ${res.status} ${JSON.stringify(json.error_codes)}`);
+  return json.access_token;
 }

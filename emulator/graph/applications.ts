@@ -8,6 +8,7 @@ import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, matches, metadataUrl, parseFilter } from "./odata";
 import { mergeProperties, odataType, typedBody, type TypedBody } from "./request-body";
+import { exposedApi } from "./exposed-api";
 import { keyCredentialsFrom } from "./key-credentials";
 import { ownerRoute } from "./owners";
 import { sponsorRoutes } from "./sponsors";
@@ -62,6 +63,8 @@ export function applicationView(app: Application): Record<string, unknown> {
     createdByAppId: app.createdByAppId ?? null,
     ...UNSET,
     ...app.properties,
+    identifierUris: app.identifierUris ?? [],
+    api: app.api ?? null,
     tags: app.tags ?? [],
     passwordCredentials: app.passwordCredentials.map(({ keyId, displayName, hint, startDateTime, endDateTime }) => ({
       customKeyIdentifier: null,
@@ -91,7 +94,7 @@ function properties(req: EmulatorRequest, body: TypedBody, current: Readonly<Rec
   const { description, signInAudience } = body.values;
   if (typeof description === "string" && description.length > MAX_DESCRIPTION) throw graphError(req, GRAPH_ERRORS.descriptionTooLong(description.length, MAX_DESCRIPTION));
   if (typeof signInAudience === "string" && !SIGN_IN_AUDIENCES.includes(signInAudience)) throw graphError(req, GRAPH_ERRORS.invalidApplicationValue("signInAudience"));
-  return mergeProperties(body, ["displayName", "tags", "keyCredentials"], current);
+  return mergeProperties(body, ["displayName", "tags", "keyCredentials", "identifierUris", "api"], current);
 }
 
 function tags(value: unknown, fallback: string[] = []): string[] {
@@ -102,9 +105,10 @@ function tags(value: unknown, fallback: string[] = []): string[] {
 export function createBlueprint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const body = typedBody(req, BLUEPRINT, ["@odata.type", "sponsors@odata.bind", "owners@odata.bind"], true);
   odataType(req, body.values["@odata.type"], TYPE);
+  const ids = { id: ctx.store.newId(), appId: ctx.store.newId() };
   const app = ctx.store.createApplication({
-    id: ctx.store.newId(),
-    appId: ctx.store.newId(),
+    ...ids,
+    ...exposedApi(req, ctx, ids, body.values),
     kind: "agentIdentityBlueprint",
     displayName: displayName(req, body.values),
     tags: tags(body.values.tags),
@@ -156,6 +160,7 @@ export function updateBlueprint(req: EmulatorRequest, ctx: EmulatorContext, url:
   requirePropertyPermissions(req, app, [...Object.keys(body.values), ...Object.keys(body.dynamic)].filter((n) => !n.includes("@")));
   const { keyCredentials } = body.values;
   ctx.store.updateApplication(app.id, {
+    ...exposedApi(req, ctx, app, body.values),
     displayName: body.values.displayName !== undefined ? displayName(req, body.values) : app.displayName,
     tags: tags(body.values.tags, app.tags),
     properties: properties(req, body, app.properties),

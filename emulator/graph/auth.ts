@@ -1,6 +1,6 @@
 import type { JwtClaims } from "../../lib/jwt";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../../lib/entra-rules";
-import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, type GraphOperation, type OperationId } from "../../lib/graph-permissions";
+import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, holdsPermission, type GraphOperation, type OperationId } from "../../lib/graph-permissions";
 import type { AuthenticatedCaller } from "../pipeline/authenticate";
 import type { EmulatorContext, EmulatorRequest, Route } from "../router";
 import { graphError } from "./envelope";
@@ -56,7 +56,7 @@ function authorizeGraph(req: EmulatorRequest, caller: AuthenticatedCaller, ctx: 
   const blocker = op.agentIdWrite ? AGENT_ID_WRITE_BLOCKERS.find((p) => held.includes(p)) : undefined;
   if (blocker) throw graphError(req, GRAPH_ERRORS.agentIdWriteBlocked(blocker, op.summary));
   if (accepted.length === 0) throw graphError(req, c.idtyp === "user" ? GRAPH_ERRORS.applicationOnly(code) : GRAPH_ERRORS.delegatedOnly(code));
-  if (!accepted.some((p) => held.includes(p))) {
+  if (!holdsPermission(op, held, c.idtyp === "user" ? "delegated" : "application")) {
     throw graphError(req, c.idtyp === "user" ? GRAPH_ERRORS.scopesMissing(code, op.summary, accepted) : GRAPH_ERRORS.rolesMissing(code, op.summary, accepted));
   }
   return c;

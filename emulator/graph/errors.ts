@@ -217,4 +217,20 @@ export const GRAPH_ERRORS = {
   principalIdWithAllPrincipals: () => badRequest("principalId must be null when consentType is AllPrincipals."),
   scopeNotString: () => badRequest("scope must be a space-separated string of delegated permissions."),
   grantExists: () => conflict("Permission entry already exists."),
+
+  // --- App role assignments (the texts Graph answers, as azuread's provider and users quote them).
+  appRoleNotFound: (appRoleId: string) => badRequest(`Permission being assigned was not found on application: app role '${appRoleId}' is not an enabled application permission of the resource.`),
+  appRoleAssignmentExists: () => badRequest("Permission being assigned already exists on the object."),
+  assignmentResourceMismatch: (id: string) => badRequest(`resourceId must be '${id}', the service principal in the URL.`),
+
+  // --- A blueprint's exposed API (identifierUris and api).
+  identifierUrisNotList: () => badRequest("identifierUris must be a list of URIs."),
+  identifierUriRefused: (uri: string) =>
+    badRequest(`Values of identifierUris property must use a verified domain of the organization or its subdomain, or the default scheme api://{appId}: '${uri}' is neither.`),
+  identifierUriTaken: (uri: string) => badRequest(`Another object with the same value for property identifierUris already exists: '${uri}'.`),
+  // permissionScope: "To delete a permission, this property must first be set to false"; Graph's text as its SDKs' users quote it
+  // (microsoftgraph/msgraph-sdk-powershell#1054, OfficeDev/microsoft-365-agents-toolkit#9420).
+  enabledScopeChanged: () => spec({ status: 400, code: "CannotDeleteOrUpdateEnabledEntitlement", message: "Permission (scope or role) cannot be deleted or updated unless disabled first." }),
+  permissionScopeInvalid: (detail: string) => badRequest(`Invalid value specified for property 'oauth2PermissionScopes': ${detail}.`),
+  preAuthorizedScopeMissing: (id: string) => badRequest(`preAuthorizedApplications names delegated permission '${id}', which api.oauth2PermissionScopes does not hold.`),
 } satisfies Record<string, (...args: never[]) => GraphErrorSpec>;

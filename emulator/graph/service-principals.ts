@@ -26,7 +26,8 @@ const PRINCIPAL = "/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIden
 const IDENTITIES = "/servicePrincipals/microsoft\\.graph\\.agentIdentity";
 const IDENTITY = "/servicePrincipals/(?<id>[^/]+)/microsoft\\.graph\\.agentIdentity";
 
-function view(sp: ServicePrincipal): Record<string, unknown> {
+/** A service principal as Graph serves it; the app role assignment routes serve the untyped one. */
+export function view(sp: ServicePrincipal): Record<string, unknown> {
   return {
     "@odata.type": `#microsoft.graph.${sp.kind}`,
     id: sp.id,
@@ -38,6 +39,7 @@ function view(sp: ServicePrincipal): Record<string, unknown> {
     oauth2PermissionScopes: sp.oauth2PermissionScopes ?? [],
     createdByAppId: sp.createdByAppId ?? null,
     tags: [],
+    appRoles: sp.appRoles ?? [],
     ...sp.properties,
     ...(sp.kind === "agentIdentity" ? { agentIdentityBlueprintId: sp.agentIdentityBlueprintId ?? null } : {}),
   };

@@ -87,7 +87,7 @@ export function identityExchangeClaims(origin: string, tenantId: string, identit
 }
 
 /** Graph takes v1 tokens (aud https://graph.microsoft.com); other resources v2 ones. */
-function audienceFields(origin: string, tenantId: string, resource: ServicePrincipal, clientId: string) {
+export function audienceFields(origin: string, tenantId: string, resource: ServicePrincipal, clientId: string) {
   return resource.appId === MICROSOFT_GRAPH_APP_ID
     ? { aud: PUBLIC_CLOUD.resourceUrl, iss: v1Issuer(tenantId), appid: clientId, ver: "1.0" }
     : { aud: resource.appId, iss: v2Issuer(origin, tenantId), azp: clientId, ver: "2.0" };
@@ -107,7 +107,7 @@ export function appClaims(origin: string, tenantId: string, client: ServicePrinc
 }
 
 /** Entra's `sub` is pairwise: one value per (user, client), never the object id. */
-function pairwiseSubject(user: User, client: ServicePrincipal): string {
+export function pairwiseSubject(user: User, client: ServicePrincipal): string {
   return createHash("sha256").update(`${user.id}:${client.id}`).digest("base64url").slice(0, 43);
 }
 

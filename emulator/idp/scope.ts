@@ -1,3 +1,4 @@
+import { PUBLIC_CLOUD } from "../../lib/entra-rules";
 import { aadstsError } from "./aadsts-error";
 
 /**
@@ -20,10 +21,12 @@ const OIDC_SCOPES = ["openid", "profile", "email", "offline_access"] as const;
 export type OidcScope = (typeof OIDC_SCOPES)[number];
 
 export interface RequestedScope {
-  /** What stands before `/.default`, trailing slashes removed. */
+  /** What stands before `/.default` (or before a named scope), trailing slashes removed. */
   resource: string;
   /** The OpenID Connect scopes asked for beside it. */
   oidc: ReadonlySet<OidcScope>;
+  /** The permissions a delegated grant named (`api://x/Scope.Name`, or Graph's bare `User.Read`); absent for `.default`. */
+  named?: readonly string[];
 }
 
 const asOidc = (s: string) => OIDC_SCOPES.find((o) => o === s.toLowerCase());
@@ -34,7 +37,18 @@ function resourceOf(scope: string): string {
   return (cut > 0 ? scope.slice(0, cut) : scope).replace(/\/+$/, "").toLowerCase();
 }
 
-export function parseScope(scope: string, grant: "client_credentials" | "user_fic"): RequestedScope {
+/** A named scope's permission and its resource; a bare name is Microsoft Graph's, as Entra reads it. */
+function namedScope(item: string): { resource: string; name: string } {
+  const cut = item.lastIndexOf("/");
+  return cut > 0 ? { resource: item.slice(0, cut).replace(/\/+$/, ""), name: item.slice(cut + 1) } : { resource: PUBLIC_CLOUD.resourceUrl, name: item };
+}
+
+/**
+ * The scope of a grant: client credentials and user_fic take one resource's
+ * `.default` only; a delegated grant (the password grant, on-behalf-of) also
+ * takes that resource's named scopes, never both forms at once.
+ */
+export function parseScope(scope: string, grant: "client_credentials" | "user_fic" | "delegated"): RequestedScope {
   const items = scope.split(/\s+/).filter((s) => s !== "");
   const oidc = new Set<OidcScope>();
   const rest: string[] = [];
@@ -43,10 +57,12 @@ export function parseScope(scope: string, grant: "client_credentials" | "user_fi
     if (o) oidc.add(o);
     else rest.push(item);
   }
-  if (new Set(rest.map(resourceOf)).size > 1) {
+  const isDefault = (r: string) => /\/\.default$/i.test(r);
+  const named = grant === "delegated" && rest.length > 0 && !rest.some(isDefault) ? rest.map(namedScope) : undefined;
+  if (new Set(named ? named.map((n) => n.resource.toLowerCase()) : rest.map(resourceOf)).size > 1) {
     throw aadstsError(400, "invalid_request", 28000, `Provided value for the input parameter scope is not valid because it contains more than one resource. Scope ${scope} is not valid.`);
   }
-  const isDefault = (r: string) => /\/\.default$/i.test(r);
+  if (named) return { resource: named[0]!.resource, oidc, named: named.map((n) => n.name) };
   if (rest.length === 0 || !rest.every(isDefault)) {
     if (grant === "client_credentials") {
       throw aadstsError(
@@ -56,7 +72,8 @@ export function parseScope(scope: string, grant: "client_credentials" | "user_fi
         `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
       );
     }
-    throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: the agent user flow takes '{resource}/.default'.`);
+    const takes = grant === "user_fic" ? "the agent user flow takes '{resource}/.default'" : "ask for '{resource}/.default' or the resource's named scopes, not both";
+    throw aadstsError(400, "invalid_scope", 70011, `The provided value for the input parameter 'scope' is not valid. The scope ${scope} is not valid: ${takes}.`);
   }
   // One resource (checked above), so the first scope names it.
   return { resource: rest[0]!.replace(/\/\.default$/i, "").replace(/\/+$/, ""), oidc };

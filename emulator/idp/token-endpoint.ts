@@ -9,6 +9,10 @@ import { checkApplicationAssertion, checkBlueprintToken, checkIdentityToken, che
 import { agentUserClaims, agentUserIdTokenClaims, appClaims, blueprintExchangeClaims, clientInfo, identityExchangeClaims, LIFETIME_S, times } from "./claims";
 import { parseScope, type RequestedScope } from "./scope";
 import { requestedCapabilities } from "./claims-request";
+import { agentAppClaims } from "./agent-claims";
+import { onBehalfOf, JWT_BEARER_GRANT } from "./on-behalf-of";
+import { passwordGrant } from "./password-grant";
+import type { Client, TokenKit, UserTokenExtras } from "./token-kit";
 
 /**
  * `POST /{tenant}/oauth2/v2.0/token`: client credentials (hop 1, hop 2, the
@@ -23,7 +27,6 @@ function required(form: Form, name: string): string {
   return value;
 }
 
-type Client = { kind: "application"; app: Application } | { kind: "agentIdentity"; identity: ServicePrincipal };
 
 function resolveClient(ctx: EmulatorContext, clientId: string): Client {
   const { store } = ctx;
@@ -62,13 +65,6 @@ function principalOf(ctx: EmulatorContext, app: Application): ServicePrincipal {
   return sp;
 }
 
-/** What a user token's answer carries beside the access token, each only when the request asked for it. */
-interface UserTokenExtras {
-  scope: string;
-  refresh_token?: string;
-  id_token?: string;
-  client_info?: string;
-}
 
 function issue(ctx: EmulatorContext, claims: JwtClaims, lifetimeS: number, extras?: UserTokenExtras): EmulatorResponse {
   return {
@@ -121,7 +117,11 @@ function clientCredentials(req: EmulatorRequest, ctx: EmulatorContext, form: For
       return issue(ctx, identityExchangeClaims(req.origin, store.tenantId, client.identity, times(now, LIFETIME_S.exchange)), LIFETIME_S.exchange);
     }
     const resource = resolveResource(ctx, requested);
-    return issue(ctx, appClaims(req.origin, store.tenantId, client.identity, resource, times(now, LIFETIME_S.app)), LIFETIME_S.app);
+    const claims = agentAppClaims(req.origin, store, client.identity, resource, times(now, LIFETIME_S.app));
+    // Continuous access evaluation covers workload identities' app tokens too, when the client declares cp1.
+    const capabilities = requestedCapabilities(form.get("claims"));
+    if (capabilities.length > 0) claims.xms_cc = capabilities;
+    return issue(ctx, claims, LIFETIME_S.app);
   }
 
   const { app } = client;
@@ -198,6 +198,9 @@ function userFic(req: EmulatorRequest, ctx: EmulatorContext, form: Form, client:
   });
 }
 
+/** The endpoint's own steps, as the grant modules share them. */
+const KIT: TokenKit = { required, resolveResource, issue, noCredential };
+
 function tokenEndpoint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   if (!ctx.store.isTenant(req.params.tenant!)) {
     throw tenantNotFound("invalid_request", req.params.tenant!);
@@ -210,6 +213,8 @@ function tokenEndpoint(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResp
   const client = resolveClient(ctx, required(form, "client_id"));
   if (grantType === "client_credentials") return clientCredentials(req, ctx, form, client);
   if (grantType === "user_fic") return userFic(req, ctx, form, client);
+  if (grantType === JWT_BEARER_GRANT) return onBehalfOf(req, ctx, form, client, KIT);
+  if (grantType === "password") return passwordGrant(req, ctx, form, client, KIT);
   throw aadstsError(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grantType}'.`);
 }
 

@@ -11,13 +11,19 @@ import { AgentUserGrant } from "./grant";
 import type { ProvisioningSettings } from "../providers/inputs";
 import { AgentIdentityResource, AgentUserResource } from "../providers/resources";
 import { AGENT_IDENTITY_TYPE, AGENT_USER_TYPE } from "./unwrapped";
+import { agentOptInOutputs, agentOptIns, exposedApi, kitOptInOutputs, type AgentOptInOutputs, type AgentOptIns } from "./opt-in";
+import type { BlueprintApiResource } from "../providers/blueprint-api";
 
 export const AGENT_USER_KIT_TYPE = "agent-user-kit:index:AgentUserKit";
 
 export type { AgentArgs, AgentUserKitArgs, AgentUserKitStackConfig } from "./kit-args";
 
-/** What one agent's resources are called in `agents` of the outputs. */
-export interface AgentOutputs {
+/**
+ * What one agent's resources are called in `agents` of the outputs; the
+ * opt-in keys only for an agent that opts in: `appRoles` (the app roles its
+ * identity holds, per resource) and its on-behalf-of consent's grant id and scopes.
+ */
+export interface AgentOutputs extends AgentOptInOutputs {
   agentIdentityId: pulumi.Output<string>;
   agentUserId: pulumi.Output<string>;
   agentUserPrincipalName: pulumi.Output<string>;
@@ -41,14 +47,17 @@ export interface AgentUserKitOutputs extends AgentOutputs {
   blueprintPrincipalId: pulumi.Output<string>;
   blueprintClientSecret?: pulumi.Output<string>;
   managedIdentityClientId?: pulumi.Output<string>;
+  /** Only with `onBehalfOfScope`: the blueprint's identifier URI and the scope it exposes. */
+  blueprintIdentifierUri?: pulumi.Output<string>;
+  blueprintScope?: pulumi.Output<string>;
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 
 /** @deprecated use `AgentUserKitOutputs`; `StackOutputs` of `agent-user-kit` is the outputs file as `agent-user token` reads it. */
 export type StackOutputs = AgentUserKitOutputs;
 
-/** One agent's resources, in the order they are made. */
-export interface AgentResources {
+/** One agent's resources, in the order they are made, and those it opts into (`appRoles`, `onBehalfOf`). */
+export interface AgentResources extends AgentOptIns {
   identity: AgentIdentityResource;
   user: AgentUserResource;
   grant: AgentUserGrant;
@@ -69,6 +78,8 @@ export class AgentUserKit extends pulumi.ComponentResource {
   readonly blueprint: AgentIdentityBlueprint;
   /** The blueprint principal (also `blueprint.principal`). */
   readonly principal: AgentIdentityBlueprint["principal"];
+  /** Only with `onBehalfOfScope`: the identifier URI and delegated scope the blueprint exposes. */
+  readonly blueprintApi?: BlueprintApiResource;
   /**
    * Each agent's identity, agent user and grant, by agent name, once they are
    * registered: at construction, or once the Outputs that decide the agents
@@ -102,6 +113,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
       { parent: this },
     );
     const register = (layout: AgentLayout) => registerAgents(this, name, layout, { settings, sponsors, blueprint, pick });
+    if (plan.exposesApi) this.blueprintApi = exposedApi(this, name, blueprint, settings, pick);
     let agents: AgentOutputSource;
     if (pulumi.Output.isInstance(plan.agents)) {
       pulumi.log.info(DEFERRED_AGENTS, this);
@@ -129,6 +141,7 @@ export class AgentUserKit extends pulumi.ComponentResource {
       blueprintPrincipalId: blueprint.principalId,
       ...(blueprint.clientSecret ? { blueprintClientSecret: blueprint.clientSecret } : {}),
       ...(blueprint.managedIdentityClientId ? { managedIdentityClientId: blueprint.managedIdentityClientId } : {}),
+      ...kitOptInOutputs(this.blueprintApi),
       ...agents.first,
       agents: agents.all,
     };
@@ -193,7 +206,8 @@ function registerAgents(kit: pulumi.ComponentResource, name: string, layout: Age
       { resourceAppId: pick((c) => c.resourceAppId), agentIdentityId: identity.identityId, agentUserId: user.userId, scopes: field("scopes") },
       { parent: kit, aliases: oneAgentNames ? [{ name: `${name}-grant` }] : [] },
     );
-    return [agentName, { identity, user, grant }];
+    const optIns = agentOptIns(kit, prefix, layout.features[index]!, identity.identityId, { pick, index });
+    return [agentName, { identity, user, grant, ...optIns }];
   });
 }
 
@@ -216,19 +230,24 @@ function knownAgentOutputs(registered: Array<[string, AgentResources]>): AgentOu
 /** The same values, from agents registered once an Output resolves. */
 function deferredAgentOutputs(registered: pulumi.Output<Array<[string, AgentResources]>>): AgentOutputSource {
   const known = registered.apply(knownAgentOutputs);
-  const first = Object.fromEntries(AGENT_OUTPUT_KEYS.map((key) => [key, known.apply((source) => source.first[key])])) as unknown as AgentOutputs;
+  // Which opt-in keys the first agent has is known only once the agents are: an absent one resolves to undefined, which no output shows.
+  const keys = [...AGENT_OUTPUT_KEYS, ...OPT_IN_AGENT_KEYS];
+  const first = Object.fromEntries(keys.map((key) => [key, known.apply((source) => source.first[key])])) as unknown as AgentOutputs;
   return { first, resourceIdentifierUri: known.apply((source) => source.resourceIdentifierUri), all: known.apply((source) => source.all) };
 }
 
 const AGENT_OUTPUT_KEYS = ["agentIdentityId", "agentUserId", "agentUserPrincipalName", "grantId", "grantScopes"] as const satisfies ReadonlyArray<keyof AgentOutputs>;
+const OPT_IN_AGENT_KEYS = ["appRoles", "onBehalfOfGrantId", "onBehalfOfScopes"] as const satisfies ReadonlyArray<keyof AgentOptInOutputs>;
 
-function agentOutputs({ identity, user, grant }: AgentResources): AgentOutputs {
+function agentOutputs(resources: AgentResources): AgentOutputs {
+  const { identity, user, grant } = resources;
   return {
     agentIdentityId: identity.identityId,
     agentUserId: user.userId,
     agentUserPrincipalName: user.userPrincipalName,
     grantId: grant.grantId,
     grantScopes: grant.scopes,
+    ...agentOptInOutputs(resources),
   };
 }
 

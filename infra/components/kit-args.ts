@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ConfigError, STACK_CONFIG, validateConfig, type ConfigKey, type ConfigSource, type CredentialMode, type KitConfig, type RawConfig } from "../config";
 import { isObject } from "../../lib/json-value";
+import type { AppRoleOutputs } from "../../lib/stack-outputs";
+import { appRoleList } from "../config-agents";
 import type { BlueprintCredentialArgs } from "./blueprint";
 import { isPending } from "./pending";
 
@@ -24,6 +26,22 @@ export interface AgentArgs {
   userName: pulumi.Input<string>;
   /** Delegated scopes of its grant; the kit's `scopes` by default. */
   scopes?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * Opt-in: the application permissions (app roles) its agent identity holds,
+   * per resource API by appId, e.g. `[{ resource: "00000003-0000-0000-c000-000000000000",
+   * roles: ["User.Read.All"] }]`: each an azuread AppRoleAssignment, made and
+   * removed with the agent. The provisioner then needs
+   * AppRoleAssignment.ReadWrite.All, whose holder can grant itself any app role.
+   * An Output here defers the agents' resources as an Output in `agents` does.
+   */
+  appRoles?: pulumi.Input<Array<{ resource: string; roles: string[] }>>;
+  /**
+   * Opt-in, with the kit's `onBehalfOfScope`: the delegated scopes on the
+   * resource API (`resourceAppId`) its agent identity may use for any
+   * signed-in person, the on-behalf-of flow's consent (an AllPrincipals
+   * grant); each must be in `allowedScopes`. An Output here defers the agents' resources.
+   */
+  onBehalfOfScopes?: pulumi.Input<string[]>;
 }
 
 /**
@@ -87,6 +105,15 @@ export interface AgentUserKitArgs {
   /** How long a create waits for the object it depends on to replicate, in seconds (default 120). */
   consistencyWindowSeconds?: pulumi.Input<number>;
   /**
+   * Opt-in on-behalf-of: the delegated scope the blueprint exposes (e.g.
+   * access_agent), with the identifier URI `api://{appId}`, so that a
+   * person's token can name the blueprint as its audience. The provisioner
+   * then needs AgentIdentityBlueprint.UpdateAuthProperties.All.
+   */
+  onBehalfOfScope?: pulumi.Input<string>;
+  /** With `onBehalfOfScope`: appIds of client apps (the agent's front end) pre-authorized for it, so their users are not asked to consent. */
+  onBehalfOfClients?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
    * Prefix the first agent's resources with `{name}` alone (`{name}-grant`
    * and so on), as one-agent stacks made before fleets did, so that they keep
    * their URNs. Other agents' are always prefixed `{name}-{agent}`. An Output
@@ -106,10 +133,12 @@ export interface AgentUserKitStackConfig {
   stackFile?: string;
 }
 
-/** What decides the agents' resources: their names in order, and whether the first keeps the one-agent names. */
+/** What decides the agents' resources: their names in order, whether the first keeps the one-agent names, and each agent's opt-in resources. */
 export interface AgentLayout {
   names: readonly string[];
   singleAgentNames: boolean;
+  /** Per agent, in order: the app roles its identity is assigned (one resource each), and whether it consents to act for people. */
+  features: ReadonlyArray<{ appRoles: AppRoleOutputs[]; onBehalfOf: boolean }>;
 }
 
 /** What decides the credential resource: the mode, and whether a managed identity is an existing one. */
@@ -128,6 +157,8 @@ export interface KitPlan {
   agents: AgentLayout | pulumi.Output<AgentLayout>;
   /** Absent when the credential is an Output: the checked configuration's credential then decides. */
   credential?: CredentialLayout;
+  /** Whether the blueprint exposes an API (`onBehalfOfScope` given): an Output for it must resolve to a scope. */
+  exposesApi: boolean;
 }
 
 /**
@@ -140,8 +171,13 @@ export function stackPlan(given: AgentUserKitStackConfig): KitPlan {
   const config = validateConfig(given.stackConfig, new Date(), source);
   return {
     checked: pulumi.output(config) as pulumi.Output<KitConfig>,
-    agents: { names: config.agents.map((agent) => agent.name), singleAgentNames: config.shorthand },
+    agents: {
+      names: config.agents.map((agent) => agent.name),
+      singleAgentNames: config.shorthand,
+      features: config.agents.map((agent) => ({ appRoles: agent.appRoles, onBehalfOf: agent.onBehalfOfScopes.length > 0 })),
+    },
     credential: { mode: config.credential.mode, existingPrincipal: "existingPrincipalId" in config.credential },
+    exposesApi: config.onBehalfOf !== undefined,
   };
 }
 
@@ -160,6 +196,7 @@ export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
     // The layout is names, which go into URNs, plain whatever else in the arguments is secret.
     agents: knownAgents(given) ?? pulumi.unsecret(pulumi.all([resolved, checked]).apply(([values]) => agentLayout(values.agents, values.singleAgentNames))),
     ...knownCredential(args),
+    exposesApi: given.onBehalfOfScope !== undefined,
   };
 }
 
@@ -177,12 +214,26 @@ function knownCredential(args: FlatArgs): { credential?: CredentialLayout } {
 function knownAgents(given: AgentUserKitArgs): AgentLayout | undefined {
   const agents = given.agents;
   if (!Array.isArray(agents) || isPending(given.singleAgentNames)) return undefined;
-  if (!agents.every((agent) => isObject(agent) && !isPending(agent) && !isPending(agent.name))) return undefined;
-  return agentLayout(agents as Array<{ name: string }>, given.singleAgentNames as boolean | undefined);
+  const decided = (agent: unknown) => isObject(agent) && !isPending(agent) && !isPending(agent.name) && !holdsOutput(agent.appRoles) && !holdsOutput(agent.onBehalfOfScopes);
+  if (!agents.every(decided)) return undefined;
+  return agentLayout(agents as LayoutAgent[], given.singleAgentNames as boolean | undefined);
 }
 
-function agentLayout(agents: ReadonlyArray<{ name: string }>, singleAgentNames: boolean | undefined): AgentLayout {
-  return { names: agents.map((agent) => agent.name), singleAgentNames: singleAgentNames === true };
+/** What of an agent decides its resources. */
+type LayoutAgent = { name: string; appRoles?: unknown; onBehalfOfScopes?: unknown };
+
+function agentLayout(agents: readonly LayoutAgent[], singleAgentNames: boolean | undefined): AgentLayout {
+  // The same normalization as the check's: a layout never names a resource the checked configuration has not.
+  const appRolesOf = (agent: LayoutAgent) => {
+    const roles = appRoleList(agent.appRoles);
+    return "appRoles" in roles ? roles.appRoles : [];
+  };
+  const consents = (agent: LayoutAgent) => Array.isArray(agent.onBehalfOfScopes) && agent.onBehalfOfScopes.length > 0;
+  return {
+    names: agents.map((agent) => agent.name),
+    singleAgentNames: singleAgentNames === true,
+    features: agents.map((agent) => ({ appRoles: appRolesOf(agent), onBehalfOf: consents(agent) })),
+  };
 }
 
 /** The flat form, and an Output credential kept whole until it resolves (its keys are unknown until then). */
@@ -218,8 +269,9 @@ type Resolved = pulumi.UnwrappedObject<Omit<AgentUserKitArgs, "credential"> & { 
 
 /** Keys whose check also reads other keys: unknown while any of those is. */
 const READS: Partial<Record<ConfigKey, readonly ConfigKey[]>> = {
-  agents: ["userDomain", "scopes", "allowedScopes"],
+  agents: ["userDomain", "scopes", "allowedScopes", "onBehalfOfScope"],
   scopes: ["allowedScopes"],
+  onBehalfOfClients: ["onBehalfOfScope", "agents"],
 };
 const CREDENTIAL_KEYS: readonly ConfigKey[] = ["credential", "secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"];
 
@@ -287,6 +339,8 @@ function validateKitArgs(name: string, args: Resolved): KitConfig {
     "authorityUrl",
     "tokenExchangeAudience",
     "consistencyWindowSeconds",
+    "onBehalfOfScope",
+    "onBehalfOfClients",
   ];
   for (const key of keys) if (args[key] !== undefined) (raw as Record<string, unknown>)[key] = args[key];
   return validateConfig(raw, new Date(), kitSource(name));

@@ -6,6 +6,6 @@
  * dist/lib/* is not. So the providers import them through this module
  * (test/e2e/package installs the packed kit and runs the providers).
  */
-export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
+export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, applicationByAppIdPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 export { getIfExists, odataString } from "../../lib/graph-reads";
 export { CREATION_SELECT, madeBy, madeByAnother, type Creation } from "../../lib/object-creator";

@@ -119,6 +119,23 @@ export class InputChecker {
     return set.length > maxSize ? this.fail(property, `holds ${set.length} ids; at most ${maxSize} are allowed`) : set;
   }
 
+  /** A list of GUIDs, possibly empty or absent, returned lower-cased, unique and sorted. */
+  guidList(property: string): unknown {
+    const value = this.news[property] ?? [];
+    if (value === UNKNOWN) return value;
+    if (!Array.isArray(value)) return this.fail(property, "must be a list of GUIDs");
+    if (value.some((item) => item === UNKNOWN)) return value;
+    if (!value.every(isGuid)) return this.fail(property, "must hold only GUIDs");
+    return [...new Set(value.map((item: string) => item.toLowerCase()))].sort();
+  }
+
+  /** A delegated permission's value, as permissionScope takes it: no spaces, not starting with a dot. */
+  scopeValue(property: string): unknown {
+    const value = this.text(property, 120);
+    if (typeof value !== "string" || value === UNKNOWN) return value;
+    return /\s/.test(value) || value.startsWith(".") ? this.fail(property, "must be a scope name without spaces, not starting with '.'") : value;
+  }
+
   url(property: string): unknown {
     const value = this.present(property);
     if (value === undefined || value === UNKNOWN) return value;

@@ -12,6 +12,7 @@ export { Blueprint, type BlueprintInputs, type BlueprintOutputs } from "./bluepr
 export { BlueprintPrincipal, type BlueprintPrincipalInputs, type BlueprintPrincipalOutputs } from "./blueprint-principal";
 export { AgentIdentityResource, type AgentIdentityInputs, type AgentIdentityOutputs } from "./agent-identity";
 export { AgentUserResource, type AgentUserInputs, type AgentUserOutputs } from "./agent-user";
+export { BlueprintApiResource, type BlueprintApiInputs, type BlueprintApiOutputs } from "./blueprint-api";
 
 /** @deprecated use `dynamic.AgentIdentityResource`; the entry's own `AgentIdentity` is the resource named `{name}-identity`. */
 export const AgentIdentity = AgentIdentityResource;

@@ -20,7 +20,10 @@ It reads, as the provisioner (the azuread: keys of --config-from-stack over ARM_
 ARM_CLIENT_ID and one of ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH, ARM_OIDC_TOKEN,
 ARM_OIDC_TOKEN_FILE_PATH, ARM_USE_OIDC with ARM_OIDC_REQUEST_URL/_TOKEN, as for \`pulumi up\`),
 each link in order: blueprint, blueprint credential, blueprint principal, agent identity,
-agent user, grant; then it runs the three hops and lays a failure on the link that
+agent user, grant; for a stack whose outputs declare them, app roles (the assignments the
+agent's identity holds), exposed API (the blueprint's identifier URI and scope) and
+on-behalf-of consent (the identity's delegated consent to act for people); then it runs the
+three hops (and, with app roles, the app token's two) and lays a failure on the link that
 explains it. It only reads: it never sends a Graph write.
 
   --all                 check every agent of a fleet's --outputs file

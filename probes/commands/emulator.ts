@@ -5,12 +5,13 @@ import { ExitCode, UsageError } from "../../lib/errors";
 import { writeFileWhole, writeSecretFile } from "../../lib/whole-file";
 import { FAULT_SPEC_HELP, parseFaultSpec } from "../../emulator/faults";
 import { loadTenantFile, SHARE_URLS } from "../../emulator/seed";
-import { AGENT_ID_WRITE_BLOCKERS, GRAPH_OPERATIONS, OPERATION_IDS } from "../../lib/graph-permissions";
+import { GRAPH_APP_ROLE_VALUES } from "../../emulator/seed-flows";
+import { FEATURE_PERMISSIONS, type Feature } from "../../lib/graph-permissions";
 import { didYouMean } from "../../lib/did-you-mean";
-import { startEmulator, type Emulator, type ProvisionerSecret } from "../../emulator/server";
+import { startEmulator, type Emulator } from "../../emulator/server";
 import type { CliIo, Command, CommandArgs } from "../cli-io";
 import { defineCommand } from "../command";
-import { caPlace, checkPlaces, removeStale, trustPlace } from "../emulator-files";
+import { caPlace, checkPlaces, envFileText, removeStale, testUserFileText, trustPlace } from "../emulator-files";
 import { trustBundle } from "../trust-bundle";
 import { launcherGone, launcherLinks } from "../launcher";
 
@@ -28,6 +29,12 @@ Usage: agent-user emulator [options]
                       the built-in provisioner's Microsoft Graph application permissions,
                       comma-separated (default: the kit's set plus doctor's and preflight's
                       reads, as docs/pulumi.md's provisioner section lists them)
+  --features LIST     the tenant stands for a stack with these opt-in features, comma-separated:
+                      appRoles (its seeded agent holds User.Read.All on Graph) and onBehalfOf (its
+                      blueprint exposes access_agent, its agent may act for the seeded person);
+                      the --outputs file declares them, and the built-in provisioner also holds
+                      their permissions (AppRoleAssignment.ReadWrite.All;
+                      AgentIdentityBlueprint.UpdateAuthProperties.All)
   --refuse-blueprint-secrets
                       a tenant policy that refuses passwords and certificates on blueprints:
                       addPassword answers 400, so only credential managedIdentity works
@@ -47,6 +54,12 @@ Usage: agent-user emulator [options]
                       emulator-trust.pem beside the certificate: the trust they named before
                       (else the system's roots) plus the certificate, so the shell keeps its
                       own; an earlier run's file is removed at start, as for --outputs
+  --test-user-out FILE
+                      TEST ONLY: write AGENT_USER_TEST_TOKEN_URL, _CLIENT_ID, _USERNAME, _PASSWORD
+                      and _SCOPE (mode 0600): the seeded person's password sign-in (the resource
+                      owner password grant) through the seeded public client, for a token whose
+                      audience is the blueprint, which agent-user token --on-behalf-of takes;
+                      an earlier run's file is removed at start, as for --outputs
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
@@ -67,23 +80,6 @@ Examples:
   agent-user emulator --outputs outputs.json --env-out arm.env --faults break=grant-other-user
 `;
 
-/** Shell assignments of the provisioner's ARM_* settings; single quotes keep every character as is. */
-function envFileText(p: ProvisionerSecret, metadataHost: string, trustFile: string): string {
-  const quote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
-  const settings: [string, string][] = [
-    ["ARM_TENANT_ID", p.tenantId],
-    ["ARM_CLIENT_ID", p.clientId],
-    ["ARM_CLIENT_SECRET", p.clientSecret],
-    // The azuread provider reads its login and Graph endpoints from this host's cloud metadata, over HTTPS.
-    ["ARM_METADATA_HOSTNAME", metadataHost],
-    // Trust for the HTTPS listener beside the shell's own (probes/trust-bundle.ts): Go programs (the azuread
-    // provider) and OpenSSL read SSL_CERT_FILE, Node reads NODE_EXTRA_CA_CERTS.
-    ["SSL_CERT_FILE", trustFile],
-    ["NODE_EXTRA_CA_CERTS", trustFile],
-  ];
-  return settings.map(([name, value]) => `${name}=${quote(value)}\n`).join("");
-}
-
 function port(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -94,8 +90,8 @@ function port(name: string, value: string | undefined): number | undefined {
 /** At most this many agents: each is three store entries, and a fleet bench uses 1,000. */
 const MAX_AGENTS = 10_000;
 
-/** Every application permission the emulated Graph knows: those of its permission table, and the ones that block Agent ID writes. */
-const KNOWN_ROLES = [...new Set([...OPERATION_IDS.flatMap((id) => GRAPH_OPERATIONS[id].application as readonly string[]), ...AGENT_ID_WRITE_BLOCKERS])];
+/** Every application permission the emulated Graph publishes. */
+const KNOWN_ROLES = GRAPH_APP_ROLE_VALUES;
 
 /** `--provisioner-roles A,B`: permission names the emulated Graph knows, at least one. */
 function provisionerRoles(value: string): string[] {
@@ -110,6 +106,17 @@ function provisionerRoles(value: string): string[] {
     );
   }
   return roles;
+}
+
+/** `--features A,B`: the opt-in features whose permissions the provisioner also holds. */
+function features(value: string): Feature[] {
+  const names = [...new Set(value.split(",").map((f) => f.trim()).filter((f) => f !== ""))];
+  const known = Object.keys(FEATURE_PERMISSIONS) as Feature[];
+  const unknown = names.find((f) => !known.includes(f as Feature));
+  if (names.length === 0 || unknown !== undefined) {
+    throw new UsageError(`--features takes ${known.join(", ")}, comma-separated${unknown === undefined ? "" : `; got ${quoteValue(unknown)}`}`);
+  }
+  return names as Feature[];
 }
 
 function agentCount(value: string): number {
@@ -181,10 +188,12 @@ interface EmulatorPlan {
   tenant: ReturnType<typeof loadTenantFile> | undefined;
   agents: number | undefined;
   roles: string[] | undefined;
+  declared: Feature[] | undefined;
   faults: ReturnType<typeof parseFaultSpec>;
   listen: { port: number | undefined; httpsPort: number | undefined };
   outputsFile: string | undefined;
   envFile: string | undefined;
+  testUserFile: string | undefined;
 }
 
 /** The emulator's flags, as node:util parseArgs options. */
@@ -195,10 +204,12 @@ const EMULATOR_OPTIONS = {
   tenant: { type: "string" },
   agents: { type: "string" },
   "provisioner-roles": { type: "string" },
+  features: { type: "string" },
   "refuse-blueprint-secrets": { type: "boolean" },
   faults: { type: "string" },
   outputs: { type: "string" },
   "env-out": { type: "string" },
+  "test-user-out": { type: "string" },
   "ca-file": { type: "string" },
   https: { type: "boolean" },
 } as const;
@@ -214,16 +225,18 @@ function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
   const agents = values.agents === undefined ? undefined : agentCount(values.agents);
   if (agents !== undefined && tenantFile) throw new UsageError("--agents seeds the built-in tenant; a --tenant-file lists its own agents", "give one of --agents and --tenant-file");
   const roles = values["provisioner-roles"] === undefined ? undefined : provisionerRoles(values["provisioner-roles"]);
-  if (roles !== undefined && tenantFile) {
-    throw new UsageError("--provisioner-roles sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles", "give one of --provisioner-roles and --tenant-file");
+  for (const flag of ["provisioner-roles", "features"] as const) {
+    if (values[flag] !== undefined && tenantFile) throw new UsageError(`--${flag} sets the built-in tenant's provisioner; a --tenant-file gives its own graphAppRoles`, `give one of --${flag} and --tenant-file`);
   }
+  const declared = values.features === undefined ? undefined : features(values.features);
   const faults = values.faults ? parseFaultSpec(values.faults) : { faults: {}, breaks: [] };
   const outputsFile = values.outputs === undefined ? undefined : resolve(io.cwd, values.outputs);
   if (values.https === true && !outputsFile) throw new UsageError("--https chooses the URLs the --outputs file names; give --outputs FILE too");
   const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
+  const testUserFile = values["test-user-out"] === undefined ? undefined : resolve(io.cwd, values["test-user-out"]);
   const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
   const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-  return { values, tenant, agents, roles, faults, listen, outputsFile, envFile };
+  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile };
 }
 
 /** The emulator the plan asks for, listening; a port in use is a UsageError naming its flag. */
@@ -238,6 +251,7 @@ function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
     listLagMs: faults.listLagMs,
     breaks: faults.breaks,
     provisionerRoles: plan.roles,
+    features: plan.declared,
     refuseBlueprintSecrets: plan.values["refuse-blueprint-secrets"] === true,
   }).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException & { port?: number };
@@ -268,6 +282,7 @@ function banner(emulator: Emulator, plan: EmulatorPlan, tenantId: string, caPath
     `  graph:          ${emulator.httpUrl}/v1.0/`,
     ...(values.outputs ? [`  stack outputs written to ${values.outputs}: agent-user token --outputs ${values.outputs}`] : []),
     ...(values["env-out"] ? [`  provisioner settings written to ${values["env-out"]}: set -a; . ${values["env-out"]}; set +a`] : []),
+    ...(values["test-user-out"] ? [`  test-only sign-in of the seeded person written to ${values["test-user-out"]}`] : []),
     ...(plan.faults.breaks.length > 0 ? [`  broken links: ${plan.faults.breaks.join(", ")} (agent-user doctor --outputs FILE names them)`] : []),
     "  shared files, for agent-user comments:",
     ...Object.values(SHARE_URLS).map((url) => `    ${url}`),
@@ -282,21 +297,27 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
   let madeDir: string | undefined;
   try {
     const plan = planOf(values, io);
-    const { outputsFile, envFile } = plan;
+    const { outputsFile, envFile, testUserFile } = plan;
     const ca = caPlace(values["ca-file"], outputsFile, io.cwd);
     madeDir = ca.madeDir;
     // The trust bundle an --env-out file names stands beside the certificate.
     const trust = envFile ? trustPlace(ca) : undefined;
-    checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"]], ca, trust);
+    checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"], [testUserFile, "--test-user-out"]], ca, trust);
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");
+    if (testUserFile) removeStale(testUserFile, "--test-user-out");
     const emulator = await startPlanned(plan);
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
     await orClose(emulator, () => {
       // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
       writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
+      if (testUserFile) {
+        const user = emulator.testUser();
+        if (!user) throw new UsageError("--test-user-out: the tenant has no person with a password, public client and blueprint exposing an API");
+        writeSecretFile(testUserFile, testUserFileText(user, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out");
+      }
       if (!envFile) return;
       const provisioner = emulator.provisioner();
       if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");

@@ -1,19 +1,30 @@
 import { ExitCode, UsageError, type AgentUserError } from "../../lib/errors";
 import type { CliIo, Command } from "../cli-io";
 import { defineCommand } from "../command";
-import { HOP_STEPS } from "../../lib/hop-chain";
 import type { AgentUserAccessToken } from "../../lib/token-provider";
 import { cliHint, failureJson } from "../report";
 import { printable, printableLines, jsonLine } from "../../lib/printable";
 import { connectionHelp, MINTING_OPTIONS, type ConnectionFlags } from "../connection-flags";
-import { providerFor, resolveFleetSettings, resolveSettings } from "../settings";
+import { providerFor, resolveAgentSettings, resolveFleetSettings } from "../settings";
 import { announceSettings, liveLine, progressHooks, reportSources } from "../progress";
 import { concurrencyOf, DEFAULT_CONCURRENCY, fleetExitCode, mintFleet, type FleetResult } from "../token-fleet";
+import { declaredRoles, flowOf, FLOW_TOKENS, mintFlow, readUserAssertion, type CliFlow } from "../token-flow";
 
-const HELP = `agent-user token: mint an agent user token through the three hops and check its claims
+const HELP = `agent-user token: mint one of an agent's tokens through its hops and check its claims
 
 Usage: agent-user token [options]
-       agent-user token --outputs FILE --all [--concurrency N] [options]
+       agent-user token --as app [options]
+       agent-user token --on-behalf-of FILE [options]
+       agent-user token --outputs FILE --all [--as app | --on-behalf-of FILE] [--concurrency N] [options]
+
+Which token (the agent user's by default):
+  --as app              the agent identity's own app-only token (two hops: T1, then client
+                        credentials as the agent identity); its roles are the identity's app role
+                        assignments, and each app role the --outputs file declares for the agent on
+                        the resource must be there (exit 5 names a missing one)
+  --on-behalf-of FILE   a token for the person whose access token FILE holds (its audience is the
+                        blueprint: the agent's exposed API), through the on-behalf-of flow as the
+                        agent identity; a new token takes the person's current token
 
 Output:
   --json                one JSON object on stdout
@@ -24,7 +35,7 @@ Output:
 Fleet:
   --all                 mint for every agent of the --outputs file (its "agents" map; a file
                         without one is a one-agent fleet) and print a table: agent, ok or the
-                        error code, ms, expiry. T1 and T2 are requested once per agent identity.
+                        error code, ms, expiry. T1 (and T2) are requested once per agent identity.
                         On a terminal a progress line is shown on stderr (never with --json).
                         --json prints {"ok":…,"agents":[{"name","ok","exitCode","ms",…},…]}
   --concurrency N       with --all, mint for this many agents at a time (default ${DEFAULT_CONCURRENCY}, 1 to 1000)
@@ -34,7 +45,7 @@ Exit codes:
   2 bad input or configuration (nothing was sent)
   3 the identity provider rejected a hop (the AADSTS code is shown)
   4 unreachable, timed out, or still 429/5xx after retries
-  5 a token was minted but its claims are wrong
+  5 a token was minted but its claims are wrong (with --as app: a declared app role is missing)
   With --all and failures, the most severe failure's code, in this order: 2, 5, 3, 4.
 
 ${connectionHelp(false)}
@@ -42,12 +53,12 @@ ${connectionHelp(false)}
 Examples:
   pulumi stack output --json --show-secrets > outputs.json
   agent-user token --outputs outputs.json --agent research --json --consistency-window 120
-  agent-user token --outputs outputs.json --all --concurrency 16 --json
-  AGENT_USER_TENANT_ID=contoso.onmicrosoft.com AGENT_USER_BLUEPRINT_APP_ID=… agent-user token --agent-identity … --agent-user agent@contoso.onmicrosoft.com
+  agent-user token --outputs outputs.json --all --as app --json
+  agent-user token --outputs outputs.json --on-behalf-of user-token.txt
 `;
 
 /** The claims a person checks first, in this order. */
-const SHOWN_CLAIMS = ["idtyp", "oid", "upn", "azp", "appid", "tid", "scp", "aud", "exp"] as const;
+const SHOWN_CLAIMS = ["idtyp", "oid", "upn", "azp", "appid", "tid", "scp", "roles", "aud", "exp"] as const;
 
 export function shownClaims(token: AgentUserAccessToken): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -61,11 +72,11 @@ function minutes(seconds: number): string {
 
 export function formatToken(token: AgentUserAccessToken, showToken: boolean): string {
   const lines = token.hops.map(
-    (h) => `${HOP_STEPS[h.hop].padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
+    (h) => `${h.step.padEnd(30)} ${h.cached ? "cached".padStart(8) : `${h.ms} ms`.padStart(8)}   expires in ${minutes(h.expiresIn)}`,
   );
   lines.push("claims:");
   for (const [name, value] of Object.entries(shownClaims(token))) {
-    const text = name === "exp" && typeof value === "number" ? `${value} (${new Date(value * 1000).toISOString()})` : String(value);
+    const text = name === "exp" && typeof value === "number" ? `${value} (${new Date(value * 1000).toISOString()})` : Array.isArray(value) ? value.join(" ") : String(value);
     lines.push(`  ${name.padEnd(6)} ${printable(text)}`);
   }
   lines.push(`token: ${showToken ? token.token : "[redacted; pass --show-token to print it]"}`);
@@ -73,7 +84,7 @@ export function formatToken(token: AgentUserAccessToken, showToken: boolean): st
 }
 
 /** What `token` minted: one agent's token, or with --all each agent's result. */
-type Minted = { showToken: boolean } & ({ token: AgentUserAccessToken } | { fleet: FleetResult[] });
+type Minted = { showToken: boolean; flow: CliFlow } & ({ token: AgentUserAccessToken } | { fleet: FleetResult[] });
 
 export const run: Command = defineCommand({
   name: "token",
@@ -82,22 +93,30 @@ export const run: Command = defineCommand({
     "show-token": { type: "boolean" },
     all: { type: "boolean" },
     concurrency: { type: "string" },
+    as: { type: "string" },
+    "on-behalf-of": { type: "string" },
   },
   help: HELP,
   run: async ({ values }, io, json): Promise<Minted> => {
     const showToken = values["show-token"] ?? false;
-    if (values.all) return { fleet: await mintAll(values, io, json), showToken };
+    const flow = flowOf(values);
+    // Read before anything is sent: a bad file is exit 2 with nothing minted.
+    const userAssertion = values["on-behalf-of"] === undefined ? undefined : readUserAssertion(values["on-behalf-of"], io.cwd);
+    if (values.all) return { fleet: await mintAll(values, io, json, flow, userAssertion), showToken, flow };
     if (values.concurrency !== undefined) throw new UsageError("--concurrency applies to --all only", "mint for every agent of the --outputs file with --all --concurrency N");
-    const settings = resolveSettings(values, io.env, io.cwd);
-    return { token: await providerFor(settings, announceSettings(io, settings, { verbose: values.verbose ?? false, json })).getToken(), showToken };
+    const { settings, outputs } = resolveAgentSettings(values, io.env, io.cwd, flow !== "user");
+    const provider = providerFor(settings, announceSettings(io, settings, { verbose: values.verbose ?? false, json }));
+    const roles = flow === "app" ? declaredRoles(outputs.appRoles, settings.resource, settings.graphUrl) : undefined;
+    const token = await mintFlow(provider, flow, { agentIdentityId: settings.agentIdentityId, agentUser: settings.agentUser, roles, userAssertion });
+    return { token, showToken, flow };
   },
-  report: (minted, io, json) => ("fleet" in minted ? reportFleet(minted.fleet, minted.showToken, io, json) : reportToken(minted.token, minted.showToken, io, json)),
+  report: (minted, io, json) => ("fleet" in minted ? reportFleet(minted.fleet, minted.showToken, io, json) : reportToken(minted.token, minted.flow, minted.showToken, io, json)),
 });
 
-function reportToken(token: AgentUserAccessToken, showToken: boolean, io: CliIo, json: boolean): number {
+function reportToken(token: AgentUserAccessToken, flow: CliFlow, showToken: boolean, io: CliIo, json: boolean): number {
   if (json) {
     const hops = token.hops.map(({ hop, ms, expiresIn }) => ({ hop, ms, expiresIn }));
-    io.stdout(jsonLine({ ok: true, hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
+    io.stdout(jsonLine({ ok: true, ...(flow === "user" ? {} : { flow }), hops, claims: shownClaims(token), ...(showToken ? { token: token.token } : {}) }));
   } else {
     io.stdout(formatToken(token, showToken));
   }
@@ -138,8 +157,8 @@ function fleetJson(results: readonly FleetResult[], showToken: boolean): Record<
 
 type TokenFlags = ConnectionFlags & { json?: boolean; verbose?: boolean; "show-token"?: boolean; concurrency?: string };
 
-/** `token --all`: every agent of the --outputs file through one provider, so T1 and T2 are shared per agent identity. */
-async function mintAll(values: TokenFlags, io: CliIo, json: boolean): Promise<FleetResult[]> {
+/** `token --all`: every agent of the --outputs file through one provider, so T1 (and T2) are shared per agent identity. */
+async function mintAll(values: TokenFlags, io: CliIo, json: boolean, flow: CliFlow, userAssertion: string | undefined): Promise<FleetResult[]> {
   const { settings, agents } = resolveFleetSettings(values, io.env, io.cwd);
   const concurrency = concurrencyOf(values.concurrency);
   const verbose = values.verbose ?? false;
@@ -149,12 +168,13 @@ async function mintAll(values: TokenFlags, io: CliIo, json: boolean): Promise<Fl
   const provider = providerFor(settings, progressHooks(line ? { ...io, stderr: line.print } : io, { verbose, json }));
   let done = 0;
   let failed = 0;
-  const show = () => line?.show(`minting agent user tokens: ${done}/${agents.length} done${failed > 0 ? `, ${failed} failed` : ""}`);
+  const show = () => line?.show(`minting ${FLOW_TOKENS[flow]}: ${done}/${agents.length} done${failed > 0 ? `, ${failed} failed` : ""}`);
   show();
   try {
     return await mintFleet(provider, agents, {
       concurrency,
       source: `--outputs ${values.outputs}`,
+      mint: (p, agent) => mintFlow(p, flow, { ...agent, roles: flow === "app" ? declaredRoles(agent.appRoles, settings.resource, settings.graphUrl) : undefined, userAssertion }),
       onResult: (result) => {
         done++;
         if (!result.ok) failed++;

@@ -3,9 +3,8 @@ import { isReplicationAadsts } from "../../lib/aadsts";
 import { ClaimsError, NotJwtError } from "../../lib/errors";
 import type { GraphCallOptions, GraphClient, GraphResult } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
-import { HOP_STEPS } from "../../lib/hop-chain";
-import { providerFor, type ProbeSettings } from "../settings";
-import type { StackOutputs } from "../../lib/stack-outputs";
+import { HOP_STEPS } from "../../lib/token-flows";
+import { providerFor } from "../settings";
 import { TokenEndpointError } from "../../lib/token-client";
 import type { RetryHooks } from "../../lib/retry";
 import { isLoopbackUrl } from "../../lib/urls";
@@ -14,18 +13,17 @@ import { getIfExists, odataString } from "../../lib/graph-reads";
 import { agentIdentityPath, agentUserPath, AGENT_USERS, blueprintPath, blueprintPrincipalPath, BLUEPRINTS, BLUEPRINT_PRINCIPALS } from "../../lib/graph-paths";
 import { failed, ok, type Check } from "../checks";
 import { checkCredentials, type GraphCredential, type GraphFederatedCredential } from "./credentials";
+import { appRolesLink, appTokenLink, exposedApiLink, oboConsentLink } from "./flow-links";
+import type { DoctorTarget } from "./target";
 
 /**
  * `agent-user doctor`: the chain read from Graph as the provisioner, link by
  * link, then the three hops, whose failure is laid on the link that explains
- * it. Every Graph call here is a GET.
+ * it; and, for the flows a stack declares, their own links (flow-links.ts).
+ * Every Graph call here is a GET.
  */
 
-export interface DoctorTarget {
-  /** The outputs, narrowed to one agent. */
-  outputs: Partial<StackOutputs>;
-  settings: ProbeSettings;
-}
+export type { DoctorTarget };
 
 export interface DoctorOptions {
   warnDays: number;
@@ -290,6 +288,12 @@ export async function diagnose(graph: GraphClient, target: DoctorTarget, options
   await identityLink(graph, target, found);
   const userId = await userLink(graph, target, found);
   await grantLink(graph, target, userId, found);
+  const { appRoles, blueprintIdentifierUri, onBehalfOfGrantId } = target.outputs;
+  const roles = appRoles && appRoles.length > 0 ? await appRolesLink(graph, target, appRoles) : undefined;
+  if (roles) found.checks.push(roles);
+  if (blueprintIdentifierUri !== undefined) found.checks.push(await exposedApiLink(graph, target));
+  if (blueprintIdentifierUri !== undefined || onBehalfOfGrantId !== undefined) found.checks.push(await oboConsentLink(graph, target, userId));
   await tokensLink(target, options, found);
+  if (roles) found.checks.push(await appTokenLink(target, appRoles!, roles.status === "ok", options.hooks));
   return found.checks;
 }

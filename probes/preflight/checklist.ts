@@ -5,9 +5,12 @@ import {
   AGENT_ID_WRITE_BLOCKERS,
   CHECK_OPERATIONS,
   CHECK_PERMISSIONS,
+  FEATURE_PERMISSIONS,
+  featureOperations,
   PROVISIONER_PERMISSIONS,
   PROVISIONING_OPERATIONS,
   uncovered,
+  type Feature,
   type OperationId,
 } from "../../lib/graph-permissions";
 import type { Shape } from "../../lib/graph-shape";
@@ -82,7 +85,12 @@ function appOf(token: string): string {
   return String(claims.appid ?? claims.azp ?? "");
 }
 
-function permissionsCheck(token: string): Check {
+/** The opt-in features a stack uses: their permissions are asked of its provisioner, and of no other stack's. */
+export function stackFeatures(config: KitConfig): Feature[] {
+  return [...(config.agents.some((a) => a.appRoles.length > 0) ? (["appRoles"] as const) : []), ...(config.onBehalfOf ? (["onBehalfOf"] as const) : [])];
+}
+
+function permissionsCheck(token: string, config: KitConfig): Check {
   const claims = decodeJwtClaims(token) ?? {};
   const held = [...(Array.isArray(claims.roles) ? claims.roles.map(String) : []), ...(typeof claims.scp === "string" ? claims.scp.split(/\s+/) : [])];
   const link = "provisioner permissions";
@@ -96,11 +104,15 @@ function permissionsCheck(token: string): Check {
       `use a dedicated provisioner application with the application permissions of docs/pulumi.md and without ${blocker}; never an Azure CLI sign-in`,
     );
   }
-  const missing = lacking(PROVISIONING_OPERATIONS, PROVISIONER_PERMISSIONS, held);
+  const features = stackFeatures(config);
+  const operations = [...PROVISIONING_OPERATIONS, ...features.flatMap(featureOperations)];
+  const wanted = [...PROVISIONER_PERMISSIONS, ...features.flatMap((f) => FEATURE_PERMISSIONS[f])];
+  const missing = lacking(operations, wanted, held);
   if (missing.length > 0) return failed(link, app, `the token's roles lack ${missing.join("; ")}`, `for each of them: ${CONSENT}`);
+  const withFeatures = features.length > 0 ? ` (with this stack's ${features.join(" and ")}: ${features.flatMap((f) => FEATURE_PERMISSIONS[f]).join(", ")})` : "";
   const reads = lacking(CHECK_OPERATIONS, CHECK_PERMISSIONS, held);
-  if (reads.length > 0) return warning(link, app, `every provisioning permission; not ${reads.join("; ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
-  return ok(link, app, `every provisioning permission, and ${CHECK_PERMISSIONS.join(", ")} for these checks`);
+  if (reads.length > 0) return warning(link, app, `every provisioning permission${withFeatures}; not ${reads.join("; ")}, so some checks below cannot run`, `optional, read-only: ${CONSENT}`);
+  return ok(link, app, `every provisioning permission${withFeatures}, and ${CHECK_PERMISSIONS.join(", ")} for these checks`);
 }
 
 /** A check a 403 kept from running: Graph's code, and the permission the call takes (the same hint doctor gives), as the fix. */
@@ -244,7 +256,7 @@ async function nameChecks(graph: GraphClient, config: KitConfig, of: StackIdenti
 /** The whole checklist, in the order a person fixes things; `of` names the stack whose objects count as its own. */
 export async function preflight(graph: GraphClient, token: string, config: KitConfig, of: StackIdentity): Promise<Check[]> {
   return [
-    permissionsCheck(token),
+    permissionsCheck(token, config),
     await domainCheck(graph, config),
     ...(await sponsorChecks(graph, config)),
     ...(await resourceChecks(graph, config)),

@@ -32,41 +32,40 @@ interface UserEntry {
  * permissions): asked for `{resource}/.default` MSAL's cache finds no entry
  * and it would spend the refresh token, which the emulator does not redeem.
  */
-export class MsalPeerClient implements TokenClient {
-  readonly name = "msal";
+/**
+ * The applications MSAL mints an agent identity's tokens with: the
+ * blueprint's, which mints T1 (`acquireTokenByClientCredential({ fmiPath })`),
+ * and one per agent identity whose client assertion is that T1. MSAL keeps
+ * every token in these applications' caches; `clear()` drops them.
+ */
+export class MsalAgentApps {
   private blueprint: ConfidentialClientApplication | undefined;
   private identities = new Map<string, ConfidentialClientApplication>();
-  private users = new Map<string, UserEntry>();
 
-  private constructor(
+  constructor(
     private readonly Cca: typeof ConfidentialClientApplication,
     private readonly secret: BlueprintSecret,
-    readonly dispatcher: FetchDispatcher,
   ) {}
 
-  static async create(target: EmulatorTarget, blueprint: BlueprintSecret): Promise<MsalPeerClient> {
-    const dispatcher = bundledFetchAgent({ connect: emulatorConnector(target) });
-    setFetchDispatcher(dispatcher);
+  /** MSAL's ConfidentialClientApplication, loaded from the pinned dev dependency. */
+  static async load(secret: BlueprintSecret): Promise<MsalAgentApps> {
     const { ConfidentialClientApplication: Cca } = (await import(MSAL_MODULE)) as typeof import("@azure/msal-node");
-    return new MsalPeerClient(Cca, blueprint, dispatcher);
+    return new MsalAgentApps(Cca, secret);
   }
 
   private get authority(): string {
     return `${AUTHORITY}/${this.secret.tenantId}`;
   }
 
-  private blueprintApp(): ConfidentialClientApplication {
-    this.blueprint ??= new this.Cca({ auth: { clientId: this.secret.blueprintAppId, clientSecret: this.secret.secret, authority: this.authority } });
-    return this.blueprint;
-  }
-
   private async t1(identity: string): Promise<string> {
-    const r = await this.blueprintApp().acquireTokenByClientCredential({ scopes: [EXCHANGE_SCOPE], fmiPath: identity });
-    if (!r) throw new Error("msal peer: hop 1 returned no token");
+    this.blueprint ??= new this.Cca({ auth: { clientId: this.secret.blueprintAppId, clientSecret: this.secret.secret, authority: this.authority } });
+    const r = await this.blueprint.acquireTokenByClientCredential({ scopes: [EXCHANGE_SCOPE], fmiPath: identity });
+    if (!r) throw new Error("msal: hop 1 returned no token");
     return r.accessToken;
   }
 
-  private identityApp(identity: string): ConfidentialClientApplication {
+  /** The agent identity's application: its client assertion is T1, minted (or taken from MSAL's cache) for each request. */
+  identity(identity: string): ConfidentialClientApplication {
     let app = this.identities.get(identity);
     if (!app) {
       app = new this.Cca({ auth: { clientId: identity, authority: this.authority, clientAssertion: () => this.t1(identity) } });
@@ -75,9 +74,31 @@ export class MsalPeerClient implements TokenClient {
     return app;
   }
 
+  /** New applications: MSAL's caches live in them. */
+  clear(): void {
+    this.blueprint = undefined;
+    this.identities.clear();
+  }
+}
+
+export class MsalPeerClient implements TokenClient {
+  readonly name = "msal";
+  private users = new Map<string, UserEntry>();
+
+  private constructor(
+    private readonly apps: MsalAgentApps,
+    readonly dispatcher: FetchDispatcher,
+  ) {}
+
+  static async create(target: EmulatorTarget, blueprint: BlueprintSecret): Promise<MsalPeerClient> {
+    const dispatcher = bundledFetchAgent({ connect: emulatorConnector(target) });
+    setFetchDispatcher(dispatcher);
+    return new MsalPeerClient(await MsalAgentApps.load(blueprint), dispatcher);
+  }
+
   async token(pair: AgentPair, resource: string): Promise<string> {
     const key = `${pair.identity} ${pair.user} ${resource}`;
-    const app = this.identityApp(pair.identity);
+    const app = this.apps.identity(pair.identity);
     const cached = this.users.get(key);
     if (cached) return (await app.acquireTokenSilent({ account: cached.account, scopes: cached.scopes })).accessToken;
     const t2 = await app.acquireTokenByClientCredential({ scopes: [EXCHANGE_SCOPE] });
@@ -90,8 +111,7 @@ export class MsalPeerClient implements TokenClient {
 
   /** New applications: MSAL's caches live in them. */
   clear(): void {
-    this.blueprint = undefined;
-    this.identities.clear();
+    this.apps.clear();
     this.users.clear();
   }
 

@@ -8,21 +8,23 @@ import { PACKAGE_ROOT, startupFigures, type StartupFigures } from "./cli-start";
 import { engineUps, type EngineUpFigures } from "./engine-up";
 import { Floor } from "./floor";
 import { fleetProvider, fleetTokens, provisionFleet, refreshStorm, startFleetEmulator, type FleetTokenFigures, type ProvisionFigures, type RefreshStormFigures } from "./fleet";
+import { flowsTable, measureFlows, summarizeFlows } from "./flows";
 import { MsalPeerClient } from "./msal-peer";
 import { PEER_MODULE, PeerClient } from "./peer";
 import type { ChildInput, ChildOutput } from "./rss-child";
 import { ProviderClient } from "./provider-client";
 import { RunnerClient, type BlueprintSecret } from "./runner-client";
-import { median, quantile, ratio, round, sample, type Timing } from "./stats";
+import { median, order, quantile, ratio, round, sample, type Timing } from "./stats";
 import { benchTenant, GRAPH, MCP_APP_ID, MCP_RESOURCE, type AgentPair } from "./tenant";
 import { cold as coldOf, hitUs, tokensPerSecond, warm as warmOf, type TokenClient, type WorkloadPlan } from "./workload";
 
 /**
- * `npm run bench [-- --json] [-- --startup | --fleet-only | --engine]`: this runner, the
+ * `npm run bench [-- --json] [-- --startup | --fleet-only | --flows-only | --engine]`: this runner, the
  * bare-undici floor and two peers (@microsoft/agents-hosting, and MSAL for
  * Node 7's own agent user APIs) side by side
- * against one in-process emulator on loopback, then the fleet figures, each
- * on an emulator of its own. Bounded: every phase has a sample count and a
+ * against one in-process emulator on loopback, then the agent identity's app
+ * and on-behalf-of flows against their floors and MSAL 7 (flows.ts), then the
+ * fleet figures, each on an emulator of its own. Bounded: every phase has a sample count and a
  * time budget, and a watchdog ends the run after 600 s. `--startup` runs only
  * the start-up phase (fresh processes, no emulator), with 30 samples instead
  * of 10, and prints its table, in under a minute. `--engine` runs only
@@ -59,6 +61,8 @@ const startupOnly = process.argv.includes("--startup");
 const fleetOnly = process.argv.includes("--fleet-only");
 /** Only `pulumi up` on the real engine (`npm run engine` makes it, cached). */
 const engineOnly = process.argv.includes("--engine");
+/** Only the app and on-behalf-of flows' figures (`--flows-only`). */
+const flowsOnly = process.argv.includes("--flows-only");
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 type Who = "floor" | "runner" | "peer" | "msal";
@@ -261,17 +265,6 @@ async function verify(emulator: Emulator, floor: Floor, clients: TokenClient[], 
     out[`${client.name} hit`] = show(hit);
   }
   return out;
-}
-
-/** Round i's order: cycles through every permutation, so each client runs first, last and after each other equally often. */
-function order<T>(items: readonly T[], round: number): T[] {
-  const perms: T[][] = [];
-  const permute = (done: T[], rest: readonly T[]): void => {
-    if (rest.length === 0) perms.push(done);
-    rest.forEach((item, i) => permute([...done, item], [...rest.slice(0, i), ...rest.slice(i + 1)]));
-  };
-  permute([], items);
-  return perms[round % perms.length]!;
 }
 
 /** One child process per client, one after the other, against this process's emulator. */
@@ -624,13 +617,16 @@ async function main(): Promise<void> {
     if (json) process.stdout.write(`${JSON.stringify({ ...startupSummary(startup), node_version: process.version })}\n`);
     return;
   }
-  const figures = fleetOnly ? undefined : await measure();
+  const figures = fleetOnly || flowsOnly ? undefined : await measure();
   const summary = figures && summarize(figures);
-  const fleet = summarizeFleet(await measureFleet());
+  const flowFigures = fleetOnly ? undefined : await measureFlows(progress);
+  const flows = flowFigures && summarizeFlows(flowFigures);
+  const fleet = flowsOnly ? undefined : summarizeFleet(await measureFleet());
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (figures && summary) process.stdout.write(`${table(figures, summary)}\n`);
-  process.stdout.write(fleetTable(fleet));
-  if (json) process.stdout.write(`${JSON.stringify({ ...summary, ...fleet, node_version: process.version })}\n`);
+  if (flowFigures && flows) process.stdout.write(`${flowsTable(flowFigures, flows)}\n`);
+  if (fleet) process.stdout.write(fleetTable(fleet));
+  if (json) process.stdout.write(`${JSON.stringify({ ...summary, ...flows, ...fleet, node_version: process.version })}\n`);
 }
 
 main().then(

@@ -48,3 +48,14 @@ export async function timed(op: () => Promise<unknown>): Promise<Timing> {
   const used = process.cpuUsage(cpu);
   return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
+
+/** Round i's order: cycles through every permutation, so each client runs first, last and after each other equally often. */
+export function order<T>(items: readonly T[], round: number): T[] {
+  const perms: T[][] = [];
+  const permute = (done: T[], rest: readonly T[]): void => {
+    if (rest.length === 0) perms.push(done);
+    rest.forEach((item, i) => permute([...done, item], [...rest.slice(0, i), ...rest.slice(i + 1)]));
+  };
+  permute([], items);
+  return perms[round % perms.length]!;
+}

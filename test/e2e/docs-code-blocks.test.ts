@@ -318,6 +318,14 @@ AgentUserCredential.fromStackOutputs(outputs).getToken("https://graph.microsoft.
 
 type Rule = (b: Block) => Promise<void> | void;
 
+/** A program an agent runs (`ts FILE`): it type-checks both ways, and runs where the page says how, a `sh emulator` block of the same page. */
+const agentProgram: Rule = (b) => {
+  const dir = workDir(b.page);
+  typeCheck(dir, [b.tag], "node16");
+  typeCheck(dir, [b.tag], "bundler");
+  expect(BLOCKS.some((o) => o.page === b.page && rule(o) === "sh emulator" && o.body.includes(`node ${b.tag}`))).toBe(true);
+};
+
 const RULES: Record<string, Rule> = {
   "sh emulator": async (b) => {
     const dir = workDir(b.page);
@@ -327,6 +335,9 @@ const RULES: Record<string, Rule> = {
     // What each program the blocks run says when it works.
     if (b.body.includes("node agent.ts")) expect(run.stdout).toMatch(/^a \d+-character token for research-agent@contoso\.onmicrosoft\.com until \d{4}-.*\nGraph token ends with .{4}$/m);
     if (b.body.includes("node your-agent.js")) expect(run.stdout).toMatch(/^your agent: a token over https: \d+$/m);
+    if (b.body.includes("node app.ts")) expect(run.stdout).toMatch(new RegExp(`^an app token for ${DEFAULT_IDS.agentIdentityId} with roles User\\.Read\\.All$`, "m"));
+    if (b.body.includes("node obo.ts") || b.body.includes("node flows.ts")) expect(run.stdout).toMatch(/^on behalf of ada@contoso\.onmicrosoft\.com$/m);
+    if (b.body.includes("node flows.ts")) expect(run.stdout).toMatch(/^app: roles User\.Read\.All$/m);
     if (/agent-user token --outputs outputs\.json --json/.test(b.body)) expect(run.stdout).toMatch(/^\{"ok":true,"hops":\[/m);
     if (b.body.includes("break=grant-other-user")) expect(run.stdout).toMatch(/^failed\s+grant\s+[\s\S]*\ndoctor: exit 8\n/m);
   },
@@ -334,13 +345,13 @@ const RULES: Record<string, Rule> = {
   "sh tenant": async (b) => {
     const run = await runTenant(b.body, workDir(b.page));
     checkTenantRun(run, `${b.page}:${b.line}`);
-    // Each token command minted, once each: its summary (`idtyp  user`), its fleet table's row, or its JSON.
+    // Each token command minted, once each: its summary (`idtyp  user`, or `app` with --as app), its fleet table's row, or its JSON.
     const commands = b.body.match(/npx agent-user token .*/g) ?? [];
     const count = (pattern: RegExp) => run.stdout.match(pattern)?.length ?? 0;
     expect({
-      json: count(/^\{"ok":true,"(hops|agents)":/gm),
+      json: count(/^\{"ok":true,"(hops|agents|flow)":/gm),
       fleet: count(/^seeded-agent\s+ok\s/gm),
-      summary: count(/^\s*idtyp\s+user$/gm),
+      summary: count(/^\s*idtyp\s+(user|app)$/gm),
     }).toEqual({
       json: commands.filter((l) => l.includes("--json")).length,
       fleet: commands.filter((l) => !l.includes("--json") && l.includes("--all")).length,
@@ -378,13 +389,10 @@ const RULES: Record<string, Rule> = {
     expect(readFileSync(join(ROOT, "test/e2e/package/consumer.ts"), "utf8")).toContain('npm(["install", tarball, ...extra], dir)');
   },
 
-  "ts agent.ts": (b) => {
-    const dir = workDir(b.page);
-    typeCheck(dir, ["agent.ts"], "node16");
-    typeCheck(dir, ["agent.ts"], "bundler");
-    // It runs where the page says how: a `sh emulator` block of the same page.
-    expect(BLOCKS.some((o) => o.page === b.page && rule(o) === "sh emulator" && o.body.includes("node agent.ts"))).toBe(true);
-  },
+  "ts agent.ts": agentProgram,
+  "ts app.ts": agentProgram,
+  "ts obo.ts": agentProgram,
+  "ts flows.ts": agentProgram,
 
   "ts index.ts": async (b) => {
     const dir = workDir(b.page);

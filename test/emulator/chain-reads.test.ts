@@ -92,7 +92,11 @@ describe("emulated Graph: the reads of doctor and preflight", () => {
   it("grants by $filter on clientId and consentType, the properties Graph documents as filterable; principalId is refused", async () => {
     const filter = `clientId eq '${DEFAULT_IDS.agentIdentityId}' and consentType eq 'Principal'`;
     const answer = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(filter)}`);
-    expect(answer.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.agentUserId, scope: expect.stringContaining("Chat.ReadWrite") })]);
+    // The agent user's grant, and the identity's on-behalf-of consent for the seeded person.
+    expect(answer.body.value).toEqual([
+      expect.objectContaining({ principalId: DEFAULT_IDS.agentUserId, scope: expect.stringContaining("Chat.ReadWrite") }),
+      expect.objectContaining({ id: DEFAULT_IDS.oboGrantId, principalId: DEFAULT_IDS.sponsorId, scope: "User.Read" }),
+    ]);
     const refused = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=${encodeURIComponent(`principalId eq '${DEFAULT_IDS.agentUserId}'`)}`);
     expect(refused.status).toBe(400);
     expect((refused.body.error as { code: string }).code).toBe("Request_UnsupportedQuery");
@@ -124,7 +128,7 @@ describe("--faults break=LINK", () => {
         const { code, json } = await mint(d.emulator, scratch.dir);
         expect([code, json.hop, json.codes]).toEqual([3, 3, [65001]]);
         const grants = await d.call("GET", `/v1.0/oauth2PermissionGrants?$filter=clientId eq '${DEFAULT_IDS.agentIdentityId}'`);
-        expect(grants.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.sponsorId })]);
+        expect(grants.body.value).toEqual([expect.objectContaining({ principalId: DEFAULT_IDS.sponsorId }), expect.objectContaining({ id: DEFAULT_IDS.oboGrantId })]);
       },
     ],
     [

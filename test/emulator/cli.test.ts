@@ -144,6 +144,45 @@ describe("agent-user emulator", () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it("--features and --test-user-out: the outputs declare the opt-ins, and the seeded person's test sign-in feeds token --on-behalf-of", async () => {
+    const { child } = await startCli(["--features", "appRoles,onBehalfOf", "--outputs", "features.json", "--test-user-out", "person.env"], dir);
+    try {
+      const outputs = JSON.parse(readFileSync(join(dir, "features.json"), "utf8"));
+      expect(outputs.appRoles).toEqual([{ resource: "00000003-0000-0000-c000-000000000000", roles: ["User.Read.All"] }]);
+      expect(outputs).toMatchObject({ blueprintIdentifierUri: `api://${outputs.blueprintAppId}`, blueprintScope: "access_agent", onBehalfOfScopes: "User.Read" });
+      expect(statSync(join(dir, "person.env")).mode & 0o777).toBe(0o600);
+      const person = Object.fromEntries(
+        readFileSync(join(dir, "person.env"), "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 2, -1)]),
+      );
+      expect(person.AGENT_USER_TEST_SCOPE).toBe(`api://${outputs.blueprintAppId}/access_agent`);
+      const signIn = await fetch(person.AGENT_USER_TEST_TOKEN_URL!, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "password", client_id: person.AGENT_USER_TEST_CLIENT_ID!, username: person.AGENT_USER_TEST_USERNAME!, password: person.AGENT_USER_TEST_PASSWORD!, scope: person.AGENT_USER_TEST_SCOPE! }),
+      });
+      expect(signIn.status).toBe(200);
+      writeFileSync(join(dir, "assertion.jwt"), ((await signIn.json()) as { access_token: string }).access_token);
+      const token = (args: string[]) => spawnSync(process.execPath, [CLI, "token", "--outputs", "features.json", "--json", ...args], { cwd: dir, encoding: "utf8" });
+      const app = token(["--as", "app"]);
+      expect({ status: app.status, stderr: app.stderr }).toEqual({ status: 0, stderr: "" });
+      expect(JSON.parse(app.stdout)).toMatchObject({ flow: "app", claims: { idtyp: "app", roles: ["User.Read.All"] } });
+      const obo = token(["--on-behalf-of", "assertion.jwt"]);
+      expect({ status: obo.status, stderr: obo.stderr }).toEqual({ status: 0, stderr: "" });
+      expect(JSON.parse(obo.stdout)).toMatchObject({ flow: "onBehalfOf", claims: { idtyp: "user", scp: "User.Read" } });
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited(child)).toBe(0);
+  });
+
+  it("refuses a --features name it does not know with exit 2, listing the ones it knows", () => {
+    const run = spawnSync(process.execPath, [CLI, "emulator", "--features", "appRoles,obo"], { cwd: dir, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--features takes appRoles, onBehalfOf, comma-separated; got "obo"');
+  });
+
   it("refuses a --provisioner-roles name it does not know with exit 2, naming the likely one", () => {
     const run = spawnSync(process.execPath, [CLI, "emulator", "--provisioner-roles", "AgentIdentityBlueprint.Reed.All"], { cwd: dir, encoding: "utf8" });
     expect(run.status).toBe(2);

@@ -24,6 +24,8 @@ const GRAPH_STATUSES: Record<string, number[]> = {
   itemNotFound: [404],
   Request_MultipleObjectsWithSameKeyValue: [409],
   RequestEntityTooLarge: [413],
+  // An enabled scope or role removed or changed (microsoft-365-agents-toolkit#9420 quotes Graph's answer).
+  CannotDeleteOrUpdateEnabledEntitlement: [400],
   TooManyRequests: [429],
   serviceNotAvailable: [503],
   // concepts/json-batching: a request whose dependency failed "fails with status code 424 (Failed Dependency)".

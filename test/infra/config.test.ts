@@ -38,7 +38,7 @@ describe("validateConfig", () => {
       userDomain: "contoso.onmicrosoft.com",
       blueprintName: "Kit Blueprint",
       sponsors: [SPONSOR.toLowerCase()],
-      agents: [{ name: "kit-agent", identityName: "Kit Agent", userName: "kit-agent", userPrincipalName: "kit-agent@contoso.onmicrosoft.com", scopes: [...DEFAULT_SCOPES] }],
+      agents: [{ name: "kit-agent", identityName: "Kit Agent", userName: "kit-agent", userPrincipalName: "kit-agent@contoso.onmicrosoft.com", scopes: [...DEFAULT_SCOPES], appRoles: [], onBehalfOfScopes: [] }],
       shorthand: true,
       allowedScopes: [...ALLOWED_SCOPES],
       resourceAppId: MICROSOFT_GRAPH_APP_ID,

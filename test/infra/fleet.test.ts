@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentUserKit } from "../../infra/components/agent-user-kit";
-import { AZURE, DYNAMIC, IDS, installMocks, runStackProgram, valueOf, type Program, type Registration } from "./program-harness";
+import { AZURE, DYNAMIC, IDS, configFailure, installMocks, runStackProgram, valueOf, type Program, type Registration } from "./program-harness";
 
 const BASE: Record<string, string> = {
   "agent-user-kit:userDomain": "contoso.onmicrosoft.com",
@@ -142,19 +142,7 @@ describe("a stack with three agents", () => {
 });
 
 describe("the agents list is checked before any resource is registered", () => {
-  async function failure(config: Record<string, string>): Promise<string> {
-    const { registrations } = await installMocks();
-    pulumi.runtime.setAllConfig(config);
-    let error: unknown;
-    try {
-      runStackProgram();
-    } catch (err) {
-      error = err;
-    }
-    expect(registrations).toEqual([]);
-    expect(error).toMatchObject({ name: "ConfigError" });
-    return (error as Error).message;
-  }
+  const failure = configFailure;
 
   it("names the agent and the field of every problem at once", async () => {
     const agents = JSON.stringify([

@@ -28,7 +28,8 @@ describe("AgentUserKit's arguments as Outputs", () => {
 import { AgentUserKit, type AgentArgs, type AgentUserKitArgs } from ${JSON.stringify(join(ROOT, "infra"))};
 const o = <T>(value: T) => pulumi.output(value);
 type EveryOneAnOutput<T> = { [K in keyof T]-?: pulumi.Output<unknown> };
-const agent = { name: o("research"), identityName: o("Research"), userName: o("research-agent"), scopes: o(["User.Read"]) } satisfies EveryOneAnOutput<AgentArgs>;
+const agent = { name: o("research"), identityName: o("Research"), userName: o("research-agent"), scopes: o(["User.Read"]),
+  appRoles: o([{ resource: "00000003-0000-0000-c000-000000000000", roles: ["User.Read.All"] }]), onBehalfOfScopes: o(["User.Read"]) } satisfies EveryOneAnOutput<AgentArgs>;
 const args = {
   blueprintName: o("Research agents"),
   sponsors: o(["${SPONSOR}"]),
@@ -47,6 +48,8 @@ const args = {
   authorityUrl: o("https://login.microsoftonline.com"),
   tokenExchangeAudience: o("api://AzureADTokenExchange"),
   consistencyWindowSeconds: o(120),
+  onBehalfOfScope: o("access_agent"),
+  onBehalfOfClients: o(["${SPONSOR}"]),
   singleAgentNames: o(true),
 } satisfies EveryOneAnOutput<AgentUserKitArgs>;
 export const kit = new AgentUserKit("agents", args);

@@ -24,11 +24,17 @@ export const DYNAMIC = {
   user: "pulumi-nodejs:dynamic/agent-user-kit:AgentUser",
 };
 
+/** The dynamic resources only a stack with an opt-in feature has. */
+export const OPT_IN_DYNAMIC = {
+  blueprintApi: "pulumi-nodejs:dynamic/agent-user-kit:BlueprintApi",
+};
+
 export const AZURE = {
   password: "azuread:index/applicationPassword:ApplicationPassword",
   federated: "azuread:index/applicationFederatedIdentityCredential:ApplicationFederatedIdentityCredential",
   certificate: "azuread:index/applicationCertificate:ApplicationCertificate",
   grant: "azuread:index/servicePrincipalDelegatedPermissionGrant:ServicePrincipalDelegatedPermissionGrant",
+  appRoleAssignment: "azuread:index/appRoleAssignment:AppRoleAssignment",
   userAssignedIdentity: "azure-native:managedidentity:UserAssignedIdentity",
 };
 
@@ -111,6 +117,8 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>):
       return { id: "/subscriptions/x/identity", state: { ...inputs, principalId: IDS.newIdentityPrincipalId, clientId: IDS.newIdentityClientId } };
     case AZURE.grant:
       return { id: "grant-id", state: inputs };
+    case OPT_IN_DYNAMIC.blueprintApi:
+      return { id: `${String(inputs.blueprintAppId)}/scope-id`, state: { ...inputs, identifierUri: `api://${String(inputs.blueprintAppId)}`, scopeId: "scope-id" } };
     default:
       return { id: `${name}-id`, state: inputs };
   }
@@ -119,7 +127,13 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>):
 function mockLookup(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
   if (token === "azuread:index/getClientConfig:getClientConfig") return { tenantId: IDS.tenantId, clientId: "p", objectId: "p", id: "p" };
   if (token === "azuread:index/getServicePrincipal:getServicePrincipal" && inputs.clientId === MICROSOFT_GRAPH_APP_ID) {
-    return { objectId: IDS.graphServicePrincipalId, clientId: MICROSOFT_GRAPH_APP_ID, servicePrincipalNames: [MICROSOFT_GRAPH_APP_ID, "https://graph.microsoft.com"] };
+    return {
+      objectId: IDS.graphServicePrincipalId,
+      clientId: MICROSOFT_GRAPH_APP_ID,
+      displayName: "Microsoft Graph",
+      servicePrincipalNames: [MICROSOFT_GRAPH_APP_ID, "https://graph.microsoft.com"],
+      appRoleIds: { "User.Read.All": "df021288-bdef-4463-88db-98f22de89214", "Mail.Send": "b633e1c5-b582-4048-a93e-9f11b44c7e96" },
+    };
   }
   if (token === "azuread:index/getServicePrincipal:getServicePrincipal" && typeof inputs.objectId === "string") {
     return { objectId: inputs.objectId, clientId: IDS.existingIdentityClientId, servicePrincipalNames: [] };
@@ -199,4 +213,22 @@ export function only(registrations: Registration[], type: string): Registration 
   const found = registrations.filter((r) => r.type === type);
   if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
   return found[0]!;
+}
+
+/**
+ * The ConfigError's message of a stack configuration the program refuses,
+ * checked to come before any resource is registered.
+ */
+export async function configFailure(config: Record<string, string>): Promise<string> {
+  const { registrations } = await installMocks();
+  pulumi.runtime.setAllConfig(config);
+  let error: unknown;
+  try {
+    runStackProgram();
+  } catch (err) {
+    error = err;
+  }
+  expect(registrations).toEqual([]);
+  expect(error).toMatchObject({ name: "ConfigError" });
+  return (error as Error).message;
 }

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { AGENT_USER_KIT_TYPE, AgentUserKit, type StackOutputs } from "../../infra/components/agent-user-kit";
-import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
+import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 import { BLUEPRINT_TYPE } from "../../infra/components/blueprint";
 import { GRANT_TYPE } from "../../infra/components/grant";
 import type { RawConfig } from "../../infra/config";
@@ -19,7 +19,7 @@ const BASE: RawConfig = {
 };
 
 // The names `agent-user token --outputs` reads: the program must export exactly these.
-const ALL_OUTPUTS: ReadonlyArray<keyof StackOutputs> = [...STACK_OUTPUT_KEYS, "agents"];
+const ALL_OUTPUTS: ReadonlyArray<keyof StackOutputs> = [...STACK_OUTPUT_KEYS.filter((key) => !(OPT_IN_OUTPUT_KEYS as readonly string[]).includes(key)), "agents"];
 
 interface Run {
   kit: AgentUserKit;

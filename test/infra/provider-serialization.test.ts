@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from "../../emulator/server";
 import { agentIdentityProvider } from "../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../infra/providers/agent-user";
 import { blueprintProvider } from "../../infra/providers/blueprint";
+import { blueprintApiProvider } from "../../infra/providers/blueprint-api";
 import { blueprintPrincipalProvider } from "../../infra/providers/blueprint-principal";
 import { configureProvisioner, provisionerToken } from "../../infra/provisioner-credential";
 import { forgetProvisioner } from "../provisioner-state";
@@ -27,6 +28,7 @@ const providers = {
   blueprintPrincipal: blueprintPrincipalProvider,
   agentIdentity: agentIdentityProvider,
   agentUser: agentUserProvider,
+  blueprintApi: blueprintApiProvider,
 };
 
 /** Loads serialized text the way Pulumi's dynamic-provider host does (require-from-string). */

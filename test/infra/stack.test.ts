@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { DYNAMIC, installMocks, runStackProgram, valueOf, type Registration } from "./program-harness";
-import { STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
+import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 
 const SENTINEL = `stack-sentinel-${process.pid}-${Date.now()}`;
 
@@ -44,8 +44,9 @@ describe("infra/stack.ts", () => {
 
   it("reads the stack configuration and exports the outputs under the names the token command reads", async () => {
     const exported = Object.keys(program).filter((key) => program[key] !== undefined);
-    // Secret mode: every name the token command reads but the managed identity's.
-    expect(exported.sort()).toEqual([...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"].sort());
+    // Secret mode without the opt-in features: every name the token command reads but the managed identity's and the features'.
+    const kept = STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId" && !(OPT_IN_OUTPUT_KEYS as readonly string[]).includes(key));
+    expect(exported.sort()).toEqual([...kept, "agents"].sort());
     expect(await valueOf(program.graphUrl!)).toBe("http://127.0.0.1:8443");
     expect(await valueOf(program.agentUserPrincipalName!)).toBe("kit-agent@contoso.onmicrosoft.com");
     expect(await pulumi.isSecret(program.blueprintClientSecret!)).toBe(true);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   CHECK_OPERATIONS,
   CHECK_PERMISSIONS,
+  FEATURE_PERMISSIONS,
   GRAPH_OPERATIONS,
   OPERATION_IDS,
   PROVISIONER_PERMISSIONS,
@@ -84,6 +85,17 @@ describe("the provisioner's permissions in the docs", () => {
     for (const p of [...PROVISIONER_PERMISSIONS, ...CHECK_PERMISSIONS]) {
       expect([p, readme.includes(` ${p}`), docs.includes(`'${p}'`)]).toEqual([p, true, true]);
     }
+  });
+});
+
+describe("the opt-in features' permissions in the docs", () => {
+  it("lists each feature's permission, and only those, apart from the provisioner's set", () => {
+    const docs = section("docs/pulumi.md", "## Opt-in flows");
+    const rows = [...docs.matchAll(/^\| `([^`]+)` \| `([^`]+)` \|/gm)].map((m) => m[2]);
+    expect(rows).toEqual([...FEATURE_PERMISSIONS.appRoles, ...FEATURE_PERMISSIONS.onBehalfOf]);
+    expect(rows.filter((p) => PROVISIONER_PERMISSIONS.includes(p!) || CHECK_PERMISSIONS.includes(p!))).toEqual([]);
+    // Its holder can grant itself any app role: the page says so beside it.
+    expect(docs).toContain("**`AppRoleAssignment.ReadWrite.All` lets its holder grant itself any app role**");
   });
 });
 

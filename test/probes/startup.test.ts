@@ -55,7 +55,7 @@ it("the bin turns on the compile cache, then loads the CLI's dispatcher and the 
   writeFileSync(file, script);
   const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { PATH: process.env.PATH }, timeout: 20_000 });
   expect(run.status).toBe(0);
-  expect(run.stdout).toMatch(/^agent-user token: mint an agent user token/);
+  expect(run.stdout).toMatch(/^agent-user token: mint one of an agent's tokens/);
   const report = JSON.parse(/^loaded: (.*)$/m.exec(run.stderr)?.[1] ?? "null") as unknown;
   expect(report).toEqual({ builtins: [], files: ["probes/agent-user.js", "probes/compile-cache.js", "probes/bundle/cli.js", "probes/bundle/token.js"] });
 });

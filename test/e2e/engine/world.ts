@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmulator, type Emulator } from "../../../emulator/server";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../../emulator/server";
 import { packTarball } from "../package/consumer";
 import { engineWorld, type EngineWorld } from "./pulumi-cli";
 
@@ -18,14 +18,14 @@ export interface EngineTestWorld {
   tarball(): string;
 }
 
-export function useEngineWorld(): EngineTestWorld {
+export function useEngineWorld(options: EmulatorOptions = {}): EngineTestWorld {
   let work: string | undefined;
   let emulator: Emulator | undefined;
   let world: EngineWorld | undefined;
   let tarball: string | undefined;
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "agent-user-kit-engine-"));
-    emulator = await startEmulator();
+    emulator = await startEmulator(options);
     world = await engineWorld(work, emulator);
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@
  * Over real HTTP against the emulator, counted in its request log.
  */
 import { AgentUserTokenProvider, UsageError } from "../../../lib";
+import { AGENT_USER_FLOW } from "../../../lib/token-flows";
 import { addGrant, addResource, agentUserToken, seededChain, tokenStatuses, useEmulator } from "../../harness";
 
 /** A resource whose identifier holds the separator the old cache keys joined their parts with. */
@@ -52,6 +53,6 @@ it("the hop chain's cache keys are structured: values that join to one string wi
   const before = ctx.emulator.requests.length;
   const minted = await agentUserToken(chain, { agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE });
   expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200, 200]);
-  expect(chain.cachedAgentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE })?.accessToken).toBe(minted.accessToken);
-  expect(chain.cachedAgentUserToken({ agentIdentityId: ctx.out.agentIdentityId!, agentUser: `${upn()}|api://r`, resourceUrl: "x" })).toBeUndefined();
+  expect(chain.cached(AGENT_USER_FLOW, { agentIdentityId: ctx.out.agentIdentityId!, agentUser: upn(), resourceUrl: PIPE_RESOURCE })?.accessToken).toBe(minted.accessToken);
+  expect(chain.cached(AGENT_USER_FLOW, { agentIdentityId: ctx.out.agentIdentityId!, agentUser: `${upn()}|api://r`, resourceUrl: "x" })).toBeUndefined();
 });

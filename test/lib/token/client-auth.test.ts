@@ -11,7 +11,7 @@ import { selfSignedCertificate } from "../../../emulator/certificate";
 import { loadCertificate } from "../../../lib/client-assertion";
 import { clientSecretPost, federatedAssertion, privateKeyJwt, type ClientAuth } from "../../../lib/client-auth";
 import type { BlueprintCredential } from "../../../lib/blueprint-credential";
-import { HopChain } from "../../../lib/hop-chain";
+import { TokenSource } from "../../../lib/token-source";
 import { agentUserToken } from "../../harness";
 import { decodeJwt } from "../../../lib/jwt";
 import { tokenEndpoint } from "../../../lib/token-client";
@@ -52,7 +52,7 @@ function authFields(body: string): Record<string, string> {
 
 async function blueprintSends(credential: BlueprintCredential): Promise<Record<string, string>> {
   const from = directory.seen.length;
-  const chain = new HopChain({ authorityUrl: directory.url, tenantId: TENANT, blueprintAppId: CLIENT, credential });
+  const chain = new TokenSource({ authorityUrl: directory.url, tenantId: TENANT, blueprintAppId: CLIENT, credential });
   // The fake directory's token is no JWT, so the chain ends in a refusal after hop 1 was sent.
   await expect(agentUserToken(chain, { agentIdentityId: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", agentUser: "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6d", resourceUrl: "https://graph.microsoft.com" })).rejects.toThrow(/not a JWT/);
   return authFields(directory.seen[from]!.body);

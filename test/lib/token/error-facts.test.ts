@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AgentUserError, NetworkError } from "../../../lib/errors";
 import { GraphClient, GraphError } from "../../../lib/graph-client";
-import { HopChain } from "../../../lib/hop-chain";
+import { TokenSource } from "../../../lib/token-source";
 import { ONE_ATTEMPT } from "../../../lib/retry";
 import { TokenEndpointError } from "../../../lib/token-client";
 import { failureJson } from "../../../probes/report";
@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((done) => server.close(done)));
 
 const chain = (authorityUrl: string) =>
-  new HopChain({ authorityUrl, tenantId: "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", blueprintAppId: BLUEPRINT, credential: { kind: "secret", secret: "s" }, retry: ONE_ATTEMPT });
+  new TokenSource({ authorityUrl, tenantId: "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d", blueprintAppId: BLUEPRINT, credential: { kind: "secret", secret: "s" }, retry: ONE_ATTEMPT });
 
 async function failure(promise: Promise<unknown>): Promise<AgentUserError> {
   const err = await promise.catch((e: unknown) => e);

@@ -204,4 +204,41 @@ describe("agent-user preflight", () => {
     expect(run.stderr).toMatch(/agent-user-kit:sponsors must hold user object ids/);
     expect(t.emulator.requests.length).toBe(before);
   });
+
+  describe("a stack's opt-in features", () => {
+    /** A stack whose one agent holds Graph's User.Read.All, with the blueprint's exposed API when `onBehalfOf`. */
+    function optInFile(onBehalfOf: boolean): string {
+      const file = configFile(onBehalfOf ? { onBehalfOfScope: "access_agent" } : {});
+      const json = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      delete json["agent-user-kit:agentIdentityName"];
+      delete json["agent-user-kit:agentUserName"];
+      const agents = [{ name: "ops", userName: "ops-agent", appRoles: [{ resource: "00000003-0000-0000-c000-000000000000", roles: ["User.Read.All"] }], ...(onBehalfOf ? { onBehalfOfScopes: ["User.Read"] } : {}) }];
+      json["agent-user-kit:agents"] = { value: JSON.stringify(agents), objectValue: agents, secret: false };
+      writeFileSync(file, JSON.stringify(json));
+      return file;
+    }
+
+    it("asks the provisioner for a feature's permission only for a stack that uses it, naming what it is for", async () => {
+      const { store } = t.emulator;
+      const saved = [...store.servicePrincipal(DEFAULT_IDS.provisionerPrincipalId)!.graphAppRoles];
+      expect(saved).not.toContain("AppRoleAssignment.ReadWrite.All");
+      const lacking = await preflight(["--config-from-stack", optInFile(true)]);
+      expect(lacking.code).toBe(8);
+      expect(lacking.stdout).toMatch(/^failed\s+provisioner permissions\s+\S+\s+the token's roles lack AppRoleAssignment\.ReadWrite\.All \(to assign an app role[^)]*\); AgentIdentityBlueprint\.UpdateAuthProperties\.All \(to /m);
+      try {
+        store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: [...saved, "AppRoleAssignment.ReadWrite.All", "AgentIdentityBlueprint.UpdateAuthProperties.All"] });
+        forgetProvisioner();
+        const held = await preflight(["--config-from-stack", optInFile(true)]);
+        expect(held.code).toBe(0);
+        expect(held.stdout).toMatch(/^ok\s+provisioner permissions\s+\S+\s+every provisioning permission \(with this stack's appRoles and onBehalfOf: AppRoleAssignment\.ReadWrite\.All, AgentIdentityBlueprint\.UpdateAuthProperties\.All\)/m);
+      } finally {
+        store.updateServicePrincipal(DEFAULT_IDS.provisionerPrincipalId, { graphAppRoles: saved });
+      }
+      // The stack without the exposed API is not asked for its permission.
+      forgetProvisioner();
+      const appRolesOnly = await preflight(["--config-from-stack", optInFile(false)]);
+      expect(appRolesOnly.stdout).not.toMatch(/UpdateAuthProperties/);
+      expect(appRolesOnly.stdout).toMatch(/lack AppRoleAssignment\.ReadWrite\.All/);
+    });
+  });
 });

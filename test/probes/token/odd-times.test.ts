@@ -6,7 +6,7 @@
  * of the others comes out whole.
  */
 import { AgentUserError, ClaimsError } from "../../../lib/errors";
-import { checkAgentUserClaims } from "../../../lib/hop-chain";
+import { checkAgentUserClaims } from "../../../lib/flow-claims";
 import { parseTokenResponse } from "../../../lib/token-client";
 import type { StackOutputs } from "../../../lib/stack-outputs";
 import { AgentUserTokenProvider } from "../../../lib/token-provider";

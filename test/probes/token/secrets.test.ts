@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requestToken, tokenEndpoint } from "../../../lib/token-client";
 import { password } from "../../../emulator/seed";
-import type { HopChainConfig } from "../../../lib/hop-chain";
+import type { HopChainConfig } from "../../../lib/token-source";
 import { addAgent, agentUserToken, blueprintCertificate, EXCHANGE_SCOPE, everythingAbout, JWT_SHAPE, onlyJson, runCli, seededChain, seededRequest, useEmulator, writeOutputs, type AgentFixture } from "../../harness";
 
 const ALIAS_TENANT = "7e7e7e7e-1111-4222-8333-944444444444";

@@ -1,0 +1,97 @@
+/**
+ * The blueprint's exposed API (the on-behalf-of flow's audience) against the
+ * emulator over HTTP: created, changed, read, refused without its permission,
+ * and removed, keeping whatever else the blueprint exposes.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { blueprintApiProvider, type BlueprintApiInputs, type BlueprintApiOutputs } from "../../../infra/providers/blueprint-api";
+import type { BlueprintOutputs } from "../../../infra/providers/blueprint";
+import { createBlueprint, graphCalls, provisionerRoles, revoke, setProvisionerRoles, startTenant, type Tenant } from "./tenant";
+
+const FRONT_END = "f1000000-0000-0000-0000-0000000000f1";
+const UPDATE_AUTH = "AgentIdentityBlueprint.UpdateAuthProperties.All";
+
+async function apiInputs(t: Tenant, blueprint: BlueprintOutputs, patch: Partial<BlueprintApiInputs> = {}): Promise<BlueprintApiInputs> {
+  const { inputs, failures } = await blueprintApiProvider.check!({} as BlueprintApiInputs, {
+    ...t.common, blueprintAppId: blueprint.appId, blueprintObjectId: blueprint.objectId, scope: "access_agent", preAuthorizedClients: [FRONT_END], ...patch });
+  expect(failures).toEqual([]);
+  return inputs as BlueprintApiInputs;
+}
+
+async function expose(t: Tenant, blueprint: BlueprintOutputs, patch: Partial<BlueprintApiInputs> = {}): Promise<{ id: string; outs: BlueprintApiOutputs }> {
+  const created = (await blueprintApiProvider.create!(await apiInputs(t, blueprint, patch))) as pulumi.dynamic.CreateResult<BlueprintApiOutputs>;
+  return { id: created.id, outs: created.outs! };
+}
+
+describe("blueprint API provider over HTTP", () => {
+  let t: Tenant;
+  beforeAll(async () => {
+    t = await startTenant();
+    setProvisionerRoles(t, [...provisionerRoles(t), UPDATE_AUTH]);
+  });
+  afterAll(() => t.close());
+
+  it("exposes api://{appId} and the scope, pre-authorized for the front end, by appId", async () => {
+    const blueprint = await createBlueprint(t);
+    const from = t.emulator.requests.length;
+    const { id, outs } = await expose(t, blueprint);
+    expect(outs).toMatchObject({ identifierUri: `api://${blueprint.appId}`, scope: "access_agent" });
+    expect(id).toBe(`${blueprint.appId}/${outs.scopeId}`);
+    const app = t.emulator.store.application(blueprint.objectId)!;
+    expect(app.identifierUris).toEqual([`api://${blueprint.appId}`]);
+    expect(app.api!.oauth2PermissionScopes).toEqual([expect.objectContaining({ id: outs.scopeId, value: "access_agent", type: "User", isEnabled: true })]);
+    expect(app.api!.preAuthorizedApplications).toEqual([{ appId: FRONT_END, delegatedPermissionIds: [outs.scopeId] }]);
+    expect(graphCalls(t, from).filter((call) => call.startsWith("PATCH"))).toEqual([`PATCH /v1.0/applications(appId='${blueprint.appId}') 204`]);
+  });
+
+  it("renames the scope in place (disabling the old value first, as Graph requires) and keeps a scope it did not make", async () => {
+    const blueprint = await createBlueprint(t);
+    const { id, outs } = await expose(t, blueprint);
+    const app = t.emulator.store.application(blueprint.objectId)!;
+    const theirs = { id: "0c000000-0000-0000-0000-00000000000c", value: "theirs", type: "User" as const, isEnabled: true, adminConsentDisplayName: "Theirs", adminConsentDescription: "Theirs", userConsentDisplayName: null, userConsentDescription: null };
+    t.emulator.store.updateApplication(app.id, { api: { ...app.api!, oauth2PermissionScopes: [...app.api!.oauth2PermissionScopes, theirs] } });
+    const news = await apiInputs(t, blueprint, { scope: "act_for_user", preAuthorizedClients: [] });
+    expect(await blueprintApiProvider.diff!(id, outs, news)).toMatchObject({ changes: true, replaces: [] });
+    const from = t.emulator.requests.length;
+    await expect(blueprintApiProvider.update!(id, outs, news)).resolves.toEqual({ outs: { ...news, identifierUri: outs.identifierUri, scopeId: outs.scopeId } });
+    expect(graphCalls(t, from).filter((call) => call.startsWith("PATCH")).length).toBe(2);
+    const scopes = t.emulator.store.application(blueprint.objectId)!.api!.oauth2PermissionScopes;
+    expect(scopes.map((s) => [s.value, s.isEnabled])).toEqual([["theirs", true], ["act_for_user", true]]);
+    expect(t.emulator.store.application(blueprint.objectId)!.api!.preAuthorizedApplications).toEqual([]);
+  });
+
+  it("reads drift as a changed scope: one disabled or an identifier URI taken away reads as no scope, which the next up exposes again", async () => {
+    const blueprint = await createBlueprint(t);
+    const { id, outs } = await expose(t, blueprint);
+    await expect(blueprintApiProvider.read!(id, outs)).resolves.toEqual({ id, props: { ...outs, preAuthorizedClients: [FRONT_END] } });
+    t.emulator.store.updateApplication(blueprint.objectId, { identifierUris: [] });
+    await expect(blueprintApiProvider.read!(id, outs)).resolves.toMatchObject({ props: { scope: "" } });
+  });
+
+  it("removes only its own identifier URI, scope and pre-authorization, and counts a blueprint already gone as done", async () => {
+    const blueprint = await createBlueprint(t);
+    const { id, outs } = await expose(t, blueprint);
+    await blueprintApiProvider.delete!(id, outs);
+    const app = t.emulator.store.application(blueprint.objectId)!;
+    expect([app.identifierUris, app.api!.oauth2PermissionScopes, app.api!.preAuthorizedApplications]).toEqual([[], [], []]);
+    t.emulator.store.deleteApplication(blueprint.objectId);
+    await expect(blueprintApiProvider.delete!(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("names the permission it lacks when the provisioner may not change the blueprint's auth properties", async () => {
+    const blueprint = await createBlueprint(t);
+    const held = provisionerRoles(t);
+    revoke(t, UPDATE_AUTH);
+    revoke(t, "AgentIdentityBlueprint.ReadWrite.All");
+    try {
+      await expect(blueprintApiProvider.create!(await apiInputs(t, blueprint))).rejects.toThrow(/AgentIdentityBlueprint\.UpdateAuthProperties\.All/);
+    } finally {
+      setProvisionerRoles(t, held);
+    }
+  });
+
+  it("refuses a scope with a space and a client that is not an appId at check", async () => {
+    const { failures } = await blueprintApiProvider.check!({} as BlueprintApiInputs, { ...t.common, blueprintAppId: FRONT_END, blueprintObjectId: FRONT_END, scope: "access agent", preAuthorizedClients: ["web"] });
+    expect((failures ?? []).map((f) => f.property).sort()).toEqual(["preAuthorizedClients", "scope"]);
+  });
+});
