@@ -8,7 +8,7 @@ import { requireReach } from "./directory-auth";
 import { graphCreated, graphError, graphNoContent } from "./envelope";
 import { GRAPH_ERRORS } from "./errors";
 import { collection, entity, metadataUrl, requiredString } from "./odata";
-import { jsonBody } from "./request-body";
+import { jsonBody, odataType } from "./request-body";
 
 /**
  * App role assignments, as azuread's AppRoleAssignment manages them: through
@@ -45,7 +45,9 @@ function guid(req: EmulatorRequest, body: Record<string, unknown>, name: string)
 function create(req: EmulatorRequest, ctx: EmulatorContext): EmulatorResponse {
   const { store } = ctx;
   const resource = principalOf(req, ctx);
-  const body = jsonBody(req, ["principalId", "resourceId", "appRoleId"]);
+  // A body may name its own type, as HashiCorp's Graph client does on every write (OData's type annotation).
+  const body = jsonBody(req, ["@odata.type", "principalId", "resourceId", "appRoleId"]);
+  odataType(req, body["@odata.type"], TYPE);
   const principalId = guid(req, body, "principalId");
   const resourceId = guid(req, body, "resourceId");
   const appRoleId = guid(req, body, "appRoleId");

@@ -45,6 +45,14 @@ describe("app role assignments on a resource API", () => {
     expect((await d.call("GET", path, { token: app(["Application.Read.All"]) })).status).toBe(404);
   });
 
+  it("takes a body that names its own type, as azuread's AppRoleAssignment writes it, and refuses another type", async () => {
+    const body = { principalId: DEFAULT_IDS.agentIdentityId, resourceId: graphId(), appRoleId: stableId("graph-role", "Group.Read.All") };
+    expect(codeOf(await assign({ "@odata.type": "#microsoft.graph.servicePrincipal", ...body }))).toBe("Request_BadRequest");
+    const made = await assign({ "@odata.type": "#microsoft.graph.appRoleAssignment", ...body });
+    expect(made.status).toBe(201);
+    expect((await d.call("DELETE", `/v1.0/servicePrincipals/${graphId()}/appRoleAssignedTo/${String(made.body.id)}`, { token: assigner() })).status).toBe(204);
+  });
+
   it("refuses AppRoleAssignment.ReadWrite.All without Application.Read.All beside it, as the page's pair says", async () => {
     const alone = await assign({ principalId: DEFAULT_IDS.agentIdentityId, resourceId: graphId(), appRoleId: MAIL_READ }, app(["AppRoleAssignment.ReadWrite.All"]));
     expect([alone.status, codeOf(alone)]).toEqual([403, "Authorization_RequestDenied"]);
