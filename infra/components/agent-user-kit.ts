@@ -18,10 +18,15 @@ export type { AgentArgs, AgentUserKitArgs, AgentUserKitStackConfig } from "./kit
 
 /** What one agent's resources are called in `agents` of the outputs. */
 export interface AgentOutputs {
+  /** Object id of the agent identity: `client_id` of hop 3. */
   agentIdentityId: pulumi.Output<string>;
+  /** Object id of the agent user: the `oid` of its delegated token. */
   agentUserId: pulumi.Output<string>;
+  /** User principal name of the agent user. */
   agentUserPrincipalName: pulumi.Output<string>;
+  /** Id of the delegated permission grant, as azuread gives it (`/oauth2PermissionGrants/{id}`). */
   grantId: pulumi.Output<string>;
+  /** The granted scopes, space-separated, as Graph stores them. */
   grantScopes: pulumi.Output<string>;
 }
 
@@ -31,16 +36,30 @@ export interface AgentOutputs {
  * every agent by name. The two credential outputs exist only in their mode.
  */
 export interface AgentUserKitOutputs extends AgentOutputs {
+  /** The tenant the blueprint and the agents are in. */
   tenantId: pulumi.Output<string>;
+  /** Identity provider base URL the tokens are requested from. */
   authorityUrl: pulumi.Output<string>;
+  /** Microsoft Graph base URL the objects were made through. */
   graphUrl: pulumi.Output<string>;
+  /** The resource the agents' tokens are for (`{resourceUrl}/.default`): the Graph URL, or the resource API's identifier URI. */
   resourceUrl: pulumi.Output<string>;
+  /** Hop 1's audience and the blueprint's federated credential's. */
   tokenExchangeAudience: pulumi.Output<string>;
+  /** appId of the blueprint: `client_id` of hop 1. */
   blueprintAppId: pulumi.Output<string>;
+  /** Object id of the blueprint application. */
   blueprintObjectId: pulumi.Output<string>;
+  /** Object id of the blueprint principal: `oid` of hop-1 tokens. */
   blueprintPrincipalId: pulumi.Output<string>;
+  /**
+   * The blueprint's client secret, a Pulumi secret; only in secret mode.
+   * @secret
+   */
   blueprintClientSecret?: pulumi.Output<string>;
+  /** Client id of the managed identity whose token is hop 1's assertion; only in managedIdentity mode. */
   managedIdentityClientId?: pulumi.Output<string>;
+  /** Every agent's values by agent name; the top-level agent values are the first agent's. */
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 

@@ -43,13 +43,13 @@ export interface AgentUserKitArgs {
    * The agents made from the blueprint: each gets its agent identity, agent
    * user and grant. An Output for the list or for an agent defers every
    * agent's resources until it resolves (a preview while it is unknown cannot
-   * list them, and the component's `agents` throws: read `agentResources`);
-   * an Output for a field other than `name` defers nothing.
+   * list them, and in TypeScript the component's `agents` throws: read
+   * `agentResources`); an Output for a field other than `name` defers nothing.
    */
   agents: pulumi.Input<pulumi.Input<AgentArgs>[]>;
   /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
   scopes?: pulumi.Input<pulumi.Input<string>[]>;
-  /** The scopes an agent may hold; infra/scope-policy.ts's ALLOWED_SCOPES by default. */
+  /** The scopes an agent may hold; by default the kit's ALLOWED_SCOPES: Chat.Create, Chat.ReadWrite, ChatMessage.Send, User.Read, Files.Read.All and Sites.Read.All. */
   allowedScopes?: pulumi.Input<pulumi.Input<string>[]>;
   /** appId of the resource API the scopes belong to; Microsoft Graph's by default. */
   resourceAppId?: pulumi.Input<string>;
@@ -254,7 +254,8 @@ function checkKnownArgs(name: string, args: FlatArgs): void {
   }
 }
 
-function kitSource(name: string): ConfigSource {
+/** Where the problems of a component's arguments come from, for their messages. */
+export function kitSource(name: string): ConfigSource {
   return {
     prefix: `AgentUserKit ${JSON.stringify(name)}: `,
     hint: "fix the AgentUserKit arguments; docs/pulumi.md, \"The components\", lists each one",
