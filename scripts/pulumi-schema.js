@@ -17,7 +17,8 @@
  * (less its Args suffix); a type alias of string literals is an enum.
  * `@deprecated` arguments are TypeScript's only; `@secret` marks a secret.
  *
- *   node scripts/pulumi-schema.js [FILE…]   (default dist/infra/plugin/schema.json)
+ *   node scripts/pulumi-schema.js [FILE…]   writes FILE… (dist/infra/plugin/schema.json by default)
+ *   node scripts/pulumi-schema.js --docs    writes docs/schema.json and the reference in docs/pulumi.md
  */
 const { mkdirSync, readFileSync, writeFileSync } = require("node:fs");
 const { dirname, join, resolve } = require("node:path");
@@ -217,14 +218,64 @@ function schemaText(schema) {
   return `${JSON.stringify(ordered, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 }
 
+/** Where docs/pulumi.md holds the reference schemaReference writes. */
+const REFERENCE = { page: "docs/pulumi.md", begin: "<!-- schema reference: begin -->\n", end: "<!-- schema reference: end -->\n" };
+
+/** A schema type as the reference names it. */
+function typeWords(p) {
+  if (p.$ref) return `\`${p.$ref.split(":").pop()}\``;
+  if (p.type === "array") return `list of ${typeWords(p.items)}`;
+  if (p.additionalProperties) return `map of ${typeWords(p.additionalProperties)}`;
+  return p.type;
+}
+
+/** One table of properties: name, type (and secret), whether it is required, and its description. */
+function propertyTable(heading, properties, required, always) {
+  const cell = (text) => text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+  const rows = Object.entries(properties).map(
+    ([name, p]) => `| \`${name}\` | ${typeWords(p)}${p.secret ? ", secret" : ""} | ${required.includes(name) ? "yes" : ""} | ${cell(p.description)} |`,
+  );
+  return [`| ${heading} | type | ${always} | |`, "| --- | --- | --- | --- |", ...rows].join("\n");
+}
+
+/** The reference of docs/pulumi.md: each component's arguments and outputs, then each type, from the schema as docs/schema.json holds it. */
+function schemaReference(schema) {
+  const parts = [];
+  for (const [token, resource] of Object.entries(schema.resources)) {
+    const name = token.split(":").pop();
+    parts.push(`#### \`${name}\` arguments\n\n${propertyTable("argument", resource.inputProperties, resource.requiredInputs ?? [], "required")}`);
+    parts.push(`#### \`${name}\` outputs\n\n${propertyTable("output", resource.properties, resource.required ?? [], "always")}`);
+  }
+  for (const [token, type] of Object.entries(schema.types)) {
+    const name = token.split(":").pop();
+    const body = type.enum ? `One of ${type.enum.map((e) => `\`${e.value}\``).join(", ")}.` : propertyTable("field", type.properties, type.required ?? [], "required");
+    parts.push(`#### \`${name}\`\n\n${type.description}\n\n${body}`);
+  }
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** The text between the reference's markers in `page`. */
+function referenceIn(page) {
+  const from = page.indexOf(REFERENCE.begin);
+  const to = page.indexOf(REFERENCE.end);
+  if (from < 0 || to < from) throw new Error(`${REFERENCE.page} has no ${REFERENCE.begin.trim()} … ${REFERENCE.end.trim()}`);
+  return { from: from + REFERENCE.begin.length, to, text: page.slice(from + REFERENCE.begin.length, to) };
+}
+
 if (require.main === module) {
   const text = schemaText(generateSchema());
-  const targets = process.argv.length > 2 ? process.argv.slice(2) : ["dist/infra/plugin/schema.json"];
-  for (const target of targets) {
+  const docs = process.argv.includes("--docs");
+  const targets = process.argv.slice(2).filter((arg) => arg !== "--docs");
+  for (const target of docs ? ["docs/schema.json", ...targets] : targets.length > 0 ? targets : ["dist/infra/plugin/schema.json"]) {
     const file = resolve(ROOT, target);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
+  if (docs) {
+    const page = readFileSync(join(ROOT, REFERENCE.page), "utf8");
+    const { from, to } = referenceIn(page);
+    writeFileSync(join(ROOT, REFERENCE.page), `${page.slice(0, from)}\n${schemaReference(JSON.parse(text))}\n${page.slice(to)}`);
+  }
 }
 
-module.exports = { generateSchema, schemaText, SchemaError };
+module.exports = { generateSchema, schemaText, schemaReference, referenceIn, SchemaError };

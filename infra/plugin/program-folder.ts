@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { UsageError } from "../../lib/errors";
 import { PACKAGE_VERSION } from "../../lib/version";
 
@@ -23,7 +25,8 @@ export interface ProgramFolderModules {
 }
 
 const NODE_MODULES: ProgramFolderModules = {
-  resolve: (id, folder) => require.resolve(id, { paths: [folder] }),
+  // As from a module in the folder: this file's own require would find agent-user-kit by its own name, anywhere.
+  resolve: (id, folder) => createRequire(join(folder, "program.js")).resolve(id),
   read: (file) => readFileSync(file, "utf8"),
 };
 

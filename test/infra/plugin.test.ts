@@ -10,6 +10,9 @@
  * that fixes it.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { selfSignedCertificate } from "../../emulator/certificate";
 import { FLEET_AGENT_KEYS, STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
@@ -176,9 +179,17 @@ describe("the program folder's modules", () => {
     expect(() => programFolderProblems("/p", broken)).toThrow("EACCES");
   });
 
-  it("resolve from the folder itself: the repository resolves @pulumi/pulumi, a folder above it nothing", () => {
-    expect(programFolderProblems(ROOT)).not.toContain("@pulumi/pulumi is not installed there");
-    expect(programFolderProblems("/")).toEqual(["@pulumi/pulumi is not installed there", "agent-user-kit is not installed there"]);
+  it("resolve from the folder itself, as the dynamic-provider host does, never by the kit's own name from where the plugin is", () => {
+    // The built plugin, inside the package agent-user-kit, asked about a folder with nothing installed and one with the repository's modules.
+    const check = (folder: string) =>
+      spawnSync(process.execPath, ["-e", `console.log(JSON.stringify(require("./dist/infra/plugin/program-folder").programFolderProblems(${JSON.stringify(folder)})))`], { cwd: ROOT, encoding: "utf8" });
+    const empty = mkdtempSync(join(tmpdir(), "program-folder-"));
+    try {
+      expect(JSON.parse(check(empty).stdout)).toEqual(["@pulumi/pulumi is not installed there", "agent-user-kit is not installed there"]);
+      expect(JSON.parse(check(ROOT).stdout)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

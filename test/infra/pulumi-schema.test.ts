@@ -16,9 +16,11 @@ import { AGENT_USER_KIT_TYPE } from "../../infra";
 import { ALLOWED_SCOPES, DEFAULT_SCOPES } from "../../infra/scope-policy";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { generateSchema, schemaText } = require("../../scripts/pulumi-schema") as {
+const { generateSchema, schemaText, schemaReference, referenceIn } = require("../../scripts/pulumi-schema") as {
   generateSchema: (root: string, components: unknown[]) => Schema;
   schemaText: (schema: Schema) => string;
+  schemaReference: (schema: Schema) => string;
+  referenceIn: (page: string) => { text: string };
 };
 
 const ROOT = join(__dirname, "..", "..");
@@ -51,8 +53,12 @@ const schema = JSON.parse(docs) as Schema;
 const kit = schema.resources[AGENT_USER_KIT_TYPE]!;
 
 describe("docs/schema.json", () => {
-  it("is the schema the build writes from the declarations (`node scripts/pulumi-schema.js docs/schema.json` rewrites it)", () => {
+  it("is the schema the build writes from the declarations (`node scripts/pulumi-schema.js --docs` rewrites it and docs/pulumi.md's reference)", () => {
     expect(docs).toBe(readFileSync(join(ROOT, "dist/infra/plugin/schema.json"), "utf8"));
+  });
+
+  it("is what docs/pulumi.md's reference lists, argument by argument, output by output, type by type", () => {
+    expect(referenceIn(readFileSync(join(ROOT, "docs/pulumi.md"), "utf8")).text).toBe(`\n${schemaReference(schema)}\n`);
   });
 
   it("is the package agent-user-kit, at this version, with AgentUserKit under the type it registers", () => {
