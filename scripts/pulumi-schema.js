@@ -71,7 +71,10 @@ function commentOf(symbol) {
 /** The schema of `components` (repository-relative sources) under `root`, with the package's name, version and description from its package.json. */
 function generateSchema(root = ROOT, components = COMPONENTS) {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const unreadable = (diagnostic) => {
+    throw new Error(`${join(root, "tsconfig.json")}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`);
+  };
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: unreadable });
   const files = [...new Set(components.flatMap((c) => [c.class, c.args[0], c.outputs[0]]))].map((f) => join(root, f));
   const program = ts.createProgram(files, { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();

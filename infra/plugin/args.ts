@@ -2,7 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { BlueprintCredentialArgs } from "../components/blueprint";
 import { kitSource, type AgentUserKitArgs } from "../components/kit-args";
 import { isPending } from "../components/pending";
-import { ConfigError, type CredentialMode } from "../config";
+import { isObject } from "../../lib/json-value";
+import { quoteValue } from "../../lib/printable";
+import { ConfigError, CREDENTIAL_MODES, type CredentialMode } from "../config";
 
 /*
  * AgentUserKit's arguments as Python, Go, C# and YAML programs give them
@@ -69,12 +71,13 @@ export function kitArgs(name: string, args: AgentUserKitPackageArgs): AgentUserK
 }
 
 function credentialShape(name: string, credential: CredentialArgs | pulumi.UnwrappedObject<CredentialArgs>): BlueprintCredentialArgs {
-  const mode = credential.mode as CredentialMode;
   const fail = (message: string): never => {
     throw new ConfigError([{ key: "credential", message }], kitSource(name));
   };
-  const allowed = MODE_FIELDS[mode];
-  if (allowed === undefined) return fail(`mode must be one of ${Object.keys(MODE_FIELDS).join(", ")}, got ${JSON.stringify(mode)}`);
+  if (!isObject(credential as unknown)) return fail(`must be an object with a mode (${CREDENTIAL_MODES.join(", ")}), not ${quoteValue(credential)}`);
+  const mode = credential.mode as CredentialMode;
+  const allowed = Object.hasOwn(MODE_FIELDS, mode) ? MODE_FIELDS[mode] : undefined;
+  if (allowed === undefined) return fail(`mode must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoteValue(mode)}`);
   const stray = (Object.keys(credential) as Array<keyof CredentialArgs>).filter((key) => key !== "mode" && credential[key] !== undefined && !allowed.includes(key));
   if (stray.length > 0) return fail(`${stray.join(" and ")} ${stray.length === 1 ? "is" : "are"} not used in ${mode} mode; remove ${stray.length === 1 ? "it" : "them"} or change mode`);
   if (mode === "secret") return { mode, endDate: credential.endDate };

@@ -11,7 +11,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { selfSignedCertificate } from "../../emulator/certificate";
@@ -100,6 +100,7 @@ describe("the package arguments, as the engine hands them to the plugin", () => 
     ["managedIdentity mode naming no identity", { mode: "managedIdentity" }, /credential managedIdentity mode needs existingPrincipalId \(an existing identity\) or newIdentity/],
     ["managedIdentity mode naming two", { mode: "managedIdentity", existingPrincipalId: SPONSOR, newIdentity: { resourceGroupName: "rg", location: "westeurope" } }, /credential existingPrincipalId and newIdentity are two ways to name the managed identity; give one/],
     ["a mode that is none", { mode: "password" as CredentialArgs["mode"] }, /credential mode must be one of secret, managedIdentity, certificate, got "password"/],
+    ["a mode name alone, the TypeScript component's earlier form", "secret" as unknown as CredentialArgs, /credential must be an object with a mode \(secret, managedIdentity, certificate\), not "secret"/],
   ];
   it.each(refused)("refuse %s by name, with the fix in the message, before anything is registered", async (_case, credential, message) => {
     const { registrations } = await installMocks();
@@ -120,10 +121,12 @@ describe("the package arguments, as the engine hands them to the plugin", () => 
 });
 
 describe("the plugin's construct", () => {
-  it("answers with the component's URN and its outputs under the names `agent-user token --outputs` reads, the client secret a secret", async () => {
+  it("answers with the component's outputs, the properties its schema promises, under the names `agent-user token --outputs` reads; the client secret a secret", async () => {
     const { state } = await construct(BASE);
-    // Secret mode: every stack output but the managed identity's, and the agents map.
-    expect(Object.keys(state).sort()).toEqual([...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"].sort());
+    const schema = JSON.parse(readFileSync(join(ROOT, "dist/infra/plugin/schema.json"), "utf8")) as { resources: Record<string, { required: string[] }> };
+    // Secret mode: every property the schema says is always there, and the client secret.
+    expect(Object.keys(state).sort()).toEqual([...schema.resources[AGENT_USER_KIT_TYPE]!.required, "blueprintClientSecret"].sort());
+    expect(Object.keys(state)).toEqual(expect.arrayContaining([...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"]));
     expect(await pulumi.isSecret(state.blueprintClientSecret as pulumi.Output<string>)).toBe(true);
     const agents = (await valueOf(state.agents!)) as Record<string, Record<string, string>>;
     expect(Object.keys(agents)).toEqual(["research", "writer"]);

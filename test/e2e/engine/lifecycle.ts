@@ -101,14 +101,7 @@ export function lifecycleTests(title: string, subject: () => LifecycleSubject): 
       made = (await project.outputs()).values;
     });
 
-    it("the state, its backups and its history hold no secret in clear: not the blueprint's, the provisioner's or the passphrase", async () => {
-      const { project, emulator } = subject();
-      const files = (readdirSync(project.stateDir, { recursive: true }) as string[]).filter((f) => statSync(join(project.stateDir, f)).isFile());
-      const state = files.map((f) => readFileSync(join(project.stateDir, f), "utf8")).join("\n");
-      expect(state).toContain(made.blueprintAppId);
-      expect(typeof made.blueprintClientSecret).toBe("string");
-      for (const secret of [String(made.blueprintClientSecret), emulator.provisioner()!.clientSecret, PASSPHRASE]) expect(state).not.toContain(secret);
-    });
+    it(NO_SECRET, () => stateHoldsNoSecret(subject(), made));
 
     it(DESTROY, () => destroyLeavesNothing(subject(), made));
   });
@@ -125,7 +118,8 @@ export interface PackageSubject extends LifecycleSubject {
 /**
  * A component package consumer's stack through the life `agent-user token`
  * depends on: up makes every object, the stack outputs (under the names a
- * TypeScript stack uses) mint every agent's token, destroy leaves nothing.
+ * TypeScript stack uses) mint every agent's token, the state holds no secret
+ * in clear, destroy leaves nothing.
  */
 export function packageLifecycleTests(title: string, subject: () => PackageSubject): void {
   describe(title, () => {
@@ -139,10 +133,14 @@ export function packageLifecycleTests(title: string, subject: () => PackageSubje
 
     it(TOKEN_ALL, () => tokenForEveryAgent(subject()));
 
+    // The client secret crossed from the plugin to the engine as an output of the component: still a secret.
+    it(NO_SECRET, () => stateHoldsNoSecret(subject(), made));
+
     it(DESTROY, () => destroyLeavesNothing(subject(), made));
   });
 }
 
+const NO_SECRET = "the state, its backups and its history hold no secret in clear: not the blueprint's, the provisioner's or the passphrase";
 const TOKEN_ALL = "agent-user token --all mints every agent's token from `pulumi stack output --json --show-secrets`";
 const DESTROY = "destroy leaves none of the stack's objects, credentials and grants included";
 
@@ -165,6 +163,14 @@ async function tokenForEveryAgent({ project, agents }: LifecycleSubject): Promis
   const { file } = await project.outputs();
   const run = await project.agentUser(["token", "--outputs", file, "--all"]);
   expect({ code: run.code, last: run.stdout.trim().split("\n").pop(), stderr: run.stderr }).toEqual({ code: 0, last: allMinted(agents.length), stderr: "" });
+}
+
+function stateHoldsNoSecret({ project, emulator }: LifecycleSubject, made: StackOutputsJson): void {
+  const files = (readdirSync(project.stateDir, { recursive: true }) as string[]).filter((f) => statSync(join(project.stateDir, f)).isFile());
+  const state = files.map((f) => readFileSync(join(project.stateDir, f), "utf8")).join("\n");
+  expect(state).toContain(made.blueprintAppId);
+  expect(typeof made.blueprintClientSecret).toBe("string");
+  for (const secret of [String(made.blueprintClientSecret), emulator.provisioner()!.clientSecret, PASSPHRASE]) expect(state).not.toContain(secret);
 }
 
 async function destroyLeavesNothing({ project, emulator }: LifecycleSubject, made: StackOutputsJson): Promise<void> {
