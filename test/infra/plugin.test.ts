@@ -123,9 +123,11 @@ describe("the package arguments, as the engine hands them to the plugin", () => 
 describe("the plugin's construct", () => {
   it("answers with the component's outputs, the properties its schema promises, under the names `agent-user token --outputs` reads; the client secret a secret", async () => {
     const { state } = await construct(BASE);
-    const schema = JSON.parse(readFileSync(join(ROOT, "dist/infra/plugin/schema.json"), "utf8")) as { resources: Record<string, { required: string[] }> };
-    // Secret mode: every property the schema says is always there, and the client secret.
-    expect(Object.keys(state).sort()).toEqual([...schema.resources[AGENT_USER_KIT_TYPE]!.required, "blueprintClientSecret"].sort());
+    const schema = JSON.parse(readFileSync(join(ROOT, "dist/infra/plugin/schema.json"), "utf8")) as { resources: Record<string, { properties: object; required: string[] }> };
+    const { properties, required } = schema.resources[AGENT_USER_KIT_TYPE]!;
+    // Every property the schema says is always there, and none it does not name.
+    expect(Object.keys(state)).toEqual(expect.arrayContaining(required));
+    expect(Object.keys(state).filter((key) => !(key in properties))).toEqual([]);
     expect(Object.keys(state)).toEqual(expect.arrayContaining([...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"]));
     expect(await pulumi.isSecret(state.blueprintClientSecret as pulumi.Output<string>)).toBe(true);
     const agents = (await valueOf(state.agents!)) as Record<string, Record<string, string>>;
