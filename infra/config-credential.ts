@@ -6,6 +6,7 @@ import { futureDate, guid, isSet, text } from "./config-values";
 /** How the blueprint proves itself in hop 1: the `credential` key and what each mode needs. */
 
 export const CREDENTIAL_MODES = ["secret", "managedIdentity", "certificate"] as const;
+/** How the blueprint proves itself in hop 1: a client secret, a managed identity's token, or a certificate. */
 export type CredentialMode = (typeof CREDENTIAL_MODES)[number];
 
 /** How the blueprint proves itself in hop 1. */

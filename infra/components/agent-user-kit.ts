@@ -24,10 +24,15 @@ export type { AgentArgs, AgentUserKitArgs, AgentUserKitStackConfig } from "./kit
  * identity holds, per resource) and its on-behalf-of consent's grant id and scopes.
  */
 export interface AgentOutputs extends AgentOptInOutputs {
+  /** Object id of the agent identity: `client_id` of hop 3. */
   agentIdentityId: pulumi.Output<string>;
+  /** Object id of the agent user: the `oid` of its delegated token. */
   agentUserId: pulumi.Output<string>;
+  /** User principal name of the agent user. */
   agentUserPrincipalName: pulumi.Output<string>;
+  /** Id of the delegated permission grant, as azuread gives it (`/oauth2PermissionGrants/{id}`). */
   grantId: pulumi.Output<string>;
+  /** The granted scopes, space-separated, as Graph stores them. */
   grantScopes: pulumi.Output<string>;
 }
 
@@ -37,19 +42,34 @@ export interface AgentOutputs extends AgentOptInOutputs {
  * every agent by name. The two credential outputs exist only in their mode.
  */
 export interface AgentUserKitOutputs extends AgentOutputs {
+  /** The tenant the blueprint and the agents are in. */
   tenantId: pulumi.Output<string>;
+  /** Identity provider base URL the tokens are requested from. */
   authorityUrl: pulumi.Output<string>;
+  /** Microsoft Graph base URL the objects were made through. */
   graphUrl: pulumi.Output<string>;
+  /** The resource the agents' tokens are for (`{resourceUrl}/.default`): the Graph URL, or the resource API's identifier URI. */
   resourceUrl: pulumi.Output<string>;
+  /** Hop 1's audience and the blueprint's federated credential's. */
   tokenExchangeAudience: pulumi.Output<string>;
+  /** appId of the blueprint: `client_id` of hop 1. */
   blueprintAppId: pulumi.Output<string>;
+  /** Object id of the blueprint application. */
   blueprintObjectId: pulumi.Output<string>;
+  /** Object id of the blueprint principal: `oid` of hop-1 tokens. */
   blueprintPrincipalId: pulumi.Output<string>;
+  /**
+   * The blueprint's client secret, a Pulumi secret; only in secret mode.
+   * @secret
+   */
   blueprintClientSecret?: pulumi.Output<string>;
+  /** Client id of the managed identity whose token is hop 1's assertion; only in managedIdentity mode. */
   managedIdentityClientId?: pulumi.Output<string>;
-  /** Only with `onBehalfOfScope`: the blueprint's identifier URI and the scope it exposes. */
+  /** Only with `onBehalfOfScope`: the blueprint's identifier URI, a person's token's audience for the agent. */
   blueprintIdentifierUri?: pulumi.Output<string>;
+  /** Only with `onBehalfOfScope`: the scope the blueprint exposes (a person's token asks for `{blueprintIdentifierUri}/{it}`). */
   blueprintScope?: pulumi.Output<string>;
+  /** Every agent's values by agent name; the top-level agent values are the first agent's. */
   agents: pulumi.Output<Record<string, pulumi.Unwrap<AgentOutputs>>>;
 }
 

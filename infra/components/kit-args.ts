@@ -12,6 +12,14 @@ import { isPending } from "./pending";
  * configuration's rules (config.ts) before any resource is registered.
  */
 
+/** Application permissions an agent identity holds on one resource API. */
+export interface AppRoleArgs {
+  /** appId of the resource API's service principal, e.g. Microsoft Graph's 00000003-0000-0000-c000-000000000000. */
+  resource: string;
+  /** The app roles' values on that resource, e.g. User.Read.All. */
+  roles: string[];
+}
+
 /** One agent of AgentUserKit. */
 export interface AgentArgs {
   /**
@@ -34,7 +42,7 @@ export interface AgentArgs {
    * AppRoleAssignment.ReadWrite.All, whose holder can grant itself any app role.
    * An Output here defers the agents' resources as an Output in `agents` does.
    */
-  appRoles?: pulumi.Input<Array<{ resource: string; roles: string[] }>>;
+  appRoles?: pulumi.Input<AppRoleArgs[]>;
   /**
    * Opt-in, with the kit's `onBehalfOfScope`: the delegated scopes on the
    * resource API (`resourceAppId`) its agent identity may use for any
@@ -61,13 +69,13 @@ export interface AgentUserKitArgs {
    * The agents made from the blueprint: each gets its agent identity, agent
    * user and grant. An Output for the list or for an agent defers every
    * agent's resources until it resolves (a preview while it is unknown cannot
-   * list them, and the component's `agents` throws: read `agentResources`);
-   * an Output for a field other than `name` defers nothing.
+   * list them, and in TypeScript the component's `agents` throws: read
+   * `agentResources`); an Output for a field other than `name` defers nothing.
    */
   agents: pulumi.Input<pulumi.Input<AgentArgs>[]>;
   /** Default scopes of an agent that names none; Chat.Create, Chat.ReadWrite, ChatMessage.Send and User.Read by default. */
   scopes?: pulumi.Input<pulumi.Input<string>[]>;
-  /** The scopes an agent may hold; infra/scope-policy.ts's ALLOWED_SCOPES by default. */
+  /** The scopes an agent may hold; by default the kit's ALLOWED_SCOPES: Chat.Create, Chat.ReadWrite, ChatMessage.Send, User.Read, Files.Read.All and Sites.Read.All. */
   allowedScopes?: pulumi.Input<pulumi.Input<string>[]>;
   /** appId of the resource API the scopes belong to; Microsoft Graph's by default. */
   resourceAppId?: pulumi.Input<string>;
@@ -306,7 +314,8 @@ function checkKnownArgs(name: string, args: FlatArgs): void {
   }
 }
 
-function kitSource(name: string): ConfigSource {
+/** Where the problems of a component's arguments come from, for their messages. */
+export function kitSource(name: string): ConfigSource {
   return {
     prefix: `AgentUserKit ${JSON.stringify(name)}: `,
     hint: "fix the AgentUserKit arguments; docs/pulumi.md, \"The components\", lists each one",

@@ -23,14 +23,19 @@ export interface AgentOptIns {
 
 /** The opt-in values of one agent's outputs; each key present only with its resource. */
 export interface AgentOptInOutputs {
+  /** Only for an agent with `appRoles`: the app roles its agent identity holds, per resource API. */
   appRoles?: pulumi.Output<AppRoleOutputs[]>;
+  /** Only for an agent with `onBehalfOfScopes`: the id of its on-behalf-of consent (an AllPrincipals grant). */
   onBehalfOfGrantId?: pulumi.Output<string>;
+  /** Only for an agent with `onBehalfOfScopes`: the consented scopes, space-separated. */
   onBehalfOfScopes?: pulumi.Output<string>;
 }
 
 /** The opt-in outputs of the kit's whole stack: the blueprint's exposed API. */
 export interface KitOptInOutputs {
+  /** Only with `onBehalfOfScope`: the blueprint's identifier URI, a person's token's audience for the agent. */
   blueprintIdentifierUri?: pulumi.Output<string>;
+  /** Only with `onBehalfOfScope`: the scope the blueprint exposes (a person's token asks for `{blueprintIdentifierUri}/{it}`). */
   blueprintScope?: pulumi.Output<string>;
 }
 

@@ -370,6 +370,36 @@ const RULES: Record<string, Rule> = {
     expect(readFileSync(join(ROOT, "scripts/engine.sh"), "utf8")).toMatch(/\necho "PULUMI_ENGINE_BIN=\$bin"\necho "PULUMI_AZUREAD_PLUGIN=[^"\n]*"\n$/);
   },
 
+  "sh plugin": (b) => {
+    // The package and the two Pulumi peers, installed in the program's folder, then added from there.
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; files: string[] };
+    expect(b.body).toBe(`npm install ${pkg.name} @pulumi/pulumi @pulumi/azuread\npulumi package add ./node_modules/${pkg.name}\n`);
+    expect(pkg.files).toContain("PulumiPlugin.yaml");
+    // test/e2e/engine installs the packed tarball with the same two peers in each program's folder, and adds it with the same command.
+    expect(readFileSync(join(ROOT, "test/e2e/engine/pulumi-cli.ts"), "utf8")).toContain('installConsumer(join(world.work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")])');
+    for (const consumer of ["package-yaml", "package-go", "package-nodejs"]) {
+      expect(readFileSync(join(ROOT, `test/e2e/engine/${consumer}.test.ts`), "utf8")).toContain(`ok(["package", "add", "./node_modules/${pkg.name}"])`);
+    }
+  },
+
+  "yaml package": (b) => {
+    // npm run test:engine runs it as written, on the engine it built, against the emulator.
+    expect(b.page).toBe("README.md");
+    expect(readFileSync(join(ROOT, "test/e2e/engine/package-yaml.test.ts"), "utf8")).toContain('readmeExample("### From Python, Go, C# or YAML", "yaml package")');
+    // And here, against the schema: each argument one the component takes, each output one it gives.
+    const program = parse(b.body) as { runtime: string; packages: Record<string, string>; resources: Record<string, { type: string; properties: Record<string, unknown> }>; outputs: Record<string, string> };
+    const schema = JSON.parse(readFileSync(join(ROOT, "docs/schema.json"), "utf8")) as { resources: Record<string, { inputProperties: Record<string, unknown>; properties: Record<string, unknown> }> };
+    const kit = schema.resources["agent-user-kit:index:AgentUserKit"]!;
+    expect({ runtime: program.runtime, packages: program.packages, type: program.resources.kit!.type }).toEqual({
+      runtime: "yaml",
+      packages: { "agent-user-kit": "./node_modules/agent-user-kit" },
+      type: "agent-user-kit:index:AgentUserKit",
+    });
+    expect(Object.keys(program.resources.kit!.properties).filter((key) => !(key in kit.inputProperties))).toEqual([]);
+    // Each output is the component's property of the same name, as `agent-user token --outputs` reads it.
+    expect(Object.entries(program.outputs).filter(([name, value]) => value !== `\${kit.${name}}` || !(name in kit.properties))).toEqual([]);
+  },
+
   "sh setup": (b) => {
     const commands = b.body.split("\n").filter(Boolean).map((l) => l.replace(/\s+#.*$/, ""));
     expect(commands).toEqual(["npm ci && npm start", "npm ci && npm test"]);

@@ -14,7 +14,7 @@ import { PASSPHRASE, type PulumiProject, type StackOutputsJson } from "./pulumi-
 export interface LifecycleSubject {
   project: PulumiProject;
   emulator: Emulator;
-  /** The agents' names, as the stack outputs' `agents` map keys them; at least three. */
+  /** The agents' names, as the stack outputs' `agents` map keys them; lifecycleTests' drift takes three. */
   agents: readonly string[];
   /** The scopes every agent's grant holds. */
   scopes: string;
@@ -27,7 +27,7 @@ export const graphGrantId = (azureadId: string) => azureadId.split("/").pop()!;
 const scopeSet = (scope: string | undefined) => (scope ?? "").split(" ").filter(Boolean).sort();
 
 /** The token command's fleet table ends with this line when every agent minted. */
-export const allMinted = (n: number) => `${n} agents: ${n} ok, 0 failed`;
+export const allMinted = (n: number) => `${n} ${n === 1 ? "agent" : "agents"}: ${n} ok, 0 failed`;
 
 /** The Graph objects of the stack's outputs that the emulator still holds. */
 function objectsLeft(emulator: Emulator, out: StackOutputsJson): string[] {
@@ -49,7 +49,7 @@ export function lifecycleTests(title: string, subject: () => LifecycleSubject): 
     let made: StackOutputsJson;
 
     it("preview plans every object, and up makes them: the blueprint with its secret, and per agent an identity, a user and a grant", async () => {
-      const { project, emulator, agents, scopes } = subject();
+      const { project, agents } = subject();
       const preview = JSON.parse((await project.ok(["preview", "--json"])).stdout) as { steps: Array<{ op: string; urn: string }> };
       const creates: Record<string, number> = {};
       for (const step of preview.steps.filter((s) => s.op === "create")) {
@@ -66,24 +66,10 @@ export function lifecycleTests(title: string, subject: () => LifecycleSubject): 
         "azuread:index/servicePrincipalDelegatedPermissionGrant:ServicePrincipalDelegatedPermissionGrant": n,
       });
 
-      await project.ok(["up", "--yes", "--skip-preview"]);
-      made = (await project.outputs()).values;
-      expect(Object.keys(made.agents).sort()).toEqual([...agents].sort());
-      const { store } = emulator;
-      expect(store.applicationByAppId(made.blueprintAppId)?.passwordCredentials).toHaveLength(1);
-      for (const agent of Object.values(made.agents)) {
-        expect(store.user(agent.agentUserId)?.identityParentId).toBe(agent.agentIdentityId);
-        const grant = store.grant(graphGrantId(agent.grantId));
-        expect([grant?.clientId, grant?.principalId, scopeSet(grant?.scope)]).toEqual([agent.agentIdentityId, agent.agentUserId, scopeSet(scopes)]);
-      }
+      made = await upMakesEveryObject(subject());
     });
 
-    it("agent-user token --all mints every agent's token from `pulumi stack output --json --show-secrets`", async () => {
-      const { project, agents } = subject();
-      const { file } = await project.outputs();
-      const run = await project.agentUser(["token", "--outputs", file, "--all"]);
-      expect({ code: run.code, last: run.stdout.trim().split("\n").pop(), stderr: run.stderr }).toEqual({ code: 0, last: allMinted(agents.length), stderr: "" });
-    });
+    it(TOKEN_ALL, () => tokenForEveryAgent(subject()));
 
     it("a second preview and a refresh find no change", async () => {
       const { project } = subject();
@@ -115,19 +101,79 @@ export function lifecycleTests(title: string, subject: () => LifecycleSubject): 
       made = (await project.outputs()).values;
     });
 
-    it("the state, its backups and its history hold no secret in clear: not the blueprint's, the provisioner's or the passphrase", async () => {
-      const { project, emulator } = subject();
-      const files = (readdirSync(project.stateDir, { recursive: true }) as string[]).filter((f) => statSync(join(project.stateDir, f)).isFile());
-      const state = files.map((f) => readFileSync(join(project.stateDir, f), "utf8")).join("\n");
-      expect(state).toContain(made.blueprintAppId);
-      expect(typeof made.blueprintClientSecret).toBe("string");
-      for (const secret of [String(made.blueprintClientSecret), emulator.provisioner()!.clientSecret, PASSPHRASE]) expect(state).not.toContain(secret);
+    it(NO_SECRET, () => stateHoldsNoSecret(subject(), made));
+
+    it(DESTROY, () => destroyLeavesNothing(subject(), made));
+  });
+}
+
+/** A program that uses the kit as a component package, whatever its language. */
+export interface PackageSubject extends LifecycleSubject {
+  /** The stack's output names, as the program exports them. */
+  outputs: readonly string[];
+  /** What else up must have done, seen from the outputs and the emulator. */
+  made?: (outputs: StackOutputsJson) => void;
+}
+
+/**
+ * A component package consumer's stack through the life `agent-user token`
+ * depends on: up makes every object, the stack outputs (under the names a
+ * TypeScript stack uses) mint every agent's token, the state holds no secret
+ * in clear, destroy leaves nothing.
+ */
+export function packageLifecycleTests(title: string, subject: () => PackageSubject): void {
+  describe(title, () => {
+    let made: StackOutputsJson;
+
+    it("up makes the blueprint with its secret and, per agent, an identity, a user and a grant; the stack outputs name them as a TypeScript stack's do", async () => {
+      made = await upMakesEveryObject(subject());
+      expect(Object.keys(made).sort()).toEqual([...subject().outputs].sort());
+      subject().made?.(made);
     });
 
-    it("destroy leaves none of the stack's objects, credentials and grants included", async () => {
-      const { project, emulator } = subject();
-      await project.ok(["destroy", "--yes", "--skip-preview"]);
-      expect(objectsLeft(emulator, made)).toEqual([]);
-    });
+    it(TOKEN_ALL, () => tokenForEveryAgent(subject()));
+
+    // The client secret crossed from the plugin to the engine as an output of the component: still a secret.
+    it(NO_SECRET, () => stateHoldsNoSecret(subject(), made));
+
+    it(DESTROY, () => destroyLeavesNothing(subject(), made));
   });
+}
+
+const NO_SECRET = "the state, its backups and its history hold no secret in clear: not the blueprint's, the provisioner's or the passphrase";
+const TOKEN_ALL = "agent-user token --all mints every agent's token from `pulumi stack output --json --show-secrets`";
+const DESTROY = "destroy leaves none of the stack's objects, credentials and grants included";
+
+/** `pulumi up`, then the objects the stack outputs name, each in the emulator and tied to the others; the outputs. */
+async function upMakesEveryObject({ project, emulator, agents, scopes }: LifecycleSubject): Promise<StackOutputsJson> {
+  await project.ok(["up", "--yes", "--skip-preview"]);
+  const made = (await project.outputs()).values;
+  expect(Object.keys(made.agents).sort()).toEqual([...agents].sort());
+  const { store } = emulator;
+  expect(store.applicationByAppId(made.blueprintAppId)?.passwordCredentials).toHaveLength(1);
+  for (const agent of Object.values(made.agents)) {
+    expect(store.user(agent.agentUserId)?.identityParentId).toBe(agent.agentIdentityId);
+    const grant = store.grant(graphGrantId(agent.grantId));
+    expect([grant?.clientId, grant?.principalId, scopeSet(grant?.scope)]).toEqual([agent.agentIdentityId, agent.agentUserId, scopeSet(scopes)]);
+  }
+  return made;
+}
+
+async function tokenForEveryAgent({ project, agents }: LifecycleSubject): Promise<void> {
+  const { file } = await project.outputs();
+  const run = await project.agentUser(["token", "--outputs", file, "--all"]);
+  expect({ code: run.code, last: run.stdout.trim().split("\n").pop(), stderr: run.stderr }).toEqual({ code: 0, last: allMinted(agents.length), stderr: "" });
+}
+
+function stateHoldsNoSecret({ project, emulator }: LifecycleSubject, made: StackOutputsJson): void {
+  const files = (readdirSync(project.stateDir, { recursive: true }) as string[]).filter((f) => statSync(join(project.stateDir, f)).isFile());
+  const state = files.map((f) => readFileSync(join(project.stateDir, f), "utf8")).join("\n");
+  expect(state).toContain(made.blueprintAppId);
+  expect(typeof made.blueprintClientSecret).toBe("string");
+  for (const secret of [String(made.blueprintClientSecret), emulator.provisioner()!.clientSecret, PASSPHRASE]) expect(state).not.toContain(secret);
+}
+
+async function destroyLeavesNothing({ project, emulator }: LifecycleSubject, made: StackOutputsJson): Promise<void> {
+  await project.ok(["destroy", "--yes", "--skip-preview"]);
+  expect(objectsLeft(emulator, made)).toEqual([]);
 }

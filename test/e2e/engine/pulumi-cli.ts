@@ -5,8 +5,8 @@
  * provisioner's ARM_* and the emulator's cloud metadata host in the
  * environment, and the trust bundle `agent-user emulator --env-out` writes.
  */
-import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Emulator } from "../../../emulator/server";
 import { trustBundle } from "../../../probes/trust-bundle";
@@ -41,6 +41,25 @@ export function sharedEngine(): string {
 /** The azuread provider binary to install into the plugin cache; undefined when the engine's CLI acquires plugins itself. */
 export function azureadPlugin(): string | undefined {
   return process.env.PULUMI_AZUREAD_PLUGIN || undefined;
+}
+
+/**
+ * What the engine's subprocesses share with this process: Go's module and
+ * build caches and npm's cache, which the test's own HOME would start empty
+ * (a Go program's first build compiles Pulumi's Go SDK for a minute and more).
+ * Go is there when `npm run engine` built the engine; without it, a Go
+ * program's test fails at its first `go` command, saying so.
+ */
+function toolCaches(): NodeJS.ProcessEnv {
+  const npmCache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).trim();
+  let go: NodeJS.ProcessEnv = {};
+  try {
+    const [cache, modules, path] = execFileSync("go", ["env", "GOCACHE", "GOMODCACHE", "GOPATH"], { encoding: "utf8" }).trim().split("\n");
+    go = { GOCACHE: cache, GOMODCACHE: modules, GOPATH: path };
+  } catch {
+    // no go on PATH: only a Go program needs it
+  }
+  return { npm_config_cache: npmCache, npm_config_prefer_offline: "true", ...go };
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
@@ -81,6 +100,7 @@ export async function engineWorld(work: string, emulator: Emulator): Promise<Eng
     ARM_METADATA_HOSTNAME: new URL(emulator.httpsUrl).host,
     SSL_CERT_FILE: bundle,
     NODE_EXTRA_CA_CERTS: bundle,
+    ...toolCaches(),
   };
   const args = plugin ? ["plugin", "install", "resource", "azuread", AZUREAD_VERSION, "--file", plugin] : ["plugin", "install", "resource", "azuread", AZUREAD_VERSION];
   const installed = await run("pulumi", args, work, env);
@@ -101,6 +121,8 @@ export interface PulumiProject {
   outputs(): Promise<{ file: string; values: StackOutputsJson }>;
   /** `agent-user ARGS` as this project's user runs it, with extra environment. */
   agentUser(args: string[], env?: NodeJS.ProcessEnv): Promise<CommandRun>;
+  /** Another command in the project, with its environment (`go mod tidy`, say), failing with its output when the exit code is not 0. */
+  tool(command: string, args: string[]): Promise<CommandRun>;
   /** The state directory of its file backend. */
   stateDir: string;
 }
@@ -142,15 +164,38 @@ function project(world: EngineWorld, dir: string, agentUserBin: string[]): Pulum
       return { file, values: JSON.parse(stdout) as StackOutputsJson };
     },
     agentUser: (args, extra = {}) => run(agentUserBin[0]!, [...agentUserBin.slice(1), ...args], dir, { ...env, ...extra }),
+    async tool(command, args) {
+      const result = await run(command, args, dir, env);
+      if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+      return result;
+    },
   };
+}
+
+/**
+ * A project in `work`/`name` that installs the packed tarball and the two
+ * Pulumi peers, as a user installs them in a program's folder, whatever the
+ * program's language (the component plugin runs on Node.js, and Pulumi runs
+ * the kit's dynamic providers from the program's folder), with `files`
+ * (Pulumi.yaml among them, and the program) written beside them.
+ */
+export function packageProject(world: EngineWorld, name: string, tarball: string, files: Record<string, string>): PulumiProject {
+  const dir = installConsumer(join(world.work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return project(world, dir, [process.execPath, join(dir, "node_modules", "agent-user-kit", "dist", "probes", "agent-user.js")]);
+}
+
+/** A project in `work`/`name` with `files` alone: nothing installed in its folder. */
+export function bareProject(world: EngineWorld, name: string, files: Record<string, string>): PulumiProject {
+  const dir = join(world.work, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return project(world, dir, [process.execPath, join(REPO, "dist", "probes", "agent-user.js")]);
 }
 
 /** A consumer project in `work`/`name` that installs the packed tarball and the peers, with `program` as its index.js. */
 export function consumerProject(world: EngineWorld, name: string, tarball: string, program: string): PulumiProject {
-  const dir = installConsumer(join(world.work, name), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
-  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
-  copyFileSync(program, join(dir, "index.js"));
-  return project(world, dir, [process.execPath, join(dir, "node_modules", "agent-user-kit", "dist", "probes", "agent-user.js")]);
+  return packageProject(world, name, tarball, { "Pulumi.yaml": `name: ${name}\nruntime: nodejs\nmain: index.js\n`, "index.js": readFileSync(program, "utf8") });
 }
 
 /**

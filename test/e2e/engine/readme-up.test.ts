@@ -14,7 +14,7 @@ import { sharedEngine } from "./pulumi-cli";
 
 jest.setTimeout(900_000);
 
-const CLONE = ["Pulumi.yaml", "package.json", "tsconfig.json", "infra", "lib", "engine", "scripts", "node_modules", "dist"];
+const CLONE = ["Pulumi.yaml", "PulumiPlugin.yaml", "package.json", "tsconfig.json", "infra", "lib", "engine", "scripts", "node_modules", "dist"];
 
 it("README's `pulumi up` block runs as written: the repository's stack is made, every agent mints, and it is destroyed", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-user-kit-readme-up-"));

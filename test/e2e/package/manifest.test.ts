@@ -1,7 +1,8 @@
 /**
  * The package as the registry and an installer see it: what `npm pack` puts
  * in the tarball (every file something loads, nothing else), the packed
- * manifest (publishable, licensed, no install-time script), `npm publish
+ * manifest (publishable, licensed, no install-time script, a Pulumi
+ * component plugin whose main serves it), `npm publish
  * --dry-run`, and a token-only install: the kit and undici, nothing more,
  * with no install-script warning from npm.
  */
@@ -9,6 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
+import { parse } from "yaml";
 import { packTarball, REPO } from "./consumer";
 
 jest.setTimeout(180_000);
@@ -83,6 +85,8 @@ function reachable(): Set<string> {
   add("package.json");
   add("README.md");
   add("LICENSE");
+  // What Pulumi reads to run the folder as a component plugin; its main is below.
+  add("PulumiPlugin.yaml");
   add(strip(manifest.main));
   add(strip(manifest.types));
   for (const bin of Object.values(manifest.bin)) add(strip(bin));
@@ -107,6 +111,15 @@ describe("npm pack", () => {
     expect(packed.has("dist/lib/index.js") && packed.has("dist/lib/index.d.ts") && packed.has("dist/infra/index.d.ts")).toBe(true);
     for (const command of ["token", "manifest", "comments", "doctor", "preflight", "emulator"]) expect(loaded.has(`dist/probes/bundle/${command}.js`)).toBe(true);
     expect(loaded.has("dist/lib/llhttp_simd.wasm")).toBe(true);
+  });
+
+  it("is a Pulumi component plugin: PulumiPlugin.yaml runs it on Node.js with a production install, main serves it, and imports by name still reach the token library", () => {
+    expect(parse(packed.get("PulumiPlugin.yaml")!)).toEqual({ runtime: { name: "nodejs", options: { production: true } } });
+    expect(manifest.main).toBe("dist/infra/plugin/index.js");
+    expect(packed.has("dist/infra/plugin/schema.json")).toBe(true);
+    // `import … from "agent-user-kit"` resolves through exports, which main does not change; TypeScript's types likewise.
+    expect(manifest.exports["."]).toEqual({ types: "./dist/lib/index.d.ts", default: "./dist/lib/index.js" });
+    expect(manifest.types).toBe("dist/lib/index.d.ts");
   });
 
   it("packs a publishable manifest: not private, MIT with its LICENSE, keywords, and no install-time script", () => {

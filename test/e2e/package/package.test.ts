@@ -117,6 +117,18 @@ describe("the Pulumi entry, installed with @pulumi/pulumi and @pulumi/azuread on
     dir = installConsumer(join(work, "infra"), tarball, [pinned("@pulumi/pulumi"), pinned("@pulumi/azuread")]);
   });
 
+  it("its folder, required by path as Pulumi's plugin host requires it, is the plugin's entry; by name it is still the token library", async () => {
+    writeFileSync(
+      join(dir, "entry.js"),
+      `const plugin = require("./node_modules/agent-user-kit");
+const library = require("agent-user-kit");
+console.log(typeof plugin, plugin.name, typeof library.AgentUserTokenProvider, Object.keys(require("agent-user-kit/pulumi")).includes("AgentUserKit"));
+`,
+    );
+    const run = await runNode(dir, "entry.js");
+    expect({ stdout: run.stdout, stderr: run.stderr }).toEqual({ stdout: "function serve function true\n", stderr: "" });
+  });
+
   it("the README's Pulumi example type-checks (strict; node16 and bundler)", () => {
     writeFileSync(join(dir, "index.ts"), readmeExample("### In a Pulumi program"));
     typeCheck(dir, ["index.ts"], "node16");

@@ -1,0 +1,74 @@
+/**
+ * A YAML program using the kit as a component package: the README's
+ * `Pulumi.yaml`, as written, in a folder where the packed tarball and the two
+ * Pulumi peers are installed as the README's `npm install` installs them.
+ * `pulumi package get-schema` prints docs/schema.json from the installed
+ * package; the program goes through up, `agent-user token --all` and
+ * destroy against the emulator; a program whose folder lacks the install is
+ * refused at preview, naming the fix.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_IDS } from "../../../emulator/seed";
+import { startEmulator, type Emulator } from "../../../emulator/server";
+import { PACKAGE_VERSION } from "../../../lib/version";
+import { packTarball, readmeExample, REPO } from "../package/consumer";
+import { packageLifecycleTests } from "./lifecycle";
+import { bareProject, engineWorld, packageProject, type EngineWorld, type PulumiProject } from "./pulumi-cli";
+
+jest.setTimeout(900_000);
+
+const PROGRAM = readmeExample("### From Python, Go, C# or YAML", "yaml package");
+const AGENTS = ["support", "triage"];
+let work: string;
+let emulator: Emulator;
+let world: EngineWorld;
+let project: PulumiProject;
+
+/** The README program's configuration on the emulator: its sponsor, and the emulator's URLs for Graph and the authority. */
+const config = () => ({ sponsor: DEFAULT_IDS.sponsorId, graphUrl: emulator.httpsUrl, authorityUrl: emulator.httpsUrl });
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "agent-user-kit-package-yaml-"));
+  emulator = await startEmulator();
+  world = await engineWorld(work, emulator);
+  project = packageProject(world, "yaml", packTarball(work), { "Pulumi.yaml": PROGRAM });
+  // The README's second line, as written: for YAML it finds the package already listed.
+  await project.ok(["package", "add", "./node_modules/agent-user-kit"]);
+  await project.init("dev", config());
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+it("`pulumi package get-schema ./node_modules/agent-user-kit` prints docs/schema.json, byte for byte", async () => {
+  const { stdout } = await project.ok(["package", "get-schema", "./node_modules/agent-user-kit"]);
+  expect(stdout).toBe(readFileSync(join(REPO, "docs/schema.json"), "utf8"));
+});
+
+it("`pulumi package add` leaves the program as written", () => {
+  expect(readFileSync(join(project.dir, "Pulumi.yaml"), "utf8")).toBe(PROGRAM);
+});
+
+packageLifecycleTests("the README's YAML program, two agents", () => ({
+  project,
+  emulator,
+  agents: AGENTS,
+  scopes: "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read",
+  outputs: ["tenantId", "authorityUrl", "graphUrl", "resourceUrl", "blueprintAppId", "blueprintClientSecret", "agents"],
+}));
+
+it("a program whose folder lacks the npm install fails at preview, naming the folder and the install that fixes it", async () => {
+  const plugin = join(project.dir, "node_modules", "agent-user-kit");
+  const bare = bareProject(world, "bare", { "Pulumi.yaml": PROGRAM.replace("name: agents", "name: bare").replace("./node_modules/agent-user-kit", plugin) });
+  await bare.init("dev", config());
+  const preview = await bare.run(["preview"]);
+  expect(preview.code).not.toBe(0);
+  expect(`${preview.stdout}${preview.stderr}`.replace(/\s+/g, " ")).toContain(
+    `AgentUserKit "kit": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, ${bare.dir}, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread, then pulumi package add ./node_modules/agent-user-kit)`,
+  );
+  expect(emulator.store.applications().filter((app) => app.displayName === "Support agents")).toEqual([]);
+});
