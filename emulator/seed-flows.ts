@@ -47,16 +47,16 @@ export function graphAppRoles(): AppRole[] {
 }
 
 /** The scope the seeded blueprint exposes, named as Entra's create-blueprint page names its example. */
-export const BLUEPRINT_SCOPE = "access_agent";
+const BLUEPRINT_SCOPE = "access_agent";
 
 /** The delegated scope the seeded agent may use for the seeded person (its on-behalf-of consent on Graph). */
-export const SEEDED_OBO_SCOPES = "User.Read";
+const SEEDED_OBO_SCOPES = "User.Read";
 
 /** The app role the seeded agent identity holds on Graph. */
 export const SEEDED_APP_ROLES = ["User.Read.All"] as const;
 
 /** A delegated scope an API exposes, as Graph's permissionScope holds it. */
-export function exposedScope(value: string, id: string): PermissionScope {
+function exposedScope(value: string, id: string): PermissionScope {
   return {
     id,
     value,

@@ -50,16 +50,18 @@ export class TokenEndpointError extends AgentUserError {
   constructor(step: string, status: number, body: TokenErrorBody, facts: TokenRefusalFacts = {}) {
     const codes = body.error_codes ?? [];
     const description = summarize(body.error_description ?? "");
-    const label = codes.length > 0 ? `${codes.map((c) => `AADSTS${c}`).join(", ")} ${body.error}` : body.error;
+    // The error code is the peer's text too: what it echoes is shown as safely as its description.
+    const error = redactJwts(printable(body.error));
+    const label = codes.length > 0 ? `${codes.map((c) => `AADSTS${c}`).join(", ")} ${error}` : error;
     super(step, `${label} (HTTP ${status})${description ? `: ${description}` : ""}`, {
-      code: body.error,
+      code: error,
       status,
       codes,
       hop: facts.hop,
       retryAfterMs: facts.retryAfterMs,
       hint: facts.hint ?? aadstsHint(codes, body.error),
     });
-    this.error = body.error;
+    this.error = error;
     this.description = description;
     this.traceId = body.trace_id;
     this.correlationId = body.correlation_id;
@@ -125,8 +127,8 @@ export function tokenEndpoint(authority: string, tenant: string): string {
   return `${authority.replace(/\/+$/, "")}/${encodeURIComponent(tenant)}/oauth2/v2.0/token`;
 }
 
-/** The form fields that carry a credential (a secret, an assertion, T1, T2). */
-const CREDENTIAL_FIELDS = ["client_secret", "client_assertion", "user_federated_identity_credential"];
+/** The form fields that carry a credential (a secret, an assertion, T1, T2, the person's token of on-behalf-of). */
+const CREDENTIAL_FIELDS = ["client_secret", "client_assertion", "user_federated_identity_credential", "assertion"];
 
 /**
  * What an error answer must not echo back: the credentials only. The ids,

@@ -261,7 +261,7 @@ export const ON_BEHALF_OF_FLOW: Flow<OnBehalfOfTokenRequest> = {
     65001:
       "the agent identity has no delegated consent to act for users on this resource: grant it (the agent's onBehalfOfScopes in the kit: an AllPrincipals oauth2PermissionGrant from the agent identity to the resource's service principal), or, right after `pulumi up`, wait up to 2 minutes for replication (consistencyWindowMs: 120000)",
     500131:
-      "the user assertion's audience is not the blueprint: the client must ask for a token for the blueprint's exposed API (api://{blueprint appId}/{scope}, the kit's onBehalfOfScope) and pass that token",
+      "the user assertion's audience is not the blueprint: the client must ask for a token for the blueprint's exposed API (api://{blueprint appId}/{scope}, the kit's onBehalfOfScope) and pass that token (userAssertion; with agent-user, the file of --on-behalf-of)",
     50013: "the user assertion is not a valid token of this tenant (its signature, issuer or lifetime failed): pass the signed-in user's access token as the client received it",
     500133: "the user assertion has expired: ask the client for a fresh user token and pass it",
     7000114: "the user assertion is an app-only token; the on-behalf-of flow needs a signed-in user's token",

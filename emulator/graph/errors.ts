@@ -226,7 +226,9 @@ export const GRAPH_ERRORS = {
   // --- A blueprint's exposed API (identifierUris and api).
   identifierUrisNotList: () => badRequest("identifierUris must be a list of URIs."),
   identifierUriRefused: (uri: string) =>
-    badRequest(`Values of identifierUris property must use a verified domain of the organization or its subdomain, or the default scheme api://{appId}: '${uri}' is neither.`),
+    badRequest(
+      `Values of identifierUris property must use a verified domain of the organization or its subdomain, or a format with the application's or the tenant's id (api://{appId}, api://{tenantId}/..., api://.../{appId}): '${uri}' is none of them.`,
+    ),
   identifierUriTaken: (uri: string) => badRequest(`Another object with the same value for property identifierUris already exists: '${uri}'.`),
   // permissionScope: "To delete a permission, this property must first be set to false"; Graph's text as its SDKs' users quote it
   // (microsoftgraph/msgraph-sdk-powershell#1054, OfficeDev/microsoft-365-agents-toolkit#9420).

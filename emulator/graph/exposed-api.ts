@@ -26,18 +26,38 @@ export function exposedApi(req: EmulatorRequest, ctx: EmulatorContext, app: Pick
   };
 }
 
+/**
+ * The identifier URI formats Entra's identifier URI restrictions list as
+ * supported (entra identity-platform/identifier-uri-restrictions.md, "Secure
+ * patterns"): api://{appId}, api://{tenantId}/{appId or string},
+ * api://{string}/{appId}, https://{verified domain or its subdomain}[/{string}]
+ * (the initial domain included), and api://{verified domain or its subdomain}/{string};
+ * and api://{appId}/{string}, which Graph's identifierUriConfiguration gives
+ * as holding a unique identifier.
+ * Whether a tenant enforces them depends on its app management policy
+ * (identifierUriConfiguration); the emulator takes the strict reading and
+ * refuses any other format.
+ */
+function supportedIdentifierUri(uri: string, appId: string, tenantId: string, domains: readonly string[]): boolean {
+  const lower = uri.toLowerCase();
+  const m = /^(api|https):\/\/([^/?#]+)(\/[^?#]*)?$/.exec(lower);
+  if (!m) return false;
+  const [, scheme, host, path = ""] = m as unknown as [string, string, string, string | undefined];
+  const segments = path.split("/").filter(Boolean);
+  const verified = domains.some((d) => host === d.toLowerCase() || host.endsWith(`.${d.toLowerCase()}`));
+  if (scheme === "https") return verified;
+  if (host === appId) return true;
+  if (host === tenantId && segments.length > 0) return true;
+  if (segments.length === 1 && segments[0] === appId) return true;
+  return verified && segments.length > 0;
+}
+
 function checkedUris(req: EmulatorRequest, ctx: EmulatorContext, app: Pick<Application, "id" | "appId">, given: unknown): string[] {
   if (!Array.isArray(given) || !given.every((u) => typeof u === "string")) throw graphError(req, GRAPH_ERRORS.identifierUrisNotList());
-  const tenant = ctx.store.tenantId;
-  const allowed = (uri: string) => {
-    const lower = uri.toLowerCase();
-    if (lower === `api://${app.appId}` || lower.startsWith(`api://${tenant}/`)) return true;
-    // An https identifier URI must be on a verified domain of the tenant (or a subdomain of one).
-    const host = /^https:\/\/([^/:]+)/.exec(lower)?.[1];
-    return host !== undefined && ctx.store.domains.some((d) => host === d.toLowerCase() || host.endsWith(`.${d.toLowerCase()}`));
-  };
   for (const uri of given) {
-    if (!allowed(uri)) throw graphError(req, GRAPH_ERRORS.identifierUriRefused(uri));
+    if (!supportedIdentifierUri(uri, app.appId, ctx.store.tenantId, ctx.store.domains)) throw graphError(req, GRAPH_ERRORS.identifierUriRefused(uri));
+  }
+  for (const uri of given) {
     const holder = ctx.store.applications().find((a) => a.id !== app.id && (a.identifierUris ?? []).some((u) => u.toLowerCase() === uri.toLowerCase()));
     if (holder) throw graphError(req, GRAPH_ERRORS.identifierUriTaken(uri));
   }

@@ -24,7 +24,7 @@ const IDREL = { memberUser: "1", servicePrincipal: "7" } as const;
  * still publishes enabled; and, for Graph, the roles a seeded principal holds
  * outright (graphAppRoles).
  */
-export function assignedRoles(store: TenantStore, principal: ServicePrincipal, resource: ServicePrincipal): string[] {
+function assignedRoles(store: TenantStore, principal: ServicePrincipal, resource: ServicePrincipal): string[] {
   const published = new Map((resource.appRoles ?? []).filter((r) => r.isEnabled).map((r) => [r.id, r.value]));
   const assigned = store.appRoleAssignments
     .of("principalId", principal.id)

@@ -49,8 +49,9 @@ function signedIn(ctx: EmulatorContext, username: string, password: string): Use
   if (!user || !store.replicated(user.createdAt)) {
     throw aadstsError(400, "invalid_grant", 50034, `The user account ${username} does not exist in the ${store.tenantId} directory. To sign into this application, the account must be added to the directory.`);
   }
-  // Accounts without a password, agent users among them, cannot sign in with this grant.
-  if (user.password === undefined || !sameText(user.password, password)) {
+  // An agent user never signs in with a password (agent-users: it has no password), whatever its store entry holds;
+  // nor does any account without one.
+  if (user.kind !== "user" || user.password === undefined || !sameText(user.password, password)) {
     throw aadstsError(400, "invalid_grant", 50126, "Error validating credentials due to invalid username or password.");
   }
   if (!user.accountEnabled) throw aadstsError(400, "invalid_grant", 50057, "The user account is disabled.");

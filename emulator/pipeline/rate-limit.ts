@@ -49,7 +49,8 @@ export class RateLimiter {
   take(key: string): RateDecision {
     const now = this.clock();
     const b = this.buckets.get(key) ?? { tokens: this.perSecond, at: now };
-    b.tokens = Math.min(this.perSecond, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    // A clock that stepped back refills nothing.
+    b.tokens = Math.min(this.perSecond, b.tokens + (Math.max(0, now - b.at) / 1000) * this.perSecond);
     b.at = now;
     // Re-inserted, so the map's order is least recently used first.
     this.buckets.delete(key);
@@ -89,7 +90,8 @@ function bucketOf(surface: "token" | "graph", params: Record<string, string>, ca
  * The `idp-rate` and `graph-rate` faults as a stage: per tenant for the token
  * endpoint, per verified calling application for Graph. Each limiter is built
  * at its first use from the fault config then current, so rates set after
- * the start (reset, set) apply.
+ * the start (reset, set) apply. Buckets refill on the tenant's clock
+ * (`store.now`), which a test may hold still.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiter>();
@@ -109,7 +111,7 @@ export class RateLimits {
     if (bucket === undefined) return { ok: true };
     const id = `${surface}:${rate}`;
     let limiter = this.limiters.get(id);
-    if (!limiter) this.limiters.set(id, (limiter = new RateLimiter(rate)));
+    if (!limiter) this.limiters.set(id, (limiter = new RateLimiter(rate, () => this.store.now())));
     return limiter.take(bucket);
   }
 

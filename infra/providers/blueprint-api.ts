@@ -36,6 +36,8 @@ export interface BlueprintApiOutputs extends BlueprintApiInputs {
   identifierUri: string;
   /** The scope's id, kept across updates: a changed value is a new scope. */
   scopeId: string;
+  /** Whether this resource added the identifier URI (delete removes it then only; one the blueprint had before stays). */
+  identifierUriAdded: boolean;
 }
 
 interface PermissionScope {
@@ -101,15 +103,33 @@ function ourScope(id: string, value: string, isEnabled = true): PermissionScope 
  * undefined): its identifier URI, its scope and the clients pre-authorized
  * for it; everything else the blueprint holds is kept.
  */
-function withOurs(api: Api, uri: string, scopeId: string, scope: PermissionScope | undefined, clients: readonly string[]): Api {
+function withOurs(api: Api, uri: string, scopeId: string, scope: PermissionScope | undefined, clients: readonly string[], keepUri = false): Api {
   const others = api.preAuthorized
     .map((p) => ({ appId: p.appId, delegatedPermissionIds: p.delegatedPermissionIds.filter((id) => id !== scopeId) }))
     .filter((p) => p.delegatedPermissionIds.length > 0);
   return {
-    identifierUris: scope ? [...new Set([...api.identifierUris, uri])] : api.identifierUris.filter((u) => u.toLowerCase() !== uri.toLowerCase()),
+    identifierUris: scope ? [...new Set([...api.identifierUris, uri])] : keepUri ? api.identifierUris : api.identifierUris.filter((u) => u.toLowerCase() !== uri.toLowerCase()),
     scopes: [...api.scopes.filter((s) => s.id !== scopeId), ...(scope ? [scope] : [])],
     preAuthorized: scope?.isEnabled ? [...others, ...clients.map((appId) => ({ appId, delegatedPermissionIds: [scopeId] }))] : others,
   };
+}
+
+/**
+ * The scope of the stack's value this resource made before (a create whose
+ * answer was lost), to adopt with its id; undefined when the blueprint has
+ * none. A scope of that value made by anyone else (its texts are not the
+ * kit's) is refused, naming it: this resource would change and later remove it.
+ */
+function ownScope(api: Api | undefined, inputs: BlueprintApiInputs): PermissionScope | undefined {
+  const held = api?.scopes.find((s) => s.value === inputs.scope);
+  if (!held) return undefined;
+  const ours = ourScope(held.id, held.value, held.isEnabled);
+  const texts = ["type", "adminConsentDisplayName", "adminConsentDescription", "userConsentDisplayName", "userConsentDescription"] as const;
+  if (texts.every((field) => held[field] === ours[field])) return held;
+  throw new Error(
+    `the blueprint ${inputs.blueprintAppId} already exposes a scope "${inputs.scope}" (id ${held.id}) that this stack did not make (its type or consent texts differ from the kit's); ` +
+      `choose another onBehalfOfScope, or remove that scope from the blueprint (disable it first) if nothing else uses it`,
+  );
 }
 
 async function patchApi(session: GraphSession, appId: string, api: Api): Promise<void> {
@@ -118,13 +138,13 @@ async function patchApi(session: GraphSession, appId: string, api: Api): Promise
 }
 
 /** Brings the blueprint's API to `news`; an enabled scope being replaced or removed is disabled first. */
-async function apply(session: GraphSession, news: BlueprintApiInputs, scopeId: string, removing: boolean): Promise<void> {
+async function apply(session: GraphSession, news: BlueprintApiInputs, scopeId: string, removing: boolean, keepUri = false): Promise<void> {
   const uri = `api://${news.blueprintAppId}`;
   const api = await readApi(session.graph, news.blueprintAppId);
   if (!api) throw new Error(`the blueprint ${news.blueprintAppId} was not found to expose an API on`);
   const held = api.scopes.find((s) => s.id === scopeId);
   if (held?.isEnabled && (removing || held.value !== news.scope)) await patchApi(session, news.blueprintAppId, withOurs(api, uri, scopeId, { ...held, isEnabled: false }, []));
-  const after = removing ? withOurs(api, uri, scopeId, undefined, []) : withOurs(api, uri, scopeId, ourScope(scopeId, news.scope), news.preAuthorizedClients);
+  const after = removing ? withOurs(api, uri, scopeId, undefined, [], keepUri) : withOurs(api, uri, scopeId, ourScope(scopeId, news.scope), news.preAuthorizedClients);
   await patchApi(session, news.blueprintAppId, after);
 }
 
@@ -152,11 +172,14 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
       async () => {
         const session = graphSession(inputs);
         await awaitReplica(session, blueprintPath(inputs.blueprintObjectId));
-        // A scope of the same value, from a run whose answer was lost or made by hand, is adopted with its id.
-        const adopted = (await readApi(session.graph, inputs.blueprintAppId))?.scopes.find((s) => s.value === inputs.scope);
+        const uri = `api://${inputs.blueprintAppId}`;
+        const before = await readApi(session.graph, inputs.blueprintAppId);
+        const adopted = ownScope(before, inputs);
         const scopeId = adopted?.id ?? globalThis.crypto.randomUUID();
         await apply(session, inputs, scopeId, false);
-        return { id: `${inputs.blueprintAppId}/${scopeId}`, outs: { ...inputs, identifierUri: `api://${inputs.blueprintAppId}`, scopeId } };
+        // The URI is this resource's when the blueprint did not answer to it, or when it came with the scope a lost answer of this resource made.
+        const identifierUriAdded = adopted !== undefined || !(before?.identifierUris ?? []).some((u) => u.toLowerCase() === uri.toLowerCase());
+        return { id: `${inputs.blueprintAppId}/${scopeId}`, outs: { ...inputs, identifierUri: uri, scopeId, identifierUriAdded } };
       },
       hints,
     );
@@ -182,7 +205,7 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
       "update",
       async () => {
         await apply(graphSession(news), news, olds.scopeId, false);
-        return { outs: { ...news, identifierUri: olds.identifierUri, scopeId: olds.scopeId } };
+        return { outs: { ...news, identifierUri: olds.identifierUri, scopeId: olds.scopeId, identifierUriAdded: olds.identifierUriAdded } };
       },
       hints,
     );
@@ -192,7 +215,7 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
     return step("blueprint API", "delete", async () => {
       const session = graphSession(props);
       if (!(await readApi(session.graph, props.blueprintAppId))) return;
-      await apply(session, props, props.scopeId, true);
+      await apply(session, props, props.scopeId, true, props.identifierUriAdded === false);
     });
   },
 };

@@ -311,18 +311,18 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
     await orClose(emulator, () => {
+      // Everything each file needs is found before any is written: a refused run leaves none of them behind.
+      const user = testUserFile ? emulator.testUser() : undefined;
+      if (testUserFile && !user) throw new UsageError("--test-user-out: the tenant has no person with a password, public client and blueprint exposing an API");
+      const provisioner = envFile ? emulator.provisioner() : undefined;
+      if (envFile && !provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
+      const bundle = envFile ? trustBundle(emulator.caPem, io.env).text : undefined;
       // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
       writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
-      if (testUserFile) {
-        const user = emulator.testUser();
-        if (!user) throw new UsageError("--test-user-out: the tenant has no person with a password, public client and blueprint exposing an API");
-        writeSecretFile(testUserFile, testUserFileText(user, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out");
-      }
+      if (testUserFile) writeSecretFile(testUserFile, testUserFileText(user!, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out");
       if (!envFile) return;
-      const provisioner = emulator.provisioner();
-      if (!provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
-      writeFileWhole(trust!.path, trustBundle(emulator.caPem, io.env).text, { mode: 0o644, label: trust!.label });
-      writeSecretFile(envFile, envFileText(provisioner, new URL(emulator.httpsUrl).host, trust!.path), "--env-out");
+      writeFileWhole(trust!.path, bundle!, { mode: 0o644, label: trust!.label });
+      writeSecretFile(envFile, envFileText(provisioner!, new URL(emulator.httpsUrl).host, trust!.path), "--env-out");
     });
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
     const stopped = untilStopped();

@@ -103,7 +103,14 @@ describe("the test-only password grant", () => {
     const base = { grant_type: "password", client_id: user.clientId, username: user.username, password: user.password, scope: user.scope };
     expect(codes(await post({ ...base, password: "wrong" }))).toEqual([400, "invalid_grant", [50126]]);
     expect(codes(await post({ ...base, username: "nobody@contoso.onmicrosoft.com" }))).toEqual([400, "invalid_grant", [50034]]);
-    expect(codes(await post({ ...base, username: ctx.out.agentUserPrincipalName! }))).toEqual([400, "invalid_grant", [50126]]);
+    // An agent user is refused even holding the very password given: it is the kind of account, not the password, that decides.
+    const agentUser = ctx.emulator.store.user(ctx.out.agentUserId!)!;
+    Object.assign(agentUser, { password: user.password });
+    try {
+      expect(codes(await post({ ...base, username: ctx.out.agentUserPrincipalName! }))).toEqual([400, "invalid_grant", [50126]]);
+    } finally {
+      Object.assign(agentUser, { password: undefined });
+    }
     expect(codes(await post({ ...base, client_secret: "s" }))).toEqual([401, "invalid_client", [700025]]);
   });
 

@@ -99,9 +99,29 @@ describe("a blueprint's exposed API", () => {
     expect((await d.call("PATCH", path, { body: { api: { oauth2PermissionScopes: keep } }, token: editor() })).status).toBe(204);
   });
 
-  it("refuses an identifier URI that is neither api://{appId} nor on a verified domain, and a caller holding Directory.ReadWrite.All", async () => {
-    const other = await d.call("PATCH", path, { body: { identifierUris: ["api://someone-else"] }, token: editor() });
-    expect([other.status, codeOf(other)]).toEqual([400, "Request_BadRequest"]);
+  it.each([
+    ["api://{appId}", `api://${DEFAULT_IDS.blueprintAppId}`],
+    ["api://{appId}/{string}", `api://${DEFAULT_IDS.blueprintAppId}/agent`],
+    ["api://{tenantId}/{string}", `api://${DEFAULT_IDS.tenantId}/agent`],
+    ["api://{string}/{appId}", `api://agents/${DEFAULT_IDS.blueprintAppId}`],
+    ["https://{verified domain}/{string}", `https://${DEFAULT_IDS.domain}/agent`],
+    ["https://{string}.{verified domain}", `https://agent.${DEFAULT_IDS.domain}`],
+    ["api://{verified domain}/{string}", `api://${DEFAULT_IDS.domain}/agent`],
+  ])("takes an identifier URI of a supported format: %s", async (_format, uri) => {
+    expect((await d.call("PATCH", path, { body: { identifierUris: [uri] }, token: editor() })).status).toBe(204);
+  });
+
+  it.each([
+    ["a name alone", "api://someone-else"],
+    ["another object's id", "api://00000000-0000-4000-8000-0000000000aa"],
+    ["a domain the tenant has not verified", "https://example.com/agent"],
+    ["api://{verified domain} with no path", `api://${DEFAULT_IDS.domain}`],
+  ])("refuses an identifier URI of no supported format: %s", async (_case, uri) => {
+    const answer = await d.call("PATCH", path, { body: { identifierUris: [uri] }, token: editor() });
+    expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
+  });
+
+  it("takes api://{appId} with a verified domain's URI, and refuses a caller holding Directory.ReadWrite.All", async () => {
     const verified = await d.call("PATCH", path, { body: { identifierUris: [`api://${DEFAULT_IDS.blueprintAppId}`, `https://${DEFAULT_IDS.domain}/agent`] }, token: editor() });
     expect(verified.status).toBe(204);
     const blocked = await d.call("PATCH", path, { body: { identifierUris: [] }, token: app(["AgentIdentityBlueprint.UpdateAuthProperties.All", "Directory.ReadWrite.All"]) });

@@ -12,6 +12,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defaultTenant } from "../../emulator/seed";
 import { runCli } from "../harness";
 
 let dir: string;
@@ -88,4 +89,14 @@ it("a FIFO where the certificate goes (beside --outputs) is refused before the s
   expect(run.stderr).toContain(`cannot write the certificate beside --outputs, ${join(cwd, "emulator-ca.pem")}: it is a FIFO (named pipe), not a regular file (ENOTREG)`);
   expect(readFileSync(outputs, "utf8")).toBe("{}");
   expect(lstatSync(join(cwd, "emulator-ca.pem")).isFIFO()).toBe(true);
+});
+
+it("a tenant with no provisioner refuses --env-out before anything is written: the test sign-in file of the same run is not left behind", async () => {
+  const cwd = mkdtempSync(join(dir, "no-provisioner-"));
+  const tenant = defaultTenant();
+  tenant.servicePrincipals = tenant.servicePrincipals.map((sp) => ({ ...sp, graphAppRoles: [] }));
+  writeFileSync(join(cwd, "tenant.json"), JSON.stringify(tenant));
+  const run = await runCli(["emulator", "--tenant-file", "tenant.json", "--test-user-out", "person.env", "--env-out", "arm.env", "--ca-file", "ca.pem"], {}, cwd);
+  expect([run.code, run.stderr]).toEqual([2, expect.stringContaining("--env-out: the tenant has no provisioner application")]);
+  expect(readdirSync(cwd)).toEqual(["tenant.json"]);
 });

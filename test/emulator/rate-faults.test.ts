@@ -6,6 +6,12 @@ import { requestToken, tokenEndpoint } from "../../lib/token-client";
 
 const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
 
+/** The tenant's clock held still: buckets refill on it, so a slow machine refills none between the requests. */
+const hold = (emulator: Emulator) => {
+  const at = Date.now();
+  emulator.store.now = () => at;
+};
+
 describe("--faults idp-rate / graph-rate over HTTP", () => {
   let emulator: Emulator;
   afterEach(() => emulator?.close());
@@ -17,6 +23,7 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
 
   it("answers the token request over the tenant's burst with 429, Retry-After and AADSTS90055", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("idp-rate=2").faults });
+    hold(emulator);
     const url = `${emulator.httpUrl}/${emulator.outputs().tenantId}/oauth2/v2.0/token`;
     const post = () => fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
     const answers = [await post(), await post(), await post()];
@@ -30,6 +37,7 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
 
   it("refuses an unknown tenant with AADSTS90002 before charging anything: never a 429, and the real tenant's burst untouched", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("idp-rate=1").faults });
+    hold(emulator);
     const post = (tenant: string) => fetch(`${emulator.httpUrl}/${tenant}/oauth2/v2.0/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
     for (const tenant of ["made-up.onmicrosoft.com", "made-up.onmicrosoft.com", ...Array.from({ length: 8 }, (_, i) => `00000000-0000-4000-8000-00000000000${i}`)]) {
       const answer = await post(tenant);
@@ -44,6 +52,7 @@ describe("--faults idp-rate / graph-rate over HTTP", () => {
 
   it("limits Graph per calling application, with Graph's TooManyRequests envelope", async () => {
     emulator = await startEmulator({ faults: parseFaultSpec("graph-rate=1").faults });
+    hold(emulator);
     // Tokens the emulator signed, whose only use here is to name the calling application.
     const get = (azp: string) => fetch(`${emulator.httpUrl}/v1.0/oauth2PermissionGrants`, { headers: { authorization: `Bearer ${emulator.key.sign({ azp })}` } });
     expect((await get("app-a")).status).not.toBe(429);

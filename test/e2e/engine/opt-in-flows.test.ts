@@ -19,7 +19,7 @@ jest.setTimeout(900_000);
 
 // The tenant of a stack with both features: its provisioner holds their permissions too.
 const t = useEngineWorld({ features: ["appRoles", "onBehalfOf"] });
-const OPS = { name: "ops", identityName: "ops identity", userName: "ops", appRoles: [{ resource: MICROSOFT_GRAPH_APP_ID, roles: ["User.Read.All"] }], onBehalfOfScopes: ["User.Read"] };
+const OPS = { name: "ops", identityName: "ops identity", userName: "ops", appRoles: [{ resource: MICROSOFT_GRAPH_APP_ID, roles: ["User.Read.All"] }], onBehalfOfScopes: ["User.Read", "Files.Read.All"] };
 let project: PulumiProject;
 let made: StackOutputsJson & { blueprintIdentifierUri?: string; blueprintScope?: string };
 
@@ -48,13 +48,21 @@ it("up assigns the app role, exposes the blueprint's scope and consents, and the
   expect(made.blueprintScope).toBe("access_agent");
   const blueprint = t.emulator.store.applicationByAppId(made.blueprintAppId)!;
   expect(blueprint.api?.preAuthorizedApplications.map((p) => p.appId)).toEqual([DEFAULT_IDS.testClientAppId]);
-  expect(made.agents.ops).toMatchObject({ onBehalfOfScopes: "User.Read" });
+  expect(made.agents.ops!.onBehalfOfScopes!.split(" ").sort()).toEqual(["Files.Read.All", "User.Read"]);
 });
 
 it("token --as app --all mints each agent's own app token, the app role checked where the stack declares it", async () => {
   const { file } = await project.outputs();
   const run = await project.agentUser(["token", "--outputs", file, "--all", "--as", "app"]);
   expect([run.code, run.stdout.trim().split("\n").pop(), run.stderr]).toEqual([0, allMinted(2), ""]);
+});
+
+it("the agent user's own token carries the on-behalf-of consent's scopes too: an AllPrincipals grant covers every user of the identity", async () => {
+  const { file } = await project.outputs();
+  const run = await project.agentUser(["token", "--outputs", file, "--agent", "ops", "--json"]);
+  expect(run.code).toBe(0);
+  const { claims } = JSON.parse(run.stdout) as { claims: { scp: string; idtyp: string } };
+  expect([claims.idtyp, claims.scp.split(" ")]).toEqual(["user", expect.arrayContaining(["Files.Read.All", "Chat.Create"])]);
 });
 
 it("token --on-behalf-of exchanges a person's token for the blueprint for one on their behalf", async () => {

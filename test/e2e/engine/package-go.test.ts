@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
+import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
 import { packTarball } from "../package/consumer";
 import { packageLifecycleTests } from "./lifecycle";
 import { engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
@@ -52,5 +52,5 @@ packageLifecycleTests("a Go program over the generated SDK, one agent", () => ({
   agents: AGENTS,
   scopes: "Chat.Create Chat.ReadWrite ChatMessage.Send User.Read",
   // What a TypeScript stack in secret mode exports.
-  outputs: [...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"],
+  outputs: [...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId" && !(OPT_IN_OUTPUT_KEYS as readonly string[]).includes(key)), "agents"],
 }));

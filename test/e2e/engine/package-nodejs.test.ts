@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { startEmulator, type Emulator } from "../../../emulator/server";
-import { STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
+import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
 import { packTarball } from "../package/consumer";
 import { packageLifecycleTests } from "./lifecycle";
 import { engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
@@ -19,7 +19,7 @@ jest.setTimeout(900_000);
 
 const AGENTS = ["js-one", "js-two"];
 /** What a TypeScript stack in secret mode exports. */
-const OUTPUTS = [...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId"), "agents"];
+const OUTPUTS = [...STACK_OUTPUT_KEYS.filter((key) => key !== "managedIdentityClientId" && !(OPT_IN_OUTPUT_KEYS as readonly string[]).includes(key)), "agents"];
 /** The client secret's expiry the program gives in the credential object. */
 const PASSWORD_EXPIRY = "2099-06-30T00:00:00Z";
 let work: string;

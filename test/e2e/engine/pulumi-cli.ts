@@ -131,7 +131,7 @@ export interface StackOutputsJson {
   [key: string]: unknown;
   blueprintAppId: string;
   blueprintObjectId: string;
-  agents: Record<string, { agentIdentityId: string; agentUserId: string; agentUserPrincipalName: string; grantId: string; grantScopes: string }>;
+  agents: Record<string, { agentIdentityId: string; agentUserId: string; agentUserPrincipalName: string; grantId: string; grantScopes: string; onBehalfOfScopes?: string }>;
 }
 
 function project(world: EngineWorld, dir: string, agentUserBin: string[]): PulumiProject {

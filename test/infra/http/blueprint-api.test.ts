@@ -35,7 +35,7 @@ describe("blueprint API provider over HTTP", () => {
     const blueprint = await createBlueprint(t);
     const from = t.emulator.requests.length;
     const { id, outs } = await expose(t, blueprint);
-    expect(outs).toMatchObject({ identifierUri: `api://${blueprint.appId}`, scope: "access_agent" });
+    expect(outs).toMatchObject({ identifierUri: `api://${blueprint.appId}`, scope: "access_agent", identifierUriAdded: true });
     expect(id).toBe(`${blueprint.appId}/${outs.scopeId}`);
     const app = t.emulator.store.application(blueprint.objectId)!;
     expect(app.identifierUris).toEqual([`api://${blueprint.appId}`]);
@@ -53,7 +53,7 @@ describe("blueprint API provider over HTTP", () => {
     const news = await apiInputs(t, blueprint, { scope: "act_for_user", preAuthorizedClients: [] });
     expect(await blueprintApiProvider.diff!(id, outs, news)).toMatchObject({ changes: true, replaces: [] });
     const from = t.emulator.requests.length;
-    await expect(blueprintApiProvider.update!(id, outs, news)).resolves.toEqual({ outs: { ...news, identifierUri: outs.identifierUri, scopeId: outs.scopeId } });
+    await expect(blueprintApiProvider.update!(id, outs, news)).resolves.toEqual({ outs: { ...news, identifierUri: outs.identifierUri, scopeId: outs.scopeId, identifierUriAdded: true } });
     expect(graphCalls(t, from).filter((call) => call.startsWith("PATCH")).length).toBe(2);
     const scopes = t.emulator.store.application(blueprint.objectId)!.api!.oauth2PermissionScopes;
     expect(scopes.map((s) => [s.value, s.isEnabled])).toEqual([["theirs", true], ["act_for_user", true]]);
@@ -76,6 +76,32 @@ describe("blueprint API provider over HTTP", () => {
     expect([app.identifierUris, app.api!.oauth2PermissionScopes, app.api!.preAuthorizedApplications]).toEqual([[], [], []]);
     t.emulator.store.deleteApplication(blueprint.objectId);
     await expect(blueprintApiProvider.delete!(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("keeps, on delete, an identifier URI the blueprint answered to before the stack", async () => {
+    const blueprint = await createBlueprint(t);
+    t.emulator.store.updateApplication(blueprint.objectId, { identifierUris: [`api://${blueprint.appId}`] });
+    const { id, outs } = await expose(t, blueprint);
+    expect(outs.identifierUriAdded).toBe(false);
+    await blueprintApiProvider.delete!(id, outs);
+    const app = t.emulator.store.application(blueprint.objectId)!;
+    expect([app.identifierUris, app.api!.oauth2PermissionScopes]).toEqual([[`api://${blueprint.appId}`], []]);
+  });
+
+  it("adopts its own scope after a lost create answer, with its id; refuses one of the same value someone else made, changing nothing", async () => {
+    const blueprint = await createBlueprint(t);
+    const first = await expose(t, blueprint);
+    // The same create again, as after an answer lost once Graph had stored it.
+    const again = await expose(t, blueprint);
+    expect([again.outs.scopeId, t.emulator.store.application(blueprint.objectId)!.api!.oauth2PermissionScopes.length]).toEqual([first.outs.scopeId, 1]);
+
+    const other = await createBlueprint(t);
+    const theirs = { id: "0d000000-0000-0000-0000-00000000000d", value: "access_agent", type: "Admin" as const, isEnabled: true, adminConsentDisplayName: "Theirs", adminConsentDescription: "Theirs", userConsentDisplayName: null, userConsentDescription: null };
+    t.emulator.store.updateApplication(other.objectId, { api: { oauth2PermissionScopes: [theirs], preAuthorizedApplications: [] } });
+    const from = t.emulator.requests.length;
+    await expect(blueprintApiProvider.create!(await apiInputs(t, other))).rejects.toThrow(/already exposes a scope "access_agent" \(id 0d000000-0000-0000-0000-00000000000d\) that this stack did not make/);
+    expect(graphCalls(t, from).filter((call) => call.startsWith("PATCH"))).toEqual([]);
+    expect(t.emulator.store.application(other.objectId)!.api!.oauth2PermissionScopes).toEqual([theirs]);
   });
 
   it("names the permission it lacks when the provisioner may not change the blueprint's auth properties", async () => {

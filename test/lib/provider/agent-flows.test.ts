@@ -76,12 +76,12 @@ describe("one provider, three flows", () => {
     }
   });
 
-  it("names a user assertion for another audience (AADSTS500131), and never echoes the assertion", async () => {
+  it("names a user assertion for another audience (AADSTS500131)", async () => {
     const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
     const wrong = (await provider.getToken()).token;
     const err = (await provider.getOnBehalfOfToken({ userAssertion: wrong }).catch((e: unknown) => e)) as TokenEndpointError;
+    // What a peer that echoes the assertion gets is test/lib/token/hostile-idp's.
     expect([err.codes, err.hint]).toEqual([[500131], expect.stringMatching(/audience is not the blueprint/)]);
-    expect(JSON.stringify({ message: err.message, description: err.description })).not.toContain(wrong);
   });
 
   it("refuses a request without a user assertion, or with one that is no token, before anything is sent", async () => {

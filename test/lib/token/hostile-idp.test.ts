@@ -9,6 +9,7 @@ import { GraphClient } from "../../../lib/graph-client";
 import { AgentUserTokenProvider } from "../../../lib/token-provider";
 import { failureJson } from "../../../probes/report";
 import { AgentUserError } from "../../../lib/errors";
+import { requestToken, tokenEndpoint } from "../../../lib/token-client";
 
 const SECRET = "hostile-test-client-secret-3f9a1c";
 let server: Server;
@@ -57,6 +58,19 @@ it("an answer that echoes the client secret in every field leaks it nowhere", as
   const err = await failure();
   expect(err.exitCode).toBe(3);
   expect(everything(err)).not.toContain(SECRET);
+  expect(err.message).toContain("[redacted]");
+});
+
+it("an answer that echoes the person's token of an on-behalf-of request, in the error code and the description, leaks it nowhere", async () => {
+  const PERSON = "opaque-person-assertion-7d2e9b41c0";
+  answer = (form) => ({
+    status: 400,
+    body: JSON.stringify({ error: `invalid_grant ${form.get("assertion")}`, error_description: `AADSTS50013: bad assertion=${form.get("assertion")}`, error_codes: [50013] }),
+  });
+  const form = { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", client_id: "e1d2c3b4-a596-4877-8695-a4b3c2d1e0f9", assertion: PERSON, requested_token_use: "on_behalf_of", scope: "https://graph.microsoft.com/.default" };
+  const err = (await requestToken("hop 2 (on-behalf-of token)", tokenEndpoint(base, "6d9f3c1a-2b4e-4f8a-9c7d-1e2f3a4b5c6d"), form).catch((e: unknown) => e)) as AgentUserError;
+  expect(err).toBeInstanceOf(AgentUserError);
+  expect(everything(err)).not.toContain(PERSON);
   expect(err.message).toContain("[redacted]");
 });
 
