@@ -13,7 +13,10 @@ const MIN_SECRET_LENGTH = 8;
  * Removes, by exact match, every value the kit sent (a client secret, an
  * assertion, T1, T2, a bearer token) from text that came back: a peer or a
  * proxy that echoes the request must not put them into an error or a log.
- * Also their JSON-escaped and form-encoded spellings.
+ * Also their JSON-escaped and form-encoded spellings. A JSON answer is
+ * scrubbed string by string once parsed: in its raw text a `\u` escape of
+ * any one character, or `\/` for `/`, spells the value in a way no match
+ * finds, and JSON.parse then gives the value back.
  */
 export function scrubSent(text: string, sent: readonly string[]): string {
   let out = text;

@@ -1,7 +1,7 @@
 import { aadstsHint, isTransientAadsts } from "./aadsts";
 import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode } from "./errors";
 import { parseRetryAfter, send, type HttpOptions } from "./http";
-import { MAX_TOKEN_LIFETIME_S } from "./entra-rules";
+import { isGuid, MAX_TOKEN_LIFETIME_S } from "./entra-rules";
 import { isObject } from "./json-value";
 import { printable, quoteValue } from "./printable";
 import { redactJwts, scrubSent } from "./redact";
@@ -159,9 +159,7 @@ export async function requestToken(
         attempts++;
         return send(step, { method: "POST", url: endpoint, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body }, options);
       });
-      // An error answer may echo what was sent (a secret, T1, T2): remove it from every field before it is read.
-      const text = res.status === 200 ? res.body : scrubSent(res.body, credentialsIn(params));
-      return parseTokenResponse(step, res.status, text, { retryAfterMs: parseRetryAfter(res.headers["retry-after"]), hop: options.hop });
+      return parseTokenResponse(step, res.status, res.body, { retryAfterMs: parseRetryAfter(res.headers["retry-after"]), hop: options.hop }, credentialsIn(params));
     },
     options.retry ?? DEFAULT_RETRY,
     options.classify ?? transientOnly,
@@ -171,7 +169,14 @@ export async function requestToken(
   return { response, ms: performance.now() - started, attempts };
 }
 
-export function parseTokenResponse(step: string, status: number, text: string, facts: TokenRefusalFacts = {}): TokenResponse {
+/**
+ * The token of a 200 answer, or the error of any other. `sent` are the
+ * credentials of the request: an error answer may echo them (a proxy, a
+ * hostile peer), so they are removed from each of its strings once parsed,
+ * whatever escapes spelled them in the JSON (`\u0061`, `\/`); an answer that
+ * is not JSON is not quoted at all.
+ */
+export function parseTokenResponse(step: string, status: number, text: string, facts: TokenRefusalFacts = {}, sent: readonly string[] = []): TokenResponse {
   const json = parseJson(text);
   // A 200 that is not a token is final: asking again gets the same answer from whatever sent it.
   if (status === 200) {
@@ -191,7 +196,7 @@ export function parseTokenResponse(step: string, status: number, text: string, f
     };
   }
   if (json && typeof json.error === "string") {
-    throw new TokenEndpointError(step, status, errorBody(json), facts);
+    throw new TokenEndpointError(step, status, errorBody(json, sent), facts);
   }
   throw new TokenEndpointError(step, status, { error: `http_${status}`, error_description: "the answer was not a token endpoint JSON body" }, facts);
 }
@@ -210,16 +215,23 @@ function lifetimeOf(step: string, field: string, value: unknown, hop: number | u
   return seconds;
 }
 
-/** Entra's error fields, each only when it has its documented type: a broken answer is still reported, not a crash. */
-function errorBody(json: Record<string, unknown>): TokenErrorBody {
-  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+/**
+ * Entra's error fields, each only when it has its documented type (a broken
+ * answer is still reported, not a crash), and with no credential of `sent`
+ * in any of them. The support ids are kept only when they are GUIDs, as
+ * Entra's always are: anything else there is not an id worth a support
+ * case, and is printed nowhere.
+ */
+function errorBody(json: Record<string, unknown>, sent: readonly string[]): TokenErrorBody {
+  const text = (v: unknown) => (typeof v === "string" ? scrubSent(v, sent) : undefined);
+  const id = (v: unknown) => (isGuid(v) ? v : undefined);
   const codes = Array.isArray(json.error_codes) && json.error_codes.every((c) => Number.isInteger(c)) ? (json.error_codes as number[]) : [];
   return {
-    error: json.error as string,
+    error: scrubSent(json.error as string, sent),
     error_description: text(json.error_description),
     error_codes: codes,
-    trace_id: text(json.trace_id),
-    correlation_id: text(json.correlation_id),
+    trace_id: id(json.trace_id),
+    correlation_id: id(json.correlation_id),
     timestamp: text(json.timestamp),
     error_uri: text(json.error_uri),
   };

@@ -273,16 +273,7 @@ export function blueprintCertificate(emulator: Emulator, dir: string, options: {
 
 /** A stand-in identity provider over real HTTP: each POST's form is answered 200 with `answer(form)` as JSON. */
 export async function formAnsweringServer(answer: (form: URLSearchParams) => unknown): Promise<{ base: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify(answer(new URLSearchParams(body))));
-    });
-  });
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
+  return tokenPeer((form) => ({ status: 200, body: JSON.stringify(answer(form)) }));
 }
 
 /**
@@ -298,4 +289,120 @@ export async function userAssertion(emulator: Emulator, form: Record<string, str
   const json = (await res.json()) as { access_token?: string; error_codes?: number[] };
   if (!json.access_token) throw new Error(`userAssertion: the password grant answered ${res.status} ${JSON.stringify(json.error_codes)}`);
   return json.access_token;
+}
+
+/** How a peer spells a value it echoes inside a JSON string: each one JSON.parse reads back as the value itself. */
+export const ECHO_SPELLINGS = {
+  /** One character as its \uXXXX escape, the rest as JSON.stringify writes them. */
+  "a \\u escape of its first character": (value: string) => `\\u${value.charCodeAt(0).toString(16).padStart(4, "0")}${JSON.stringify(value.slice(1)).slice(1, -1)}`,
+  /** Every character as its \uXXXX escape. */
+  "every character a \\u escape": (value: string) => [...value].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+  /** Each `/` as `\/`, JSON's other spelling of it. */
+  "each / as \\/": (value: string) => JSON.stringify(value).slice(1, -1).replace(/\//g, "\\/"),
+} as const;
+export type EchoSpelling = keyof typeof ECHO_SPELLINGS;
+
+/**
+ * An error answer of the token endpoint that echoes `spelled` (a value as
+ * the peer spells it inside a JSON string) in every field Entra's error body
+ * has, and in one it does not.
+ */
+export function echoingErrorBody(spelled: string): string {
+  const field = (name: string, text: string) => `"${name}":"${text}"`;
+  return `{${[
+    field("error", `invalid_grant ${spelled}`),
+    field("error_description", `AADSTS50013: the value ${spelled} was refused. Trace ID: ${spelled}`),
+    `"error_codes":[50013,"${spelled}"]`,
+    field("trace_id", spelled),
+    field("correlation_id", spelled),
+    field("timestamp", spelled),
+    field("error_uri", `https://login.example/error?echo=${spelled}`),
+    field("echo", spelled),
+  ].join(",")}}`;
+}
+
+/**
+ * A stand-in token endpoint on loopback: `answer(form)` answers each POST
+ * (status and raw body, JSON's content type); a request it gives no answer
+ * gets a token (an opaque T1), so that a later hop is reached. `requests`
+ * holds every form received.
+ */
+export async function tokenPeer(answer: (form: URLSearchParams) => { status: number; body: string } | undefined): Promise<{ base: string; requests: URLSearchParams[]; close: () => Promise<void> }> {
+  const requests: URLSearchParams[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      const form = new URLSearchParams(body);
+      requests.push(form);
+      const given = answer(form) ?? { status: 200, body: JSON.stringify({ token_type: "Bearer", access_token: `opaque-t1-${randomUUID()}`, expires_in: 3600 }) };
+      res.writeHead(given.status, { "content-type": "application/json" });
+      res.end(given.body);
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((done) => server.close(() => done())) };
+}
+
+/** A credential the kit sends, as an echo test finds it in a request's form (null in a request that does not carry it). */
+export interface SentCredential {
+  /** The step whose request carries it. */
+  step: string;
+  sentIn: (form: URLSearchParams) => string | null;
+}
+
+/** Hop 1 carries the blueprint's credential: its client_assertion, when it has one. */
+const hop1Assertion = (form: URLSearchParams) => (form.get("fmi_path") ? form.get("client_assertion") : null);
+
+/** The credentials an echo test has a peer echo: the person's, and the blueprint's of each kind. */
+export const SENT_CREDENTIALS = {
+  "the person's on-behalf-of assertion": { step: "hop 2 (on-behalf-of token)", sentIn: (form) => form.get("assertion") },
+  "the blueprint secret": { step: "hop 1 (blueprint token)", sentIn: (form) => form.get("client_secret") },
+  "the certificate assertion": { step: "hop 1 (blueprint token)", sentIn: hop1Assertion },
+  "a federated token": { step: "hop 1 (blueprint token)", sentIn: hop1Assertion },
+} as const satisfies Record<string, SentCredential>;
+export type SentCredentialName = keyof typeof SENT_CREDENTIALS;
+
+/**
+ * A tokenPeer answer that refuses the request carrying `credential`, with
+ * `body(value)` for the value it carries (any other request gets a token),
+ * and the value it echoed last.
+ */
+export function echoing(credential: SentCredential, body: (value: string) => string): { answer: (form: URLSearchParams) => { status: number; body: string } | undefined; echoed: () => string | undefined } {
+  let echoed: string | undefined;
+  const answer = (form: URLSearchParams) => {
+    const value = credential.sentIn(form);
+    if (value === null) return undefined;
+    echoed = value;
+    return { status: 400, body: body(value) };
+  };
+  return { answer, echoed: () => echoed };
+}
+
+/** What {@link useEchoPeer} sets up: the peer, a scratch directory, and the answer the peer gives now. */
+export interface EchoPeerContext {
+  peer: Awaited<ReturnType<typeof tokenPeer>>;
+  scratch: ScratchDir;
+  answer: (form: URLSearchParams) => { status: number; body: string } | undefined;
+}
+
+/** The credentials an echo test gives the kit to send, each with a `/` for the `\/` spelling. */
+export const ECHOED_VALUES = {
+  secret: `blueprint/secret~${randomUUID()}`,
+  person: `person/assertion.${randomUUID()}`,
+  federated: `federated/token.${randomUUID()}`,
+};
+
+/** Registers hooks that start a tokenPeer answering with `ctx.answer`, and a scratch directory, in the calling scope. */
+export function useEchoPeer(): EchoPeerContext {
+  const ctx = { answer: () => undefined } as unknown as EchoPeerContext;
+  beforeAll(async () => {
+    ctx.scratch = scratchDir();
+    ctx.peer = await tokenPeer((form) => ctx.answer(form));
+  });
+  afterAll(async () => {
+    await ctx.peer?.close();
+    ctx.scratch?.remove();
+  });
+  return ctx;
 }
