@@ -37,13 +37,22 @@ export function checkAgentUserClaims(claims: JwtClaims, expected: ExpectedIdenti
   return checkAgentToken(claims, { idtyp: "user", subject, agentIdentityId: expected.agentIdentityId, facts: expected });
 }
 
-/** The mismatches of the agent identity's own app token (the autonomous app flow), each role asked for included. */
-export function checkAppClaims(claims: JwtClaims, expected: TokenFacts & { agentIdentityId: string; roles?: readonly string[] }): ClaimMismatch[] {
-  const mismatches = checkAgentToken(claims, { idtyp: "app", subject: { claim: "oid", value: expected.agentIdentityId }, agentIdentityId: expected.agentIdentityId, facts: expected });
-  const held = Array.isArray(claims.roles) ? claims.roles.map(String) : [];
-  const missing = (expected.roles ?? []).filter((role) => !held.includes(role));
-  if (missing.length > 0) mismatches.push({ claim: "roles", expected: `to hold ${missing.join(", ")}`, actual: held.length > 0 ? held.join(" ") : undefined });
-  return mismatches;
+/** The mismatches of the agent identity's own app token (the autonomous app flow); the roles a caller asks for are missingRoles'. */
+export function checkAppClaims(claims: JwtClaims, expected: TokenFacts & { agentIdentityId: string }): ClaimMismatch[] {
+  return checkAgentToken(claims, { idtyp: "app", subject: { claim: "oid", value: expected.agentIdentityId }, agentIdentityId: expected.agentIdentityId, facts: expected });
+}
+
+/** The app roles a token holds (its `roles` claim). */
+export function heldRoles(claims: JwtClaims): string[] {
+  return Array.isArray(claims.roles) ? claims.roles.map(String) : [];
+}
+
+/** The roles of `asked` that the token does not hold, as a mismatch of its `roles` claim; empty when it holds them all. */
+export function missingRoles(claims: JwtClaims, asked: readonly string[] | undefined): ClaimMismatch[] {
+  if (asked === undefined || asked.length === 0) return [];
+  const held = heldRoles(claims);
+  const missing = asked.filter((role) => !held.includes(role));
+  return missing.length > 0 ? [{ claim: "roles", expected: `to hold ${missing.join(", ")}`, actual: held.length > 0 ? held.join(" ") : undefined }] : [];
 }
 
 /** The mismatches of an on-behalf-of token: the user is the one the user assertion names (its `oid`), when it names one. */

@@ -2,7 +2,7 @@ import { isReplicationAadsts } from "./aadsts";
 import type { AbortSignalLike } from "./abort";
 import { blueprintClientAuth, type BlueprintCredential } from "./blueprint-credential";
 import { isGuid, tokenExchangeAudience } from "./entra-rules";
-import { ClaimsError, NotJwtError } from "./errors";
+import { ClaimsError, NotJwtError, type ClaimMismatch } from "./errors";
 import { tokenOrigin } from "./flow-claims";
 import type { HttpOptions } from "./http";
 import { decodeJwtClaims, whyNotJwt, type JwtClaims } from "./jwt";
@@ -64,6 +64,22 @@ export interface HopTokens {
   through(key: string, fresh: boolean, mint: (signal?: AbortSignal) => Promise<CachedToken>, signal?: AbortSignalLike): Promise<{ token: CachedToken; cached: boolean; joined: boolean }>;
 }
 
+/** The error that refuses a flow's final token for `mismatches`, naming the final hop, what the token is instead and the fix. */
+export function claimsRefusal<R extends FlowRequest>(flow: Flow<R>, request: R, claims: JwtClaims, mismatches: readonly ClaimMismatch[]): ClaimsError {
+  const last = flow.hops[flow.hops.length - 1]!;
+  return new ClaimsError(last.step, mismatches, last.hop, { origin: tokenOrigin(claims), hint: flow.claimsHint(mismatches, request, claims) });
+}
+
+/**
+ * The error that refuses a final token to `request` for what it asks beyond
+ * the token's key (Flow.checkRequest), or undefined when the token holds it:
+ * the same error as a token minted for that request alone would get.
+ */
+export function requestRefusal<R extends FlowRequest>(flow: Flow<R>, request: R, claims: JwtClaims): ClaimsError | undefined {
+  const mismatches = flow.checkRequest?.(claims, request) ?? [];
+  return mismatches.length > 0 ? claimsRefusal(flow, request, claims, mismatches) : undefined;
+}
+
 export class HopChain {
   private readonly config: HopChainConfig;
   private readonly endpoint: string;
@@ -109,7 +125,9 @@ export class HopChain {
   /**
    * The final token's claims, or the error that refuses it. Checked once, as
    * it is minted: a refused token is never cached, and a cache hit decodes
-   * nothing.
+   * nothing. What a request asks beyond the token's key is checked per
+   * caller by the token source (requestRefusal), not here, where one
+   * caller's request is shared by others.
    */
   private checked<R extends FlowRequest>(flow: Flow<R>, request: R, token: string, t1: string, last: HopSpec<R>): JwtClaims {
     const claims = decodeJwtClaims(token);
@@ -124,7 +142,7 @@ export class HopChain {
       now: this.now(),
     };
     const mismatches = flow.check(claims, request, facts);
-    if (mismatches.length > 0) throw new ClaimsError(last.step, mismatches, last.hop, { origin: tokenOrigin(claims), hint: flow.claimsHint(mismatches, request) });
+    if (mismatches.length > 0) throw claimsRefusal(flow, request, claims, mismatches);
     return claims;
   }
 

@@ -2,7 +2,7 @@ import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
 import { federatedAssertion } from "./client-auth";
 import { isGuid } from "./entra-rules";
 import type { ClaimMismatch } from "./errors";
-import { checkAgentUserClaims, checkAppClaims, checkOnBehalfOfClaims, type TokenFacts } from "./flow-claims";
+import { checkAgentUserClaims, checkAppClaims, checkOnBehalfOfClaims, heldRoles, missingRoles, type TokenFacts } from "./flow-claims";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { nodeCrypto } from "./node-crypto";
 
@@ -112,10 +112,17 @@ export interface Flow<R extends FlowRequest> {
   hops: readonly HopSpec<R>[];
   /** The final token's cache key. */
   key(request: R): string;
-  /** What is wrong with the final token's claims; empty when it is the token asked for. */
+  /** What is wrong with the final token's claims for its key; empty when it is the token asked for. */
   check(claims: JwtClaims, request: R, facts: TokenFacts): ClaimMismatch[];
+  /**
+   * What a request asks of its token beyond the token's key (the app flow's
+   * `roles`), checked on every token served to it: minted for it, taken
+   * from the cache, or shared with another caller's request, since the key
+   * does not tell such tokens apart. Empty when the token holds it all.
+   */
+  checkRequest?(claims: JwtClaims, request: R): ClaimMismatch[];
   /** The fix of a claims mismatch, when the flow knows a better one than the generic. */
-  claimsHint(mismatches: readonly ClaimMismatch[], request: R): string | undefined;
+  claimsHint(mismatches: readonly ClaimMismatch[], request: R, claims: JwtClaims): string | undefined;
   /** Hints that replace an AADSTS code's generic one on this flow's final hop. */
   hints: Readonly<Record<number, string>>;
   /** Whether a served token is renewed in the background before it expires. */
@@ -213,12 +220,13 @@ export const APP_FLOW: Flow<AppTokenRequest> = {
       }),
     },
   ],
+  // The roles are not in the key: every caller shares the one app token, and checkRequest holds it to each caller's roles.
   key: (request) => finalKey("app", request),
-  check: (claims, request, facts) => checkAppClaims(claims, { ...facts, agentIdentityId: request.agentIdentityId, roles: request.roles }),
-  claimsHint: (mismatches, request) => {
-    const roles = mismatches.find((m) => m.claim === "roles");
-    if (!roles || mismatches.length > 1) return undefined;
-    const held = roles.actual?.split(" ") ?? [];
+  check: (claims, request, facts) => checkAppClaims(claims, { ...facts, agentIdentityId: request.agentIdentityId }),
+  checkRequest: (claims, request) => missingRoles(claims, request.roles),
+  claimsHint: (mismatches, request, claims) => {
+    if (mismatches.length !== 1 || mismatches[0]!.claim !== "roles") return undefined;
+    const held = heldRoles(claims);
     const missing = (request.roles ?? []).filter((role) => !held.includes(role)).join(", ");
     return `the agent identity ${request.agentIdentityId} holds no app role assignment for ${missing} on ${request.resourceUrl}: declare it in the agent's appRoles and run \`pulumi up\`, then allow a few minutes before new tokens carry it; \`agent-user doctor\` names the missing assignment`;
   },

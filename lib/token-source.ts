@@ -1,5 +1,5 @@
 import type { AbortSignalLike } from "./abort";
-import { HopChain, type CachedToken, type HopChainConfig, type HopTokens } from "./hop-chain";
+import { HopChain, requestRefusal, type CachedToken, type HopChainConfig, type HopTokens } from "./hop-chain";
 import type { JwtClaims } from "./jwt";
 import { TokenCache } from "./token-cache";
 import type { Flow, FlowRequest, HopRecord } from "./token-flows";
@@ -46,7 +46,8 @@ export class TokenSource implements HopTokens {
 
   /**
    * The final token from the cache, with no request and no await (its claims
-   * were checked when it was minted); undefined when it is not cached, or
+   * were checked when it was minted, what this request asks beyond its key
+   * here); undefined when it is not cached, lacks what this request asks, or
    * `fresh`, `renew` or a claims challenge is asked. A caller that needs the
    * time too passes `now` (monotonic), so a hit reads the clock once (a
    * clock read costs about as much as the rest of a hit here).
@@ -54,7 +55,10 @@ export class TokenSource implements HopTokens {
   cached<R extends FlowRequest>(flow: Flow<R>, request: R, now: number = this.monotonicNow()): MintedToken | undefined {
     if (request.fresh || request.renew || request.claims !== undefined) return undefined;
     const token = this.cache.get(flow.key(request), now);
-    return token && served(token, [finalHop(flow, token, now)]);
+    // A token that lacks what this request asks beyond its key (an app role) is not served: mint() asks
+    // anew, since the token may predate an assignment made since, and refuses the new one if it lacks it too.
+    if (!token || requestRefusal(flow, request, token.claims!)) return undefined;
+    return served(token, [finalHop(flow, token, now)]);
   }
 
   /**
@@ -69,6 +73,9 @@ export class TokenSource implements HopTokens {
     const { token, joined } = await this.cache.mint(flow.key(request), unshared, (cancel) => this.chain.run(flow, request, this, cancel), signal);
     const now = this.monotonicNow();
     this.cache.sweep(now);
+    // Checked per caller, not in the shared request: one caller's roles must not fail another's token.
+    const refused = requestRefusal(flow, request, token.claims!);
+    if (refused) throw refused;
     return served(token, joined ? [finalHop(flow, token, now)] : token.hops!);
   }
 

@@ -63,6 +63,46 @@ describe("one provider, three flows", () => {
     expect(claims.hint).toMatch(/no app role assignment for Mail\.Read on .*appRoles.*pulumi up.*agent-user doctor/);
   });
 
+  /** What tells one refusal from another, for comparing a served token's with a fresh mint's. */
+  const refusalOf = async (promise: Promise<unknown>) => {
+    const err = (await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ClaimsError | undefined;
+    expect(err).toBeInstanceOf(ClaimsError);
+    return { name: err!.name, step: err!.step, hop: err!.hop, exitCode: err!.exitCode, message: err!.message, hint: err!.hint };
+  };
+
+  it("checks the roles asked for on a cached token too: a role the token lacks is the error a fresh mint gives", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const fresh = await refusalOf(provider.getAppToken({ roles: ["Mail.Read"], fresh: true }));
+    await provider.getAppToken();
+    const before = ctx.emulator.requests.length;
+    expect(await refusalOf(provider.getAppToken({ roles: ["Mail.Read"] }))).toEqual(fresh);
+    // Asked anew rather than refused from the cache: the cached token may predate the assignment.
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200]);
+    // The token stays served to callers who ask for what it holds.
+    expect((await provider.getAppToken({ roles: ["User.Read.All"] })).claims.roles).toEqual(["User.Read.All"]);
+  });
+
+  it.each([
+    ["first", 0],
+    ["second", 1],
+  ])("checks each caller's roles on a shared request: the one asking for a role the token lacks (%s) fails, the other gets the token", async (_order, index) => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const before = ctx.emulator.requests.length;
+    const asks = [{ roles: ["Mail.Read"] }, {}];
+    if (index === 1) asks.reverse();
+    const [a, b] = await Promise.allSettled(asks.map((ask) => provider.getAppToken(ask)));
+    const [unassigned, plain] = index === 0 ? [a!, b!] : [b!, a!];
+    expect(unassigned.status).toBe("rejected");
+    expect((unassigned as PromiseRejectedResult).reason).toBeInstanceOf(ClaimsError);
+    expect((unassigned as PromiseRejectedResult).reason).toMatchObject({ step: "hop 2 (agent app token)", hop: 2, message: expect.stringMatching(/expected "to hold Mail\.Read"/) });
+    expect(plain.status).toBe("fulfilled");
+    // One request for both: T1 and the app token.
+    expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200]);
+  });
+
   it("names the on-behalf-of hop and the missing consent when the identity has none (AADSTS65001)", async () => {
     const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
     const grant = ctx.emulator.store.deleteGrant(DEFAULT_IDS.oboGrantId)!;

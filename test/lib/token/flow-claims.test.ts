@@ -73,7 +73,7 @@ it("an on-behalf-of token must be for the user the assertion names", async () =>
 describe("the checks themselves", () => {
   const facts = { tenantId: TENANT, blueprintAppId: BLUEPRINT, resourceUrl: GRAPH };
   it("accept each flow's own token, and a token without the optional xms_par_app_azp", () => {
-    expect(checkAppClaims(APP_TOKEN, { ...facts, agentIdentityId: IDENTITY, roles: [] })).toEqual([]);
+    expect(checkAppClaims(APP_TOKEN, { ...facts, agentIdentityId: IDENTITY })).toEqual([]);
     expect(checkOnBehalfOfClaims({ ...OBO_TOKEN, xms_par_app_azp: undefined }, { ...facts, agentIdentityId: IDENTITY, userObjectId: PERSON })).toEqual([]);
   });
   it("name another application's token, and a token with no idtyp", () => {
