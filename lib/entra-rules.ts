@@ -82,6 +82,24 @@ export const PUBLIC_CLOUD = {
 export const MAX_TOKEN_LIFETIME_S = 7 * 24 * 3600;
 
 /**
+ * The longest person's token the on-behalf-of flow sends, in characters (a
+ * token is ASCII: one byte each). No access token Entra issues comes near
+ * it: Entra keeps a token small enough for an Authorization header, a few
+ * KB, and puts an overage claim in place of a user's groups past 200 of
+ * them; and servers refuse request headers past 8 to 16 KiB by default
+ * (Node's is 16 KiB), so no API a person's token is for would take one.
+ * A longer value is something else (a file, a log), refused before it is
+ * sent.
+ */
+export const MAX_USER_ASSERTION_CHARS = 64 * 1024;
+
+/** What is wrong with the length of a person's token, as the words after "is" or "holds"; undefined when no Entra token is longer. */
+export function userAssertionLengthProblem(length: number): string | undefined {
+  if (length <= MAX_USER_ASSERTION_CHARS) return undefined;
+  return `${length.toLocaleString("en-US")} characters, more than any access token Entra issues (at most ${MAX_USER_ASSERTION_CHARS.toLocaleString("en-US")}, 64 KiB)`;
+}
+
+/**
  * Entra's documented limits. displayName: 256 for applications (so blueprints)
  * and users (so agent users); Graph documents no limit for service principals,
  * so an agent identity gets the limit of the blueprint it is made from.

@@ -1,5 +1,6 @@
 import type { ClaimMismatch } from "./errors";
 import type { JwtClaims } from "./jwt";
+import { listed } from "./printable";
 import { isLoopbackUrl } from "./urls";
 import { isGraphResource, isGuid, MAX_TOKEN_LIFETIME_S, MICROSOFT_GRAPH_APP_ID, resourceKey } from "./entra-rules";
 
@@ -42,17 +43,25 @@ export function checkAppClaims(claims: JwtClaims, expected: TokenFacts & { agent
   return checkAgentToken(claims, { idtyp: "app", subject: { claim: "oid", value: expected.agentIdentityId }, agentIdentityId: expected.agentIdentityId, facts: expected });
 }
 
+/** How many missing roles an error or a hint names before "and N more": 100,000 declared roles are no message. */
+export const LISTED_ROLES = 5;
+
 /** The app roles a token holds (its `roles` claim). */
-export function heldRoles(claims: JwtClaims): string[] {
-  return Array.isArray(claims.roles) ? claims.roles.map(String) : [];
+const heldRoles = (claims: JwtClaims): string[] => (Array.isArray(claims.roles) ? claims.roles.map(String) : []);
+
+/** The roles of `asked` that the token does not hold. */
+export function rolesLacking(claims: JwtClaims, asked: readonly string[] | undefined): string[] {
+  if (asked === undefined || asked.length === 0) return [];
+  const held = new Set(heldRoles(claims));
+  return asked.filter((role) => !held.has(role));
 }
 
 /** The roles of `asked` that the token does not hold, as a mismatch of its `roles` claim; empty when it holds them all. */
 export function missingRoles(claims: JwtClaims, asked: readonly string[] | undefined): ClaimMismatch[] {
-  if (asked === undefined || asked.length === 0) return [];
+  const missing = rolesLacking(claims, asked);
+  if (missing.length === 0) return [];
   const held = heldRoles(claims);
-  const missing = asked.filter((role) => !held.includes(role));
-  return missing.length > 0 ? [{ claim: "roles", expected: `to hold ${missing.join(", ")}`, actual: held.length > 0 ? held.join(" ") : undefined }] : [];
+  return [{ claim: "roles", expected: `to hold ${listed(missing, LISTED_ROLES)}`, actual: held.length > 0 ? held.join(" ") : undefined }];
 }
 
 /** The mismatches of an on-behalf-of token: the user is the one the user assertion names (its `oid`), when it names one. */

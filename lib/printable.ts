@@ -61,3 +61,13 @@ export function quoteValue(value: unknown): string {
   if (text.length <= QUOTED_MAX_CHARS) return `${quote}${printable(text)}${quote}`;
   return `${quote}${printable(text.slice(0, QUOTED_MAX_CHARS))}…${quote} (${text.length} characters)`;
 }
+
+/**
+ * The first `shown` of a list of names for an error or a hint, each
+ * printable, and how many more there are ("a, b, c and 99,995 more"): a
+ * list of thousands is no message, and its first few say what is wrong.
+ */
+export function listed(names: readonly string[], shown: number): string {
+  const first = names.slice(0, shown).map(printable).join(", ");
+  return names.length > shown ? `${first} and ${(names.length - shown).toLocaleString("en-US")} more` : first;
+}

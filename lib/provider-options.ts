@@ -7,7 +7,7 @@ import type { Dispatcher } from "undici";
 import type { JwtClaims } from "./jwt";
 import { checkRetryPolicy, type RetryHooks, type RetryPolicy } from "./retry";
 import { millisecondsProblem, shownValue } from "./option-checks";
-import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem } from "./entra-rules";
+import { baseUrlProblem, isDomainName, isGuid, isUpn, PUBLIC_CLOUD, tokenExchangeAudienceProblem, userAssertionLengthProblem } from "./entra-rules";
 import { isObject, jsonKind, ownProperties } from "./json-value";
 
 /*
@@ -214,6 +214,9 @@ export function requestProblem(given: unknown, method = "getToken()"): string | 
   // Never the assertion itself: it is a user's token.
   if (userAssertion !== undefined && !(typeof userAssertion === "string" && /^[\x21-\x7e]+$/.test(userAssertion))) {
     problems.push(`userAssertion of ${method} must be the user's access token, one line without spaces, got ${typeof userAssertion === "string" ? `a string of ${userAssertion.length} characters` : jsonKind(userAssertion)}`);
+  } else if (typeof userAssertion === "string") {
+    const tooLong = userAssertionLengthProblem(userAssertion.length);
+    if (tooLong) problems.push(`userAssertion of ${method} is ${tooLong}: pass the person's access token alone`);
   }
   const found = problems.filter((problem): problem is string => problem !== undefined);
   return found.length > 0 ? found.join("; ") : undefined;

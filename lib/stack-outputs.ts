@@ -1,4 +1,4 @@
-import { printable, quoteValue } from "./printable";
+import { listed, quoteValue } from "./printable";
 import { UsageError } from "./errors";
 import { isObject, jsonKind, ownProperties } from "./json-value";
 
@@ -223,7 +223,4 @@ function oneAgentName({ agentUserPrincipalName, agentUserId }: Partial<StackOutp
 const LISTED_NAMES = 20;
 
 /** The names a hint lists: the first LISTED_NAMES, escaped (they come from the file). */
-function listedNames(names: readonly string[]): string {
-  const shown = names.slice(0, LISTED_NAMES).map(printable).join(", ");
-  return names.length > LISTED_NAMES ? `${shown} and ${names.length - LISTED_NAMES} more` : shown;
-}
+const listedNames = (names: readonly string[]) => listed(names, LISTED_NAMES);

@@ -2,9 +2,10 @@ import { CAE_CAPABILITY, claimsParameter } from "./claims-request";
 import { federatedAssertion } from "./client-auth";
 import { isGuid } from "./entra-rules";
 import type { ClaimMismatch } from "./errors";
-import { checkAgentUserClaims, checkAppClaims, checkOnBehalfOfClaims, heldRoles, missingRoles, type TokenFacts } from "./flow-claims";
+import { checkAgentUserClaims, checkAppClaims, checkOnBehalfOfClaims, LISTED_ROLES, missingRoles, rolesLacking, type TokenFacts } from "./flow-claims";
 import { decodeJwtClaims, type JwtClaims } from "./jwt";
 import { nodeCrypto } from "./node-crypto";
+import { listed } from "./printable";
 
 /**
  * The token flows of an agent identity (docs/protocol.md, "The three hops",
@@ -226,8 +227,7 @@ export const APP_FLOW: Flow<AppTokenRequest> = {
   checkRequest: (claims, request) => missingRoles(claims, request.roles),
   claimsHint: (mismatches, request, claims) => {
     if (mismatches.length !== 1 || mismatches[0]!.claim !== "roles") return undefined;
-    const held = heldRoles(claims);
-    const missing = (request.roles ?? []).filter((role) => !held.includes(role)).join(", ");
+    const missing = listed(rolesLacking(claims, request.roles), LISTED_ROLES);
     return `the agent identity ${request.agentIdentityId} holds no app role assignment for ${missing} on ${request.resourceUrl}: declare it in the agent's appRoles and run \`pulumi up\`, then allow a few minutes before new tokens carry it; \`agent-user doctor\` names the missing assignment`;
   },
   hints: {},
@@ -269,7 +269,8 @@ export const ON_BEHALF_OF_FLOW: Flow<OnBehalfOfTokenRequest> = {
     65001:
       "the agent identity has no delegated consent to act for users on this resource: grant it (the agent's onBehalfOfScopes in the kit: an AllPrincipals oauth2PermissionGrant from the agent identity to the resource's service principal), or, right after `pulumi up`, wait up to 2 minutes for replication (consistencyWindowMs: 120000)",
     500131:
-      "the user assertion's audience is not the blueprint: the client must ask for a token for the blueprint's exposed API (api://{blueprint appId}/{scope}, the kit's onBehalfOfScope) and pass that token (userAssertion; with agent-user, the file of --on-behalf-of)",
+      "the user assertion's audience is not the blueprint: the client must ask for a token for the blueprint's exposed API (api://{blueprint appId}/{scope}, the kit's onBehalfOfScope) and pass that token (`userAssertion`)",
+    50027: "the person's assertion (`userAssertion`) is not a well-formed JWT: pass the signed-in person's access token for the blueprint, whole, as the client received it",
     50013: "the user assertion is not a valid token of this tenant (its signature, issuer or lifetime failed): pass the signed-in user's access token as the client received it",
     500133: "the user assertion has expired: ask the client for a fresh user token and pass it",
     7000114: "the user assertion is an app-only token; the on-behalf-of flow needs a signed-in user's token",

@@ -15,6 +15,7 @@ const FLAG_WORDS: ReadonlyArray<readonly [RegExp, (...groups: string[]) => strin
   [/check `tokenExchangeAudience`/g, () => `check --token-exchange-audience (${CONNECTION_INPUTS["token-exchange-audience"].env})`],
   [/raise `timeoutMs`/g, () => "raise --timeout"],
   [/\(`credential\.tokenFile`\)/g, () => `(${CONNECTION_INPUTS["managed-identity-token-file"].env}, --managed-identity-token-file)`],
+  [/\(`userAssertion`\)/g, () => "(the file --on-behalf-of names)"],
 ];
 
 /** A library error's hint as the CLI says it: each option named by its flag. */

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey } from "../lib/entra-rules";
+import { isGraphResource, isGuid, MICROSOFT_GRAPH_APP_ID, resourceKey, userAssertionLengthProblem } from "../lib/entra-rules";
 import { UsageError } from "../lib/errors";
 import { quoteValue } from "../lib/printable";
 import type { AppRoleOutputs } from "../lib/stack-outputs";
@@ -39,14 +39,18 @@ export function flowOf(flags: FlowFlags): CliFlow {
 /**
  * The person's access token the agent was given, read from the file
  * `--on-behalf-of` names: a credential file (at most 1 MiB, named by its
- * flag and never by its path, trimmed).
+ * flag and never by its path, trimmed) that holds one token no longer than
+ * any Entra issues, checked here so that the error names the flag.
  */
 export function readUserAssertion(file: string, cwd: string): string {
   const text = readUserFile("the file --on-behalf-of names", resolve(cwd, file), {
     hint: "--on-behalf-of takes the path of a file that holds a person's access token for the blueprint, not the token itself",
     maxBytes: USER_FILE_LIMITS.credential,
   }).trim();
-  if (!/^[\x21-\x7e]+$/.test(text)) throw new UsageError("the file --on-behalf-of names does not hold one token: it is empty, or holds spaces or line breaks", "write the person's access token alone into the file");
+  const alone = "write the person's access token alone into the file";
+  if (!/^[\x21-\x7e]+$/.test(text)) throw new UsageError("the file --on-behalf-of names does not hold one token: it is empty, or holds spaces or line breaks", alone);
+  const tooLong = userAssertionLengthProblem(text.length);
+  if (tooLong) throw new UsageError(`the file --on-behalf-of names holds ${tooLong}`, alone);
   return text;
 }
 

@@ -4,6 +4,7 @@
  */
 import { NetworkError } from "../../lib/errors";
 import { TokenEndpointError } from "../../lib/token-client";
+import { ON_BEHALF_OF_FLOW } from "../../lib/token-flows";
 import { cliHint } from "../../probes/report";
 
 const refusal = (code: number) => new TokenEndpointError("hop 3", 400, { error: "invalid_grant", error_codes: [code] }).hint!;
@@ -28,6 +29,14 @@ describe("hints in options for the library, in flags for the CLI", () => {
     const hint = new NetworkError("hop 1", "ETIMEDOUT", "no answer within 15000 ms").hint!;
     expect(hint).toContain("raise `timeoutMs`");
     expect(cliHint(hint)).toContain("raise --timeout");
+  });
+
+  it.each([500131, 50027])("AADSTS%i on the on-behalf-of hop names userAssertion in the library, the file --on-behalf-of names in the CLI", (code) => {
+    const hint = ON_BEHALF_OF_FLOW.hints[code]!;
+    expect(hint).toContain("(`userAssertion`)");
+    expect(hint).not.toContain("--");
+    expect(cliHint(hint)).toContain("(the file --on-behalf-of names)");
+    expect(cliHint(hint)).not.toContain("userAssertion");
   });
 
   it("leaves a hint that names no option as it is", () => {

@@ -103,6 +103,40 @@ describe("one provider, three flows", () => {
     expect(tokenStatuses(ctx.emulator, before)).toEqual([200, 200]);
   });
 
+  it("names the first missing roles of 100,000 asked for and counts the rest, in a hint and an error of a few hundred characters", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const roles = Array.from({ length: 100_000 }, (_, i) => `Role${i}.Read`);
+    const err = (await provider.getAppToken({ roles }).catch((e: unknown) => e)) as ClaimsError;
+    expect(err).toBeInstanceOf(ClaimsError);
+    expect(err.hint).toMatch(/no app role assignment for Role0\.Read, Role1\.Read, Role2\.Read, Role3\.Read, Role4\.Read and 99,995 more on /);
+    expect(err.mismatches).toEqual([{ claim: "roles", expected: "to hold Role0.Read, Role1.Read, Role2.Read, Role3.Read, Role4.Read and 99,995 more", actual: "User.Read.All" }]);
+    expect(JSON.stringify({ message: err.message, hint: err.hint, ...err }).length).toBeLessThan(2000);
+  });
+
+  it("names the person's assertion, not the client assertion, when it is no JWT (AADSTS50027 on the on-behalf-of hop)", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const err = (await provider.getOnBehalfOfToken({ userAssertion: "not-a-jwt" }).catch((e: unknown) => e)) as TokenEndpointError;
+    expect(err).toBeInstanceOf(TokenEndpointError);
+    expect([err.step, err.hop, err.codes, err.exitCode]).toEqual(["hop 2 (on-behalf-of token)", 2, [50027], 3]);
+    expect(err.hint).toMatch(/^the person's assertion \(`userAssertion`\) is not a well-formed JWT: pass the signed-in person's access token/);
+    expect(err.hint).not.toMatch(/client assertion/);
+  });
+
+  it("refuses a person's assertion longer than any Entra token (64 KiB) before anything is sent, naming the option", async () => {
+    const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
+    const before = ctx.emulator.requests.length;
+    const err = (await provider.getOnBehalfOfToken({ userAssertion: "x".repeat(64 * 1024 + 1) }).catch((e: unknown) => e)) as UsageError;
+    expect(err).toBeInstanceOf(UsageError);
+    expect([err.step, err.exitCode]).toEqual(["on-behalf-of token", 2]);
+    expect(err.message).toBe(
+      "on-behalf-of token: userAssertion of getOnBehalfOfToken() is 65,537 characters, more than any access token Entra issues (at most 65,536, 64 KiB): pass the person's access token alone",
+    );
+    expect(ctx.emulator.requests.length).toBe(before);
+    // At the bound it is sent, and the identity provider judges it.
+    const atBound = await provider.getOnBehalfOfToken({ userAssertion: "x".repeat(64 * 1024) }).catch((e: unknown) => e);
+    expect(atBound).toMatchObject({ codes: [50027] });
+  });
+
   it("names the on-behalf-of hop and the missing consent when the identity has none (AADSTS65001)", async () => {
     const provider = AgentUserTokenProvider.fromStackOutputs(ctx.emulator.outputs());
     const grant = ctx.emulator.store.deleteGrant(DEFAULT_IDS.oboGrantId)!;

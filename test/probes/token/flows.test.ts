@@ -38,6 +38,15 @@ describe("--as app", () => {
     expect(run.stderr).toMatch(/hint: .*no app role assignment for Mail\.Read .*appRoles/);
   });
 
+  it("names the first five of 100,000 declared roles the token lacks and counts the rest, in a few hundred characters", async () => {
+    const roles = Array.from({ length: 100_000 }, (_, i) => `Role${i}.Read`);
+    const out = writeOutputs(ctx.scratch.dir, ctx.out, { agents: { ...ctx.out.agents, "research-agent": { ...ctx.out.agents!["research-agent"], appRoles: GRAPH_ROLES(roles) } } });
+    const run = await runCli(["token", "--outputs", out, "--agent", "research-agent", "--as", "app"], NO_ENV);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/hint: .*no app role assignment for Role0\.Read, Role1\.Read, Role2\.Read, Role3\.Read, Role4\.Read and 99,995 more on /);
+    expect(run.stderr.length).toBeLessThan(1500);
+  });
+
   it("--all mints every agent's app token, T1 once per identity, and lays each failure on its agent", async () => {
     const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--all", "--as", "app", "--json"], NO_ENV);
     expect(run.code).toBe(0);
@@ -74,6 +83,28 @@ describe("--on-behalf-of FILE", () => {
     const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--agent", "agent-2", "--on-behalf-of", file, "--json"], NO_ENV);
     expect(run.code).toBe(3);
     expect(onlyJson(run)).toMatchObject({ ok: false, hop: 2, step: "hop 2 (on-behalf-of token)", codes: [65001], hint: expect.stringMatching(/no delegated consent/) });
+  });
+
+  it("names the person's token and --on-behalf-of, not the client assertion, when the file holds no JWT (AADSTS50027)", async () => {
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--agent", "research-agent", "--on-behalf-of", assertionFile("not-a-jwt"), "--json"], NO_ENV);
+    expect(run.code).toBe(3);
+    const body = onlyJson(run);
+    expect(body).toMatchObject({ ok: false, hop: 2, step: "hop 2 (on-behalf-of token)", codes: [50027] });
+    expect(body.hint).toMatch(/^the person's assertion \(the file --on-behalf-of names\) is not a well-formed JWT/);
+    expect(body.hint).not.toMatch(/client assertion|userAssertion/);
+  });
+
+  it("refuses a token longer than any Entra issues (64 KiB), naming the flag, exit 2, before anything is sent", async () => {
+    const before = ctx.emulator.requests.length;
+    const run = await runCli(["token", "--outputs", writeOutputs(ctx.scratch.dir, ctx.out), "--agent", "research-agent", "--on-behalf-of", assertionFile("x".repeat(70_000)), "--json"], NO_ENV);
+    expect(run.code).toBe(2);
+    expect(onlyJson(run)).toMatchObject({
+      ok: false,
+      error: "usage",
+      message: "configuration: the file --on-behalf-of names holds 70,000 characters, more than any access token Entra issues (at most 65,536, 64 KiB)",
+      hint: "write the person's access token alone into the file",
+    });
+    expect(ctx.emulator.requests.length).toBe(before);
   });
 
   it("refuses a file that holds no token, naming the flag and never the path or the content, before anything is sent", async () => {
