@@ -76,8 +76,9 @@ export function claimsRefusal<R extends FlowRequest>(flow: Flow<R>, request: R, 
  * the same error as a token minted for that request alone would get.
  */
 export function requestRefusal<R extends FlowRequest>(flow: Flow<R>, request: R, claims: JwtClaims): ClaimsError | undefined {
-  const mismatches = flow.checkRequest?.(claims, request) ?? [];
-  return mismatches.length > 0 ? claimsRefusal(flow, request, claims, mismatches) : undefined;
+  // On every cache hit: a flow without such a check costs no call and no array.
+  const mismatches = flow.checkRequest?.(claims, request);
+  return mismatches !== undefined && mismatches.length > 0 ? claimsRefusal(flow, request, claims, mismatches) : undefined;
 }
 
 export class HopChain {

@@ -110,7 +110,7 @@ describe("one provider, three flows", () => {
     expect(err).toBeInstanceOf(ClaimsError);
     expect(err.hint).toMatch(/no app role assignment for Role0\.Read, Role1\.Read, Role2\.Read, Role3\.Read, Role4\.Read and 99,995 more on /);
     expect(err.mismatches).toEqual([{ claim: "roles", expected: "to hold Role0.Read, Role1.Read, Role2.Read, Role3.Read, Role4.Read and 99,995 more", actual: "User.Read.All" }]);
-    expect(JSON.stringify({ message: err.message, hint: err.hint, ...err }).length).toBeLessThan(2000);
+    expect(`${err.message}${err.hint}${JSON.stringify(err)}`.length).toBeLessThan(2000);
   });
 
   it("names the person's assertion, not the client assertion, when it is no JWT (AADSTS50027 on the on-behalf-of hop)", async () => {
