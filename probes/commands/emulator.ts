@@ -59,6 +59,7 @@ Usage: agent-user emulator [options]
                       and _SCOPE (mode 0600): the seeded person's password sign-in (the resource
                       owner password grant) through the seeded public client, for a token whose
                       audience is the blueprint, which agent-user token --on-behalf-of takes;
+                      the person has a password only with this flag or --features onBehalfOf;
                       an earlier run's file is removed at start, as for --outputs
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
@@ -252,6 +253,8 @@ function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
     breaks: faults.breaks,
     provisionerRoles: plan.roles,
     features: plan.declared,
+    // The test sign-in file asks for a person who signs in by password; without it (or onBehalfOf) no one has one.
+    testUser: plan.testUserFile !== undefined,
     refuseBlueprintSecrets: plan.values["refuse-blueprint-secrets"] === true,
   }).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException & { port?: number };
