@@ -46,8 +46,10 @@ export function passwordGrant(req: EmulatorRequest, ctx: EmulatorContext, form: 
 /**
  * The user a username and password sign in, refused with the codes of
  * entra-docs identity-platform/reference-error-codes.md: AADSTS50034 for no
- * such user; 50056 for a person without a password ("password doesn't exist
- * in the directory for this user"); 50126 for a wrong one; 50057 when disabled.
+ * such user; 50053 while smart lockout holds the account, whatever the
+ * password (howto-password-smart-lockout.md); 50056 for a person without a
+ * password ("password doesn't exist in the directory for this user"); 50126
+ * for a wrong one, which smart lockout counts; 50057 when disabled.
  */
 function signedIn(ctx: EmulatorContext, username: string, password: string): User {
   const { store } = ctx;
@@ -55,10 +57,15 @@ function signedIn(ctx: EmulatorContext, username: string, password: string): Use
   if (!user || !store.replicated(user.createdAt)) {
     throw aadstsError(400, "invalid_grant", 50034, `The user account ${username} does not exist in the ${store.tenantId} directory. To sign into this application, the account must be added to the directory.`);
   }
+  if (store.lockout.locked(user.id)) throw aadstsError(400, "invalid_grant", 50053, "The account is locked because the user tried to sign in too many times with an incorrect user ID or password.");
   // An agent user never signs in with a password (agent-users: it has no password), whatever its store entry holds.
   if (user.kind !== "user") throw badCredentials();
   if (user.password === undefined) throw aadstsError(400, "invalid_grant", 50056, "Invalid or null password: password doesn't exist in the directory for this user.");
-  if (!sameText(user.password, password)) throw badCredentials();
+  if (!sameText(user.password, password)) {
+    store.lockout.failed(user.id, password);
+    throw badCredentials();
+  }
+  store.lockout.succeeded(user.id);
   if (!user.accountEnabled) throw aadstsError(400, "invalid_grant", 50057, "The user account is disabled.");
   return user;
 }
