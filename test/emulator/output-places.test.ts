@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { defaultTenant } from "../../emulator/seed";
 import { runCli } from "../harness";
 
@@ -99,4 +99,30 @@ it("a tenant with no provisioner refuses --env-out before anything is written: t
   const run = await runCli(["emulator", "--tenant-file", "tenant.json", "--test-user-out", "person.env", "--env-out", "arm.env", "--ca-file", "ca.pem"], {}, cwd);
   expect([run.code, run.stderr]).toEqual([2, expect.stringContaining("--env-out: the tenant has no provisioner application")]);
   expect(readdirSync(cwd)).toEqual(["tenant.json"]);
+});
+
+describe("a refused start leaves no file behind", () => {
+  it.each<[string, string[], string]>([
+    ["--test-user-out in a missing directory", ["--outputs", "outputs.json", "--env-out", "arm.env", "--test-user-out", join("missing", "person.env")], `--test-user-out ${join("missing", "person.env")}: ENOENT`],
+    ["--env-out in a missing directory", ["--outputs", "outputs.json", "--test-user-out", "person.env", "--env-out", join("missing", "arm.env")], `--env-out ${join("missing", "arm.env")}: ENOENT`],
+    ["--outputs in a missing directory, the certificate named elsewhere", ["--ca-file", "ca.pem", "--env-out", "arm.env", "--outputs", join("missing", "outputs.json")], `--outputs ${join("missing", "outputs.json")}: ENOENT`],
+    ["--test-user-out under a regular file", ["--outputs", "outputs.json", "--test-user-out", join("kept", "person.env")], `--test-user-out ${join("kept", "person.env")}: ENOTDIR`],
+    // Only the write finds these, in a directory of /proc, where no file can be made: the files already written go again.
+    ...(existsSync("/proc/self")
+      ? ([
+          ["--test-user-out where no file can be made", ["--outputs", "outputs.json", "--env-out", "arm.env", "--test-user-out", "/proc/person.env"], "--test-user-out /proc/person.env: E"],
+          ["--outputs where no file can be made, written last", ["--ca-file", "ca.pem", "--env-out", "arm.env", "--test-user-out", "person.env", "--outputs", "/proc/outputs.json"], "--outputs /proc/outputs.json: E"],
+        ] as Array<[string, string[], string]>)
+      : []),
+  ])("%s: exit 2 naming it, and no certificate, trust bundle or other file written", async (_name, args, named) => {
+    const cwd = mkdtempSync(join(dir, "refused-"));
+    // A regular file that was there before: it stays, and nothing joins it.
+    writeFileSync(join(cwd, "kept"), "");
+    const run = await runCli(["emulator", ...args], {}, cwd);
+    const [flag, rest] = [named.slice(0, named.indexOf(" ")), named.slice(named.indexOf(" ") + 1)];
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot write ${flag} ${resolve(cwd, rest.slice(0, rest.lastIndexOf(": ")))}${rest.slice(rest.lastIndexOf(": "))}`);
+    expect(readdirSync(cwd)).toEqual(["kept"]);
+    expect(run.stdout).toBe("");
+  });
 });
