@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { UsageError } from "../lib/errors";
 import { refuseNonRegular, refuseSymbolicLink, type FileLabel } from "../lib/whole-file";
 import type { ProvisionerSecret, TestUser } from "../emulator/server";
@@ -100,6 +100,32 @@ export function trustPlace(ca: CaPlace): CaPlace {
   const path = join(dirname(ca.path), "emulator-trust.pem");
   const who = "the trust bundle beside the certificate";
   return { path, who, label: { name: `${who}, ${path}`, hint: () => "name the certificate's file with --ca-file FILE in a directory you can write" } };
+}
+
+/** One name of a file: its directory's links resolved where it exists, so that two names of one file meet. */
+function fileKey(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path; // a directory yet to be made: only its spelled path can name it
+  }
+}
+
+/**
+ * Refuses two flags (or a flag and a file the run places itself) naming one
+ * file: the later write would replace the earlier file without a word, and
+ * --outputs over --tenant-file would remove the tenant file at start. Paths
+ * are compared absolute, through their directories' links.
+ */
+export function refuseSamePlace(places: ReadonlyArray<{ path: string | undefined; who: string }>): void {
+  const seen = new Map<string, { path: string; who: string }>();
+  for (const { path, who } of places) {
+    if (path === undefined) continue;
+    const key = fileKey(path);
+    const earlier = seen.get(key);
+    if (earlier) throw new UsageError(`${earlier.who} and ${who} name the same file, ${earlier.path}`, "give each file of the emulator a path of its own");
+    seen.set(key, { path, who });
+  }
 }
 
 /** Whether `dir` is `made` or one of the directories above it, which writing the certificate makes. */

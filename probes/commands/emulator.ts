@@ -11,7 +11,7 @@ import { didYouMean } from "../../lib/did-you-mean";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import type { CliIo, Command, CommandArgs } from "../cli-io";
 import { defineCommand } from "../command";
-import { caPlace, checkPlaces, envFileText, removeStale, StartFiles, testUserFileText, trustPlace } from "../emulator-files";
+import { caPlace, checkPlaces, envFileText, refuseSamePlace, removeStale, StartFiles, testUserFileText, trustPlace } from "../emulator-files";
 import { trustBundle } from "../trust-bundle";
 import { launcherGone, launcherLinks } from "../launcher";
 
@@ -65,8 +65,9 @@ Usage: agent-user emulator [options]
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
 
-Each file goes into a directory that exists (only the certificate's are made). A start
-refused after it wrote some of them removes those again.
+Each file goes into a directory that exists (only the certificate's are made), and no two of
+them (nor --tenant-file) may be one file: exit 2, naming both. A start refused after it wrote
+some of them removes those again.
 
 It blocks: it serves until SIGINT, SIGTERM or SIGHUP (its terminal closes), or until the
 process that started it goes away (its parent exits; the npx or npm that ran it through a
@@ -204,6 +205,8 @@ interface EmulatorPlan {
   outputsFile: string | undefined;
   envFile: string | undefined;
   testUserFile: string | undefined;
+  /** The --tenant-file (or --tenant) read, absolute: no file of the run may replace it. */
+  tenantPath: string | undefined;
 }
 
 /** The emulator's flags, as node:util parseArgs options. */
@@ -245,8 +248,9 @@ function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
   const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
   const testUserFile = values["test-user-out"] === undefined ? undefined : resolve(io.cwd, values["test-user-out"]);
   const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
-  const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile };
+  const tenantPath = tenantFile ? resolve(io.cwd, tenantFile) : undefined;
+  const tenant = tenantPath ? loadTenantFile(tenantPath) : undefined;
+  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile, tenantPath };
 }
 
 /** The emulator the plan asks for, listening; a port in use is a UsageError naming its flag. */
@@ -315,6 +319,14 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
     madeDir = ca.madeDir;
     // The trust bundle an --env-out file names stands beside the certificate.
     const trust = envFile ? trustPlace(ca) : undefined;
+    refuseSamePlace([
+      { path: plan.tenantPath, who: "--tenant-file" },
+      { path: outputsFile, who: "--outputs" },
+      { path: envFile, who: "--env-out" },
+      { path: testUserFile, who: "--test-user-out" },
+      ca,
+      ...(trust ? [trust] : []),
+    ]);
     checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"], [testUserFile, "--test-user-out"]], ca, trust);
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
