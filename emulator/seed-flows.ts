@@ -70,15 +70,13 @@ function exposedScope(value: string, id: string): PermissionScope {
 }
 
 /**
- * Graph's app roles, the sponsor's test-only password (fresh on each start,
- * as every secret is) and the public client a person signs in through:
- * what a tenant holds before `pulumi up`.
+ * Graph's app roles and the public client a person signs in through: what a
+ * tenant holds before `pulumi up`. No one has a password here: a start that
+ * asks for a person gives one (withTestPassword).
  */
 export function addTestSignIn(seed: TenantSeed, ids: FlowIds): void {
   const graph = seed.servicePrincipals.find((sp) => sp.appId === MICROSOFT_GRAPH_APP_ID);
   if (graph) graph.appRoles = graphAppRoles();
-  const sponsor = seed.users.find((u) => u.id === ids.sponsorId);
-  if (sponsor) sponsor.password = `emu-pw~${randomBytes(18).toString("base64url")}`;
   seed.applications.push({
     id: ids.testClientObjectId,
     appId: ids.testClientAppId,
@@ -101,6 +99,20 @@ export function addTestSignIn(seed: TenantSeed, ids: FlowIds): void {
     sponsors: [],
     graphAppRoles: [],
   });
+}
+
+/**
+ * TEST ONLY: the seed with a fresh password (as every secret is fresh on each
+ * start) on its first person, for the test-only password grant; the seed as
+ * it is when one of its people has a password already (a tenant file's own,
+ * or a test's). A password every start held would let anything on loopback
+ * sign in as the sponsor, so only a start that asks for a person calls this.
+ */
+export function withTestPassword(seed: TenantSeed): TenantSeed {
+  const people = seed.users.filter((u) => u.kind === "user");
+  if (people.length === 0 || people.some((u) => u.password !== undefined)) return seed;
+  const person = people[0]!;
+  return { ...seed, users: seed.users.map((u) => (u === person ? { ...u, password: `emu-pw~${randomBytes(18).toString("base64url")}` } : u)) };
 }
 
 /**

@@ -9,6 +9,7 @@ import { requestPipeline } from "./pipeline";
 import type { RequestRecord } from "./pipeline/respond";
 import type { EmulatorContext } from "./router";
 import { DEFAULT_IDS, fleetTenant, PROVISIONER_ROLES } from "./seed";
+import { withTestPassword } from "./seed-flows";
 import { SigningKey } from "./signing-key";
 import { TenantStore, type TenantSeed } from "./store";
 import { MICROSOFT_GRAPH_APP_ID, PUBLIC_CLOUD } from "../lib/entra-rules";
@@ -40,6 +41,14 @@ export interface EmulatorOptions {
    * agent's delegated consent to act for people).
    */
   features?: readonly Feature[];
+  /**
+   * TEST ONLY: the tenant's first person gets a fresh password, so that the
+   * test-only password grant signs them in (`--test-user-out`). The
+   * onBehalfOf feature asks for that person too. Otherwise no seeded person
+   * has a password, and a password sign-in is refused as Entra refuses an
+   * account without one.
+   */
+  testUser?: boolean;
 }
 
 export interface Emulator {
@@ -95,9 +104,15 @@ function provisionerOf(store: TenantStore): ProvisionerSecret | undefined {
   return undefined;
 }
 
+/** Whether a start asks for a person who signs in by password: a test's own sign-in, or the on-behalf-of flow, whose every token is for a person. */
+export function asksForPerson(options: Pick<EmulatorOptions, "testUser" | "features">): boolean {
+  return options.testUser === true || (options.features ?? []).includes("onBehalfOf");
+}
+
 /** Starts the emulated tenant on loopback, over HTTP and HTTPS. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const store = new TenantStore(options.tenant ?? fleetTenant(options.agents ?? 1));
+  const seed = options.tenant ?? fleetTenant(options.agents ?? 1);
+  const store = new TenantStore(asksForPerson(options) ? withTestPassword(seed) : seed);
   const features = options.features ?? [];
   // A tenant seeded with several agents describes a fleet; agents added later (tests) do not change its outputs' shape.
   const fleet = tenantOutputs(store, "", true).agents !== undefined;

@@ -3,6 +3,7 @@ import { resourceKey } from "../lib/entra-rules";
 import type { PasswordCredential, FederatedIdentityCredential, ManagedIdentity } from "./tenant-credentials";
 import type { DriveItem } from "./tenant-files";
 import { AppRoleAssignmentStore, type AppRoleAssignment } from "./app-role-assignments";
+import { SmartLockout } from "./smart-lockout";
 import type { ApplicationKind, Application, PermissionScope, ServicePrincipalKind, ServicePrincipal, UserKind, User, Group, PermissionGrant, ApplicationChanges, ServicePrincipalChanges, UserChanges } from "./tenant-objects";
 
 export type { PasswordCredential, FederatedIdentityCredential, KeyCredential, ManagedIdentity } from "./tenant-credentials";
@@ -54,6 +55,8 @@ export class TenantStore {
   /** A tenant policy: no password or certificate credential on an agent identity blueprint (only a federated one). */
   blueprintSecretsRefused = false;
   now: () => number = Date.now;
+  /** Each person's failed password sign-ins, and their lockouts, on the tenant's clock. */
+  readonly lockout = new SmartLockout(() => this.now());
 
   constructor(seed: TenantSeed) {
     this.tenantId = seed.tenantId;

@@ -16,7 +16,8 @@ import type { Client, TokenKit } from "./token-kit";
  * password and no MFA. The emulator serves it so that a test can stand in
  * for the client a user signs in to, and hand the user's token for the
  * blueprint to the on-behalf-of flow. Only a public client may use it here;
- * only a user with a password (never an agent user) signs in.
+ * only a user with a password (never an agent user) signs in, and only a
+ * start that asks for a person gives one a password (EmulatorOptions.testUser).
  */
 
 export function passwordGrant(req: EmulatorRequest, ctx: EmulatorContext, form: URLSearchParams, client: Client, kit: TokenKit): EmulatorResponse {
@@ -42,21 +43,34 @@ export function passwordGrant(req: EmulatorRequest, ctx: EmulatorContext, form: 
   return kit.issue(ctx, claims, LIFETIME_S.user, { scope: scopes.join(" ") });
 }
 
-/** The user a username and password sign in: AADSTS50034 for no such user, 50126 for a wrong password or none, 50057 when disabled. */
+/**
+ * The user a username and password sign in, refused with the codes of
+ * entra-docs identity-platform/reference-error-codes.md: AADSTS50034 for no
+ * such user; 50053 while smart lockout holds the account, whatever the
+ * password (howto-password-smart-lockout.md); 50056 for a person without a
+ * password ("password doesn't exist in the directory for this user"); 50126
+ * for a wrong one, which smart lockout counts; 50057 when disabled.
+ */
 function signedIn(ctx: EmulatorContext, username: string, password: string): User {
   const { store } = ctx;
   const user = store.userByUpn(username);
   if (!user || !store.replicated(user.createdAt)) {
     throw aadstsError(400, "invalid_grant", 50034, `The user account ${username} does not exist in the ${store.tenantId} directory. To sign into this application, the account must be added to the directory.`);
   }
-  // An agent user never signs in with a password (agent-users: it has no password), whatever its store entry holds;
-  // nor does any account without one.
-  if (user.kind !== "user" || user.password === undefined || !sameText(user.password, password)) {
-    throw aadstsError(400, "invalid_grant", 50126, "Error validating credentials due to invalid username or password.");
+  if (store.lockout.locked(user.id)) throw aadstsError(400, "invalid_grant", 50053, "The account is locked because the user tried to sign in too many times with an incorrect user ID or password.");
+  // An agent user never signs in with a password (agent-users: it has no password), whatever its store entry holds.
+  if (user.kind !== "user") throw badCredentials();
+  if (user.password === undefined) throw aadstsError(400, "invalid_grant", 50056, "Invalid or null password: password doesn't exist in the directory for this user.");
+  if (!sameText(user.password, password)) {
+    store.lockout.failed(user.id, password);
+    throw badCredentials();
   }
+  store.lockout.succeeded(user.id);
   if (!user.accountEnabled) throw aadstsError(400, "invalid_grant", 50057, "The user account is disabled.");
   return user;
 }
+
+const badCredentials = () => aadstsError(400, "invalid_grant", 50126, "Error validating credentials due to invalid username or password.");
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);

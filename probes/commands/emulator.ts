@@ -11,7 +11,7 @@ import { didYouMean } from "../../lib/did-you-mean";
 import { startEmulator, type Emulator } from "../../emulator/server";
 import type { CliIo, Command, CommandArgs } from "../cli-io";
 import { defineCommand } from "../command";
-import { caPlace, checkPlaces, envFileText, removeStale, testUserFileText, trustPlace } from "../emulator-files";
+import { caPlace, checkPlaces, envFileText, refuseSamePlace, removeStale, StartFiles, testUserFileText, trustPlace } from "../emulator-files";
 import { trustBundle } from "../trust-bundle";
 import { launcherGone, launcherLinks } from "../launcher";
 
@@ -59,10 +59,15 @@ Usage: agent-user emulator [options]
                       and _SCOPE (mode 0600): the seeded person's password sign-in (the resource
                       owner password grant) through the seeded public client, for a token whose
                       audience is the blueprint, which agent-user token --on-behalf-of takes;
+                      the person has a password only with this flag or --features onBehalfOf;
                       an earlier run's file is removed at start, as for --outputs
   --ca-file FILE      where to write the HTTPS certificate (default: emulator-ca.pem beside
                       --outputs, else in a new directory under the system temp directory);
                       trust it with NODE_EXTRA_CA_CERTS=FILE
+
+Each file goes into a directory that exists (only the certificate's are made), and no two of
+them (nor --tenant-file) may be one file: exit 2, naming both. A start refused after it wrote
+some of them removes those again.
 
 It blocks: it serves until SIGINT, SIGTERM or SIGHUP (its terminal closes), or until the
 process that started it goes away (its parent exits; the npx or npm that ran it through a
@@ -156,7 +161,7 @@ function refuseNodeEnvFile(argv: string[]): void {
  * the temp directory, where Node's default would end the process halfway
  * (exit 130 or 143).
  */
-export function untilStopped(): Promise<string> {
+export function untilStopped(refused?: AbortSignal): Promise<string> {
   return new Promise((done) => {
     const links = launcherLinks();
     const watch = setInterval(() => launcherGone(links) && stop("the process that started it went away"), 500);
@@ -177,8 +182,14 @@ export function untilStopped(): Promise<string> {
       if (stdinIsPipe) process.stdin.pause();
       done(why);
     };
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const signal of signals) process.on(signal, stop);
     if (stdinIsPipe) process.stdin.on("end", () => stop("standard input closed")).resume();
+    // A start refused after this (its --outputs file could not be written) serves nothing: nothing is left listening for it.
+    refused?.addEventListener("abort", () => {
+      for (const signal of signals) process.off(signal, stop);
+      stop("its start was refused");
+    });
   });
 }
 
@@ -194,6 +205,8 @@ interface EmulatorPlan {
   outputsFile: string | undefined;
   envFile: string | undefined;
   testUserFile: string | undefined;
+  /** The --tenant-file (or --tenant) read, absolute: no file of the run may replace it. */
+  tenantPath: string | undefined;
 }
 
 /** The emulator's flags, as node:util parseArgs options. */
@@ -235,8 +248,9 @@ function planOf(values: EmulatorPlan["values"], io: CliIo): EmulatorPlan {
   const envFile = values["env-out"] === undefined ? undefined : resolve(io.cwd, values["env-out"]);
   const testUserFile = values["test-user-out"] === undefined ? undefined : resolve(io.cwd, values["test-user-out"]);
   const listen = { port: port("--port", values.port), httpsPort: port("--https-port", values["https-port"]) };
-  const tenant = tenantFile ? loadTenantFile(resolve(io.cwd, tenantFile)) : undefined;
-  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile };
+  const tenantPath = tenantFile ? resolve(io.cwd, tenantFile) : undefined;
+  const tenant = tenantPath ? loadTenantFile(tenantPath) : undefined;
+  return { values, tenant, agents, roles, declared, faults, listen, outputsFile, envFile, testUserFile, tenantPath };
 }
 
 /** The emulator the plan asks for, listening; a port in use is a UsageError naming its flag. */
@@ -252,6 +266,8 @@ function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
     breaks: faults.breaks,
     provisionerRoles: plan.roles,
     features: plan.declared,
+    // The test sign-in file asks for a person who signs in by password; without it (or onBehalfOf) no one has one.
+    testUser: plan.testUserFile !== undefined,
     refuseBlueprintSecrets: plan.values["refuse-blueprint-secrets"] === true,
   }).catch((err: unknown) => {
     const e = err as NodeJS.ErrnoException & { port?: number };
@@ -261,11 +277,12 @@ function startPlanned(plan: EmulatorPlan): Promise<Emulator> {
   });
 }
 
-/** Runs `write`; when it throws, the emulator is closed first, so a refused file leaves nothing running. */
-async function orClose(emulator: Emulator, write: () => void): Promise<void> {
+/** Runs `write`; when it throws, the files this start wrote go and the emulator is closed, so a refused start leaves nothing written or running. */
+async function orUndo(emulator: Emulator, files: StartFiles, write: () => void): Promise<void> {
   try {
     write();
   } catch (err) {
+    files.undo();
     await emulator.close();
     throw err;
   }
@@ -302,15 +319,24 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
     madeDir = ca.madeDir;
     // The trust bundle an --env-out file names stands beside the certificate.
     const trust = envFile ? trustPlace(ca) : undefined;
+    refuseSamePlace([
+      { path: plan.tenantPath, who: "--tenant-file" },
+      { path: outputsFile, who: "--outputs" },
+      { path: envFile, who: "--env-out" },
+      { path: testUserFile, who: "--test-user-out" },
+      ca,
+      ...(trust ? [trust] : []),
+    ]);
     checkPlaces([[outputsFile, "--outputs"], [envFile, "--env-out"], [testUserFile, "--test-user-out"]], ca, trust);
     // An earlier run's files would pass a wait loop (`while [ ! -s outputs.json ]`) at once, with its old ports.
     if (outputsFile) removeStale(outputsFile, "--outputs");
     if (envFile) removeStale(envFile, "--env-out");
     if (testUserFile) removeStale(testUserFile, "--test-user-out");
     const emulator = await startPlanned(plan);
+    const files = new StartFiles();
     // The certificate is written here, not by startEmulator: a refused place is then a usage error, with the emulator closed.
     // Before the stop signals are listened for: a refused file ends the command here, with nothing left running.
-    await orClose(emulator, () => {
+    await orUndo(emulator, files, () => {
       // Everything each file needs is found before any is written: a refused run leaves none of them behind.
       const user = testUserFile ? emulator.testUser() : undefined;
       if (testUserFile && !user) throw new UsageError("--test-user-out: the tenant has no person with a password, public client and blueprint exposing an API");
@@ -318,19 +344,26 @@ async function serve(values: EmulatorPlan["values"], io: CliIo): Promise<string>
       if (envFile && !provisioner) throw new UsageError("--env-out: the tenant has no provisioner application (a plain application with a secret and Graph application permissions)");
       const bundle = envFile ? trustBundle(emulator.caPem, io.env).text : undefined;
       // Whole or not at all: a full disk leaves no half a certificate for NODE_EXTRA_CA_CERTS to fail on.
-      writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label, makeDirs: true });
-      if (testUserFile) writeSecretFile(testUserFile, testUserFileText(user!, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out");
+      files.makeDirsFor(ca);
+      files.add(ca.path, () => writeFileWhole(ca.path, emulator.caPem, { mode: 0o644, label: ca.label }));
+      if (testUserFile) files.add(testUserFile, () => writeSecretFile(testUserFile, testUserFileText(user!, values.https === true ? emulator.httpsUrl : emulator.httpUrl), "--test-user-out"));
       if (!envFile) return;
-      writeFileWhole(trust!.path, bundle!, { mode: 0o644, label: trust!.label });
-      writeSecretFile(envFile, envFileText(provisioner!, new URL(emulator.httpsUrl).host, trust!.path), "--env-out");
+      files.add(trust!.path, () => writeFileWhole(trust!.path, bundle!, { mode: 0o644, label: trust!.label }));
+      files.add(envFile, () => writeSecretFile(envFile, envFileText(provisioner!, new URL(emulator.httpsUrl).host, trust!.path), "--env-out"));
     });
     // Listen for the stop signals before saying it is ready: a launcher that stops it at once must find them.
-    const stopped = untilStopped();
+    const refused = new AbortController();
+    const stopped = untilStopped(refused.signal);
     const outputs = emulator.outputs(values.https === true ? "https" : "http");
     // The outputs hold the blueprint secret, and are the ready signal of a background start: written last, whole.
     // caFile is the emulator's own key: the kit's readers of stack outputs ignore it.
     const written = values.https === true ? { ...outputs, caFile: ca.path } : outputs;
-    if (outputsFile) await orClose(emulator, () => writeSecretFile(outputsFile, `${JSON.stringify(written, null, 2)}\n`, "--outputs"));
+    if (outputsFile) {
+      await orUndo(emulator, files, () => files.add(outputsFile, () => writeSecretFile(outputsFile, `${JSON.stringify(written, null, 2)}\n`, "--outputs"))).catch((err: unknown) => {
+        refused.abort();
+        throw err;
+      });
+    }
     io.stdout(banner(emulator, plan, outputs.tenantId, ca.path));
     const signal = await stopped;
     io.stdout(`emulator stopping (${signal})\n`);

@@ -1,5 +1,6 @@
 import { Agent, request } from "undici";
 import { startEmulator, type Emulator } from "../../emulator/server";
+import { DEFAULT_IDS } from "../../emulator/seed";
 import { JWT_BEARER } from "../../lib/client-assertion";
 import { tokenEndpoint } from "../../lib/token-client";
 import { APP_FLOW, ON_BEHALF_OF_FLOW } from "../../lib/token-flows";
@@ -308,9 +309,10 @@ async function measureFlow(emulator: Emulator, flow: FlowName, main: AgentPair, 
  */
 export async function measureFlows(progress: (line: string) => void, plan: FlowsPlan = BENCH_FLOWS_PLAN): Promise<Record<FlowName, FlowFigures>> {
   const tenant = benchTenant(0);
-  const sponsor = tenant.seed.users.find((u) => u.password !== undefined)!;
+  const sponsor = tenant.seed.users.find((u) => u.id === DEFAULT_IDS.sponsorId)!;
   tenant.seed.grants.push({ id: "bench-grant-obo-mcp", clientId: tenant.main.identity, consentType: "Principal", principalId: sponsor.id, resourceId: MCP_PRINCIPAL_ID, scope: "tools.read" });
-  const emulator = await startEmulator({ tenant: tenant.seed });
+  // The person signs in by the test-only password grant, which a start serves only when asked.
+  const emulator = await startEmulator({ tenant: tenant.seed, testUser: true });
   // Before fetch is routed: the sign-in goes to the emulator's own http URL.
   const person = { token: await personToken(emulator).catch(async (err: unknown) => Promise.reject(await emulator.close().then(() => err))), id: sponsor.id };
   // MSAL's fetch goes through the process-wide dispatcher, routed to the emulator under login.microsoftonline.com's name.

@@ -10,7 +10,8 @@ import { SEEDED_APP_ROLES, stableId } from "../../emulator/seed-flows";
 import { MICROSOFT_GRAPH_APP_ID, TOKEN_EXCHANGE_APP_ID } from "../../lib/entra-rules";
 import { EXCHANGE_SCOPE, JWT_BEARER, claimsOf, facets, useEmulator, userAssertion } from "../harness";
 
-const ctx = useEmulator();
+// The on-behalf-of tests sign the seeded person in: a start gives a person a password only when asked.
+const ctx = useEmulator({ testUser: true });
 const OBO = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 interface Answer {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { defaultTenant } from "../../emulator/seed";
+import { DEFAULT_IDS, defaultTenant } from "../../emulator/seed";
 
 const ROOT = resolve(__dirname, "../..");
 const CLI = join(ROOT, "dist/probes/agent-user.js");
@@ -175,6 +175,32 @@ describe("agent-user emulator", () => {
       child.kill("SIGTERM");
     }
     expect(await exited(child)).toBe(0);
+  });
+
+  it("serves the password grant only when a person is asked for: --test-user-out alone signs the sponsor in; a start without it or onBehalfOf gives no one a password (AADSTS50056)", async () => {
+    const signIn = async (outputs: { authorityUrl: string; tenantId: string; blueprintAppId: string }, password: string) => {
+      const res = await fetch(`${outputs.authorityUrl}/${outputs.tenantId}/oauth2/v2.0/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "password", client_id: DEFAULT_IDS.testClientAppId, username: `ada@${DEFAULT_IDS.domain}`, password, scope: `api://${outputs.blueprintAppId}/access_agent` }),
+      });
+      return [res.status, ((await res.json()) as { error_codes?: number[] }).error_codes];
+    };
+    for (const [args, person] of [
+      [["--outputs", "plain.json"], false],
+      [["--outputs", "plain.json", "--features", "appRoles"], false],
+      [["--outputs", "plain.json", "--test-user-out", "plain-person.env"], true],
+    ] as const) {
+      const { child } = await startCli([...args], dir);
+      try {
+        const outputs = JSON.parse(readFileSync(join(dir, "plain.json"), "utf8"));
+        const file = person ? readFileSync(join(dir, "plain-person.env"), "utf8") : undefined;
+        const password = file === undefined ? "emu-pw~guess" : /^AGENT_USER_TEST_PASSWORD='([^']+)'$/m.exec(file)![1]!;
+        expect({ args, answer: await signIn(outputs, password) }).toEqual({ args, answer: person ? [200, undefined] : [400, [50056]] });
+      } finally {
+        child.kill("SIGTERM");
+      }
+      expect(await exited(child)).toBe(0);
+    }
   });
 
   it("refuses a --features name it does not know with exit 2, listing the ones it knows", () => {

@@ -8,10 +8,10 @@
  * machine's own /dev/null is never touched.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, type Stats } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { defaultTenant } from "../../emulator/seed";
 import { runCli } from "../harness";
 
@@ -99,4 +99,61 @@ it("a tenant with no provisioner refuses --env-out before anything is written: t
   const run = await runCli(["emulator", "--tenant-file", "tenant.json", "--test-user-out", "person.env", "--env-out", "arm.env", "--ca-file", "ca.pem"], {}, cwd);
   expect([run.code, run.stderr]).toEqual([2, expect.stringContaining("--env-out: the tenant has no provisioner application")]);
   expect(readdirSync(cwd)).toEqual(["tenant.json"]);
+});
+
+describe("a refused start leaves no file behind", () => {
+  it.each<[string, string[], string]>([
+    ["--test-user-out in a missing directory", ["--outputs", "outputs.json", "--env-out", "arm.env", "--test-user-out", join("missing", "person.env")], `--test-user-out ${join("missing", "person.env")}: ENOENT`],
+    ["--env-out in a missing directory", ["--outputs", "outputs.json", "--test-user-out", "person.env", "--env-out", join("missing", "arm.env")], `--env-out ${join("missing", "arm.env")}: ENOENT`],
+    ["--outputs in a missing directory, the certificate named elsewhere", ["--ca-file", "ca.pem", "--env-out", "arm.env", "--outputs", join("missing", "outputs.json")], `--outputs ${join("missing", "outputs.json")}: ENOENT`],
+    ["--test-user-out under a regular file", ["--outputs", "outputs.json", "--test-user-out", join("kept", "person.env")], `--test-user-out ${join("kept", "person.env")}: ENOTDIR`],
+    // Only the write finds these, in a directory of /proc, where no file can be made: the files already written go again.
+    ...(existsSync("/proc/self")
+      ? ([
+          ["--test-user-out where no file can be made", ["--outputs", "outputs.json", "--env-out", "arm.env", "--test-user-out", "/proc/person.env"], "--test-user-out /proc/person.env: E"],
+          ["--outputs where no file can be made, written last", ["--ca-file", "ca.pem", "--env-out", "arm.env", "--test-user-out", "person.env", "--outputs", "/proc/outputs.json"], "--outputs /proc/outputs.json: E"],
+        ] as Array<[string, string[], string]>)
+      : []),
+  ])("%s: exit 2 naming it, and no certificate, trust bundle or other file written", async (_name, args, named) => {
+    const cwd = mkdtempSync(join(dir, "refused-"));
+    // A regular file that was there before: it stays, and nothing joins it.
+    writeFileSync(join(cwd, "kept"), "");
+    const run = await runCli(["emulator", ...args], {}, cwd);
+    const [flag, rest] = [named.slice(0, named.indexOf(" ")), named.slice(named.indexOf(" ") + 1)];
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot write ${flag} ${resolve(cwd, rest.slice(0, rest.lastIndexOf(": ")))}${rest.slice(rest.lastIndexOf(": "))}`);
+    expect(readdirSync(cwd)).toEqual(["kept"]);
+    expect(run.stdout).toBe("");
+  });
+});
+
+describe("two file flags naming the same file", () => {
+  it.each<[string[], string, string, string]>([
+    [["--outputs", "same", "--test-user-out", "same"], "--outputs", "--test-user-out", "same"],
+    [["--env-out", "same", "--test-user-out", "./same"], "--env-out", "--test-user-out", "same"],
+    [["--test-user-out", "same", "--ca-file", "sub/../same"], "--test-user-out", "--ca-file", "same"],
+    [["--outputs", "same", "--env-out", "same"], "--outputs", "--env-out", "same"],
+    [["--outputs", "same", "--ca-file", "same"], "--outputs", "--ca-file", "same"],
+    // The certificate's own place beside --outputs, and the trust bundle beside the certificate, are files of the run too.
+    [["--outputs", "o.json", "--test-user-out", "emulator-ca.pem"], "--test-user-out", "the certificate beside --outputs", "emulator-ca.pem"],
+    [["--ca-file", "ca.pem", "--env-out", "arm.env", "--test-user-out", "emulator-trust.pem"], "--test-user-out", "the trust bundle beside the certificate", "emulator-trust.pem"],
+    // A file the run reads is one of its files too: --outputs there would remove the tenant file at start.
+    [["--tenant-file", "same", "--outputs", "same"], "--tenant-file", "--outputs", "same"],
+    // Through a link to the same directory: the same file by another name.
+    [["--outputs", "same", "--test-user-out", "link/same"], "--outputs", "--test-user-out", "same"],
+  ])("%j: exit 2 naming both, with nothing written or removed", async (args, first, second, file) => {
+    const cwd = mkdtempSync(join(dir, "same-"));
+    mkdirSync(join(cwd, "sub"));
+    symlinkSync(".", join(cwd, "link"));
+    // An earlier run's file at the place (or the tenant file read) stays as it was.
+    const content = first === "--tenant-file" ? JSON.stringify(defaultTenant()) : "earlier run";
+    writeFileSync(join(cwd, file), content);
+    const before = readdirSync(cwd).sort();
+    const run = await runCli(["emulator", ...args], {}, cwd);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${first} and ${second} name the same file, ${join(cwd, file)}`);
+    expect(readdirSync(cwd).sort()).toEqual(before);
+    expect(readFileSync(join(cwd, file), "utf8")).toBe(content);
+    expect(run.stdout).toBe("");
+  });
 });

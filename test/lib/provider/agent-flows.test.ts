@@ -10,7 +10,8 @@ import { DEFAULT_IDS } from "../../../emulator/seed";
 import { PUBLIC_CLOUD } from "../../../lib/entra-rules";
 import { claimsOf, recordingDispatcher, tokenStatuses, useEmulator, userAssertion } from "../../harness";
 
-const ctx = useEmulator();
+// The on-behalf-of tests sign the seeded person in: a start gives a person a password only when asked.
+const ctx = useEmulator({ testUser: true });
 const GRAPH = `${PUBLIC_CLOUD.graphUrl}/.default`;
 
 /** The form of each token request `sent` holds, by the grant it asked for. */
