@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# npm run engine: the Pulumi engine that test:engine drives, built into a cache outside the clone:
-#   pulumi                          github.com/pulumi/pulumi/pkg/v3 cmd/pulumi, from Go modules (engine/go.mod)
-#   pulumi-language-nodejs, -go, -yaml, and pulumi-resource-azuread 6.9.1
-#                                   Pulumi's own hosts and provider, which the Go module proxy refuses,
-#                                   built by shared/engine/build.sh from its pinned public source
-#                                   (cached, keyed by the sha256 of sources.tar.xz and of build.sh)
+# npm run engine: the Pulumi engine that test:engine drives, built from Go modules alone (the Go module
+# proxy), each version pinned in a wrapper module under engine/, into a cache outside the clone:
+#   pulumi                          github.com/pulumi/pulumi/pkg/v3 cmd/pulumi            engine/go.mod
+#   gensdk                          Pulumi's SDK generators (pkg/v3 codegen), engine/gensdk  engine/go.mod
+#   pulumi-language-nodejs          github.com/pulumi/pulumi/sdk/v3 nodejs/cmd/...       engine/hosts/nodejs
+#   pulumi-language-python(-exec)   github.com/pulumi/pulumi/sdk/v3 python/cmd/...       engine/hosts/python
+#   pulumi-language-go              github.com/pulumi/pulumi/sdk/v3 go/pulumi-language-go engine/hosts/go
+#   pulumi-language-yaml            github.com/pulumi/pulumi-yaml cmd/pulumi-language-yaml engine/hosts/yaml
 #   pulumi-resource-pulumi-nodejs   the dynamic-provider host script @pulumi/pulumi ships
-# A Pulumi CLI already on PATH, at or above the @pulumi/pulumi the kit pins, is used as it is
-# instead, with its own plugin acquisition.
-# Progress goes to stderr. The last two lines of stdout are
-#   PULUMI_ENGINE_BIN=<dir>        pulumi, its language hosts and the dynamic-provider host: the dir for PATH
-#   PULUMI_AZUREAD_PLUGIN=<file>   for `pulumi plugin install resource azuread 6.9.1 --file <file>`; empty
-#                                  when the CLI on PATH acquires its plugins itself
-# The provider binary stays out of the PATH dir: the engine would launch it from there instead of
-# from the plugin cache.
+# The hosts are the last versions the proxy serves inside those modules (their own newer modules are
+# refused); none of them generates SDKs, which is why gensdk exists. No azuread plugin is built: the
+# proxy serves none, and a released CLI downloads it.
+# A Pulumi CLI already on PATH, at or above the @pulumi/pulumi the kit pins, is used as it is instead,
+# with its own plugin acquisition and `pulumi package add`.
+# Progress goes to stderr, at least every 30 s. Stdout is three lines, for `eval`:
+#   PULUMI_ENGINE_BIN=<dir>         pulumi, its language hosts and the dynamic-provider host: the dir for PATH
+#   PULUMI_ENGINE_SOURCE=modules    built here; `path` for a CLI found on PATH
+#   PULUMI_SDK_GENERATOR=<file>     gensdk; empty for a CLI on PATH, whose `pulumi package add` generates SDKs
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 say() { echo "engine: $*" >&2; }
@@ -31,7 +34,8 @@ if on_path=$(command -v pulumi 2>/dev/null) && [[ "$on_path" != "$cache"/* ]]; t
   if [ -n "$cli" ] && at_least "$cli" "$sdk"; then
     say "using the Pulumi CLI on PATH, $on_path (v$cli, at or above @pulumi/pulumi $sdk), with its own plugin acquisition"
     echo "PULUMI_ENGINE_BIN=$(dirname "$on_path")"
-    echo "PULUMI_AZUREAD_PLUGIN="
+    echo "PULUMI_ENGINE_SOURCE=path"
+    echo "PULUMI_SDK_GENERATOR="
     exit 0
   fi
   say "the Pulumi CLI on PATH ($on_path, v${cli:-unknown}) is older than @pulumi/pulumi $sdk: building one"
@@ -40,69 +44,99 @@ fi
 command -v go >/dev/null 2>&1 || fail "go is not on PATH: the Pulumi engine is built from Go modules (Go 1.26 or later, with the Go module proxy)"
 dynamic_host="$root/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
 [ -f "$dynamic_host" ] || fail "$dynamic_host is missing: run npm ci first"
-
-# The pinned public source of the parts the proxy refuses: AGENT_USER_KIT_ENGINE_SOURCES, else the first
-# shared/engine beside the clone or one of its parents (the workplace keeps it at ../shared/engine).
-sources="${AGENT_USER_KIT_ENGINE_SOURCES:-}"
-if [ -z "$sources" ]; then
-  dir="$root"
-  while [ "$dir" != / ]; do
-    dir=$(dirname "$dir")
-    if [ -f "$dir/shared/engine/build.sh" ]; then sources="$dir/shared/engine"; break; fi
-  done
-fi
-[ -n "$sources" ] && [ -f "$sources/build.sh" ] && [ -f "$sources/sources.tar.xz" ] ||
-  fail "no shared/engine (build.sh and sources.tar.xz) beside the clone or its parents: set AGENT_USER_KIT_ENGINE_SOURCES to that folder"
-
-version=$(sed -n 's#^[[:space:]]*github.com/pulumi/pulumi/pkg/v3 \(v[^ ]*\).*#\1#p' "$root/engine/go.mod")
-[ -n "$version" ] || fail "engine/go.mod requires no github.com/pulumi/pulumi/pkg/v3"
-parts_key=$(cat "$sources/sources.tar.xz" "$sources/build.sh" | sha256sum | cut -c1-16)
-# The CLI's version set: Go itself, the wrapper module, and the dynamic-provider host of the installed @pulumi/pulumi.
-cli_key=$( { go version; cat "$root/engine/go.mod" "$root/engine/go.sum" "$dynamic_host"; } | sha256sum | cut -c1-16)
-parts="$cache/parts-$parts_key"
-bin="$cache/pulumi-${version#v}-$cli_key-$parts_key"
 mkdir -p "$cache"
+goversion=$(go env GOVERSION)
 
-# nice: a cold build takes every core for minutes; the machine stays usable.
-if [ ! -f "$parts/.complete" ]; then
-  work=$(mktemp -d "$cache/.parts-XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-  start=$SECONDS
-  say "building Pulumi's language hosts and the azuread provider from $sources (4 to 7 minutes cold)"
-  WORK="$work" OUT_DIR="$work/out" bash "$sources/build.sh" >&2
-  if [ -f "$sources/SHA256SUMS" ]; then
-    # Reproducible with the Go that SHA256SUMS was made with; another Go builds other bytes, which work the same.
-    (cd "$work/out" && sha256sum --quiet -c "$sources/SHA256SUMS") >&2 ||
-      say "note: the binaries differ from $sources/SHA256SUMS (built with $(go env GOVERSION))"
+# The version a wrapper module pins for MODULE, from its go.mod.
+pinned() { sed -n "s#^[[:space:]]*\(require \)\{0,1\}$2 \(v[^ ]*\).*#\2#p" "$1/go.mod" | head -n 1; }
+
+# Runs "$@" niced (a cold build takes every core for minutes; the machine stays usable), saying every
+# 30 s that it still runs; fails with its status.
+with_progress() {
+  local what=$1; shift
+  local start=$SECONDS
+  nice -n 19 "$@" >&2 &
+  local job=$!
+  while ! wait_for "$job" 30; do say "still $what ($((SECONDS - start)) s so far)"; done
+  wait "$job" || fail "$what failed (exit $?)"
+}
+# True once process $1 has ended, false after $2 seconds of it running.
+wait_for() {
+  local i
+  for ((i = 0; i < $2 * 5; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  ! kill -0 "$1" 2>/dev/null
+}
+
+# part NAME MODULE_DIR STAMP PACKAGE... : builds each package of the wrapper module into the cache, keyed by
+# Go, the module's go.mod and go.sum and its own sources; STAMP is "VARIABLE MODULE", the version variable
+# set to the version the wrapper pins for MODULE (what `pulumi version` and `pulumi about` report).
+# Prints the part's directory.
+part() {
+  local name=$1 dir=$2 stamp=$3; shift 3
+  local key
+  key=$( { echo "$goversion $stamp $*"; cat "$dir/go.mod" "$dir/go.sum"; find "$dir" -maxdepth 2 -name '*.go' -print0 | sort -z | xargs -0 -r cat; } | sha256sum | cut -c1-16)
+  local out="$cache/$name-$key"
+  if [ -f "$out/.complete" ]; then
+    say "$name: built already, $out"
+  else
+    local work start=$SECONDS
+    work=$(mktemp -d "$cache/.$name-XXXXXX")
+    # shellcheck disable=SC2064
+    trap "rm -rf '$work'" EXIT
+    (cd "$dir" && with_progress "downloading the modules of $name" go mod download)
+    local pkg version
+    version=$(pinned "$dir" "${stamp#* }")
+    [ -n "$version" ] || fail "$dir/go.mod requires no ${stamp#* }"
+    for pkg in "$@"; do
+      (cd "$dir" && with_progress "building ${pkg##*/} $version ($name; GOCACHE $(go env GOCACHE))" \
+        go build -trimpath -ldflags "-s -w -X ${stamp% *}=$version" -o "$work/${pkg##*/}" "$pkg")
+    done
+    touch "$work/.complete"
+    rm -rf "$out"
+    mv "$work" "$out"
+    trap - EXIT
+    say "$name: built in $((SECONDS - start)) s into $out"
   fi
-  rm -rf "$parts"
-  mkdir -p "$parts"
-  mv "$work/out" "$parts/out"
-  touch "$parts/.complete"
-  rm -rf "$work"
-  trap - EXIT
-  say "built the parts in $((SECONDS - start)) s into $parts"
-fi
+  printf '%s\n' "$out"
+}
 
+total=$SECONDS
+say "building the Pulumi engine from Go modules ($goversion; cold on 2 cores: about 10 minutes, most of it the CLI; warm: seconds)"
+pulumi_version="github.com/pulumi/pulumi/sdk/v3/go/common/version.Version"
+cli=$(part cli "$root/engine" "$pulumi_version github.com/pulumi/pulumi/pkg/v3" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./gensdk)
+nodejs=$(part nodejs "$root/engine/hosts/nodejs" "$pulumi_version github.com/pulumi/pulumi/sdk/v3" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)
+python=$(part python "$root/engine/hosts/python" "$pulumi_version github.com/pulumi/pulumi/sdk/v3" github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python)
+golang=$(part go "$root/engine/hosts/go" "$pulumi_version github.com/pulumi/pulumi/sdk/v3" github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go)
+yaml=$(part yaml "$root/engine/hosts/yaml" "github.com/pulumi/pulumi-yaml/pkg/version.Version github.com/pulumi/pulumi-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
+
+# The Python host runs the program through pulumi-language-python-exec, a script of the same module.
+python_module=$(cd "$root/engine/hosts/python" && go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3)
+python_exec="$python_module/python/cmd/pulumi-language-python-exec"
+[ -f "$python_exec" ] || fail "$python_exec is missing from the module cache"
+
+# The PATH dir: one of each, linked from the parts (copied where the cache spans file systems).
+bin_key=$(printf '%s\n' "$cli" "$nodejs" "$python" "$golang" "$yaml" | cat - "$dynamic_host" "$python_exec" | sha256sum | cut -c1-16)
+bin="$cache/bin-$bin_key"
 if [ ! -f "$bin/.complete" ]; then
-  work=$(mktemp -d "$cache/.build-XXXXXX")
+  work=$(mktemp -d "$cache/.bin-XXXXXX")
   trap 'rm -rf "$work"' EXIT
-  start=$SECONDS
-  cd "$root/engine"
-  say "downloading the modules of Pulumi $version (GOMODCACHE $(go env GOMODCACHE))"
-  nice -n 19 go mod download
-  say "building pulumi $version (a cold build takes long; later builds reuse GOCACHE $(go env GOCACHE))"
-  nice -n 19 go build -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" \
-    -o "$work/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
-  for host in nodejs go yaml; do install -m 0755 "$parts/out/pulumi-language-$host" "$work/"; done
+  place() { ln -f "$1" "$work/$2" 2>/dev/null || install -m 0755 "$1" "$work/$2"; }
+  place "$cli/pulumi" pulumi
+  place "$nodejs/pulumi-language-nodejs" pulumi-language-nodejs
+  place "$python/pulumi-language-python" pulumi-language-python
+  place "$golang/pulumi-language-go" pulumi-language-go
+  place "$yaml/pulumi-language-yaml" pulumi-language-yaml
+  install -m 0755 "$python_exec" "$work/pulumi-language-python-exec"
   install -m 0755 "$dynamic_host" "$work/pulumi-resource-pulumi-nodejs"
   touch "$work/.complete"
   rm -rf "$bin"
   mv "$work" "$bin"
   trap - EXIT
-  say "built pulumi in $((SECONDS - start)) s: $(du -sh "$bin" | cut -f1) in $bin"
-else
-  say "Pulumi $version and its language hosts are already built in $bin"
 fi
+say "the Pulumi engine is ready in $bin ($((SECONDS - total)) s)"
 echo "PULUMI_ENGINE_BIN=$bin"
-echo "PULUMI_AZUREAD_PLUGIN=$parts/out/pulumi-resource-azuread"
+echo "PULUMI_ENGINE_SOURCE=modules"
+echo "PULUMI_SDK_GENERATOR=$cli/gensdk"

@@ -1,16 +1,15 @@
 /**
- * The package's `main`: the Pulumi component plugin. Pulumi's Node.js host
- * runs a plugin by requiring its folder, which Node resolves through `main`
- * (imports by name resolve through `exports`, so `import … from
- * "agent-user-kit"` is still the token library). The host calls what this
- * exports, a function, and that serves AgentUserKit to programs in any
- * Pulumi language (PulumiPlugin.yaml).
+ * The package's `main`: the Pulumi provider plugin, which the executable
+ * `pulumi-resource-agent-user-kit` at the package's root runs (imports by
+ * name resolve through `exports`, so `import … from "agent-user-kit"` is
+ * still the token library). What this exports, a function, serves
+ * AgentUserKit to programs in any Pulumi language.
  */
 import "../peer-check";
 import { main } from "@pulumi/pulumi/provider";
 import { PackageProvider } from "./provider";
 
 export = function serve(): Promise<void> {
-  // The host has put the engine's arguments after the program's name, as a plugin's own argv.
+  // The engine's arguments follow the executable's name, as for any plugin.
   return main(new PackageProvider(), process.argv.slice(2));
 };

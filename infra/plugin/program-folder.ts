@@ -57,7 +57,7 @@ export function checkProgramFolder(component: string, folder: string, modules?: 
   if (problems.length === 0) return;
   throw new UsageError(
     `${component}: Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, ${folder}, and ${problems.join("; ")} (pulumi/pulumi#5455)`,
-    `in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread, then pulumi package add ./node_modules/agent-user-kit`,
+    `in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread`,
     "the agent-user-kit plugin",
   );
 }

@@ -39,11 +39,11 @@ export interface EngineUpFigures {
   noChangeGraphRequests: number;
 }
 
-/** PULUMI_ENGINE_BIN and PULUMI_AZUREAD_PLUGIN from `npm run engine` (built once, cached). */
+/** PULUMI_ENGINE_BIN, PULUMI_ENGINE_SOURCE and PULUMI_SDK_GENERATOR from `npm run engine` (built once, cached). */
 function engineFromScript(): void {
   if (process.env.PULUMI_ENGINE_BIN) return;
   const out = execFileSync("bash", [join(REPO, "scripts", "engine.sh")], { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  for (const line of out.trim().split("\n").slice(-2)) {
+  for (const line of out.trim().split("\n")) {
     const [name, value] = line.split(/=(.*)/s) as [string, string];
     process.env[name] = value;
   }

@@ -2,7 +2,8 @@
  * `npm run engine` on a machine that already has a Pulumi CLI on PATH (a
  * laptop, a CI runner with pulumi/actions): at or above the @pulumi/pulumi the
  * kit pins, it uses that CLI as it is, says so, and leaves plugin acquisition
- * to it (an empty PULUMI_AZUREAD_PLUGIN), building nothing. The CLI here is a
+ * and SDK generation to it (PULUMI_ENGINE_SOURCE=path, an empty
+ * PULUMI_SDK_GENERATOR), building nothing. The CLI here is a
  * script that answers `pulumi version` alone: the choice is all this tests.
  */
 import { spawnSync } from "node:child_process";
@@ -30,11 +31,11 @@ function engineWith(cliVersion: string): { code: number | null; stdout: string; 
   }
 }
 
-it("uses a Pulumi CLI on PATH at or above the pinned SDK, says so, and prints its dir and an empty plugin", () => {
+it("uses a Pulumi CLI on PATH at or above the pinned SDK, says so, and prints its dir, its source and no SDK generator", () => {
   const [major, minor] = pinned.split(".").map(Number) as [number, number];
   const run = engineWith(`${major}.${minor + 5}.0`);
   expect(run.code).toBe(0);
-  expect(run.stdout).toBe(`PULUMI_ENGINE_BIN=${run.bin}\nPULUMI_AZUREAD_PLUGIN=\n`);
+  expect(run.stdout).toBe(`PULUMI_ENGINE_BIN=${run.bin}\nPULUMI_ENGINE_SOURCE=path\nPULUMI_SDK_GENERATOR=\n`);
   expect(run.stderr).toContain(`using the Pulumi CLI on PATH, ${run.bin}/pulumi (v${major}.${minor + 5}.0, at or above @pulumi/pulumi ${pinned}), with its own plugin acquisition`);
 });
 

@@ -150,7 +150,7 @@ describe("the plugin's construct", () => {
       throw Object.assign(new Error("Cannot find module"), { code: "MODULE_NOT_FOUND" });
     };
     await expect(new PackageProvider(() => "/srv/program", { resolve: missing, read: () => "" }).construct("team", AGENT_USER_KIT_TYPE, BASE, {})).rejects.toThrow(
-      `the agent-user-kit plugin: AgentUserKit "team": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, /srv/program, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread, then pulumi package add ./node_modules/agent-user-kit)`,
+      `the agent-user-kit plugin: AgentUserKit "team": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, /srv/program, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread)`,
     );
     expect(registrations).toEqual([]);
   });

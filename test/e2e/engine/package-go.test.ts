@@ -1,9 +1,10 @@
 /**
- * A Go program over the SDK `pulumi package add` generates from the
- * installed package: Pulumi's Go host builds it with the Go toolchain, and the
- * engine runs the kit's component plugin (Pulumi's Node.js host) to construct
- * AgentUserKit, against the emulator, through up, `agent-user token --all`
- * and destroy.
+ * A Go program over the SDK generated from the installed package's schema
+ * (`pulumi package gen-sdk`, or on an engine built from Go modules Pulumi's
+ * same code generators: pulumi-cli.ts's addKitPackage): Pulumi's Go
+ * host builds it with the Go toolchain, and the engine runs the kit's
+ * executable plugin to construct AgentUserKit, against the emulator, through
+ * up, `agent-user token --all` and destroy.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +14,7 @@ import { startEmulator, type Emulator } from "../../../emulator/server";
 import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
 import { packTarball } from "../package/consumer";
 import { packageLifecycleTests } from "./lifecycle";
-import { engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
+import { addKitPackage, engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
 
 jest.setTimeout(900_000);
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
     "go.mod": "module go-sdk\n\ngo 1.25\n",
     "main.go": readFileSync(join(__dirname, "kit-sdk-program.go"), "utf8"),
   });
-  await project.ok(["package", "add", "./node_modules/agent-user-kit"]);
+  await addKitPackage(project, "go");
   // As a Go user does once the program imports the SDK: its requirements, from the Go module proxy.
   await project.tool("go", ["mod", "tidy"]);
   await project.init("dev", { sponsor: DEFAULT_IDS.sponsorId, userDomain: DEFAULT_IDS.domain, url: emulator.httpsUrl, agents: JSON.stringify(AGENTS) });
@@ -42,7 +43,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it("`pulumi package add` points the Go module at the SDK it generated", () => {
+it("adding the package points the Go module at the SDK it generated", () => {
   expect(readFileSync(join(project.dir, "go.mod"), "utf8")).toMatch(/\nreplace example\.com\/pulumi-agent-user-kit\/sdk\/go => \.\/sdks\/agent-user-kit\n/);
 });
 

@@ -1,9 +1,10 @@
 /**
- * A JavaScript program over the SDK `pulumi package add` generates from the
- * installed package, the path Python, Go and C# programs take: the engine
- * runs the kit's component plugin (Pulumi's Node.js host) to construct
- * AgentUserKit, against the emulator, through up, `agent-user token --all`
- * and destroy.
+ * A JavaScript program over the SDK generated from the installed package's
+ * schema (`pulumi package gen-sdk`, or on an engine built from Go modules
+ * Pulumi's same code generators: pulumi-cli.ts's addKitPackage),
+ * the path Python, Go and C# programs take: the engine runs the kit's
+ * executable plugin to construct AgentUserKit, against the emulator, through
+ * up, `agent-user token --all` and destroy.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +14,7 @@ import { startEmulator, type Emulator } from "../../../emulator/server";
 import { OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../../lib/stack-outputs";
 import { packTarball } from "../package/consumer";
 import { packageLifecycleTests } from "./lifecycle";
-import { engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
+import { addKitPackage, engineWorld, packageProject, type PulumiProject } from "./pulumi-cli";
 
 jest.setTimeout(900_000);
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
     "Pulumi.yaml": "name: js-sdk\nruntime: nodejs\nmain: index.js\n",
     "index.js": readFileSync(join(__dirname, "kit-sdk-program.js"), "utf8"),
   });
-  await project.ok(["package", "add", "./node_modules/agent-user-kit"]);
+  await addKitPackage(project, "nodejs");
   await project.init("dev", {
     sponsor: DEFAULT_IDS.sponsorId,
     userDomain: DEFAULT_IDS.domain,
@@ -50,10 +51,10 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it("`pulumi package add` generates @pulumi/agent-user-kit into the program's dependencies and lists the plugin in Pulumi.yaml", () => {
+it("adding the package generates @pulumi/agent-user-kit into the program's dependencies and lists the plugin in Pulumi.yaml", () => {
   const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
   expect(pkg.dependencies["@pulumi/agent-user-kit"]).toBe("file:sdks/agent-user-kit");
-  expect(readFileSync(join(project.dir, "Pulumi.yaml"), "utf8")).toMatch(/\npackages:\n {2}agent-user-kit: \.\/node_modules\/agent-user-kit\n/);
+  expect(readFileSync(join(project.dir, "Pulumi.yaml"), "utf8")).toMatch(/\nplugins:\n {2}providers:\n {4}- name: agent-user-kit\n {6}path: \.\/node_modules\/agent-user-kit\n/);
 });
 
 packageLifecycleTests("a JavaScript program over the generated SDK, two agents, the credential one object", () => ({

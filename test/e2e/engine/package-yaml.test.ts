@@ -1,11 +1,12 @@
 /**
- * A YAML program using the kit as a component package: the README's
- * `Pulumi.yaml`, as written, in a folder where the packed tarball and the two
+ * A YAML program using the kit's executable plugin: the README's
+ * `Pulumi.yaml`, as written (it names the plugin's folder under
+ * `plugins.providers`), in a folder where the packed tarball and the two
  * Pulumi peers are installed as the README's `npm install` installs them.
- * `pulumi package get-schema` prints docs/schema.json from the installed
- * package; the program goes through up, `agent-user token --all` and
- * destroy against the emulator; a program whose folder lacks the install is
- * refused at preview, naming the fix.
+ * `pulumi package get-schema` of the installed executable prints
+ * docs/schema.json; the program goes through up, `agent-user token --all`
+ * and destroy against the emulator; a program whose folder lacks the install
+ * is refused at preview, naming the fix.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,8 +35,6 @@ beforeAll(async () => {
   emulator = await startEmulator();
   world = await engineWorld(work, emulator);
   project = packageProject(world, "yaml", packTarball(work), { "Pulumi.yaml": PROGRAM });
-  // The README's second line, as written: for YAML it finds the package already listed.
-  await project.ok(["package", "add", "./node_modules/agent-user-kit"]);
   await project.init("dev", config());
 });
 
@@ -44,13 +43,9 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it("`pulumi package get-schema ./node_modules/agent-user-kit` prints docs/schema.json, byte for byte", async () => {
-  const { stdout } = await project.ok(["package", "get-schema", "./node_modules/agent-user-kit"]);
+it("`pulumi package get-schema` of the installed plugin executable prints docs/schema.json, byte for byte", async () => {
+  const { stdout } = await project.ok(["package", "get-schema", "./node_modules/agent-user-kit/pulumi-resource-agent-user-kit"]);
   expect(stdout).toBe(readFileSync(join(REPO, "docs/schema.json"), "utf8"));
-});
-
-it("`pulumi package add` leaves the program as written", () => {
-  expect(readFileSync(join(project.dir, "Pulumi.yaml"), "utf8")).toBe(PROGRAM);
 });
 
 packageLifecycleTests("the README's YAML program, two agents", () => ({
@@ -68,7 +63,7 @@ it("a program whose folder lacks the npm install fails at preview, naming the fo
   const preview = await bare.run(["preview"]);
   expect(preview.code).not.toBe(0);
   expect(`${preview.stdout}${preview.stderr}`.replace(/\s+/g, " ")).toContain(
-    `AgentUserKit "kit": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, ${bare.dir}, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread, then pulumi package add ./node_modules/agent-user-kit)`,
+    `AgentUserKit "kit": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, ${bare.dir}, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread)`,
   );
   expect(emulator.store.applications().filter((app) => app.displayName === "Support agents")).toEqual([]);
 });

@@ -1,15 +1,18 @@
 /**
- * The Pulumi engine `npm run engine` built (PULUMI_ENGINE_BIN, and the azuread
- * plugin at PULUMI_AZUREAD_PLUGIN), run as a user runs it against the
- * emulator: a local file backend with a passphrase, no plugin downloads, the
- * provisioner's ARM_* and the emulator's cloud metadata host in the
- * environment, and the trust bundle `agent-user emulator --env-out` writes.
+ * The Pulumi engine `npm run engine` built from Go modules (PULUMI_ENGINE_BIN),
+ * run as a user runs it against the emulator: a local file backend with a
+ * passphrase, no plugin downloads, the provisioner's ARM_* and the emulator's
+ * cloud metadata host in the environment, and the trust bundle `agent-user
+ * emulator --env-out` writes. No registry serves the azuread plugin, so an
+ * engine built here gets the test-only stand-in (test/azuread-stand-in); a
+ * Pulumi CLI found on PATH (PULUMI_ENGINE_SOURCE=path) installs the real one.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Emulator } from "../../../emulator/server";
 import { trustBundle } from "../../../probes/trust-bundle";
+import { standInLauncher } from "../../azuread-stand-in/launcher";
 import { installConsumer, pinned, REPO } from "../package/consumer";
 
 export interface CommandRun {
@@ -29,18 +32,9 @@ export function engineBin(): string {
   return bin;
 }
 
-/** shared/engine beside the clone or one of its parents, where `npm run engine` finds it too. */
-export function sharedEngine(): string {
-  if (process.env.AGENT_USER_KIT_ENGINE_SOURCES) return process.env.AGENT_USER_KIT_ENGINE_SOURCES;
-  for (let dir = dirname(REPO); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "shared", "engine", "SHA256SUMS"))) return join(dir, "shared", "engine");
-    if (dir === dirname(dir)) throw new Error("no shared/engine/SHA256SUMS beside the clone or its parents: set AGENT_USER_KIT_ENGINE_SOURCES");
-  }
-}
-
-/** The azuread provider binary to install into the plugin cache; undefined when the engine's CLI acquires plugins itself. */
-export function azureadPlugin(): string | undefined {
-  return process.env.PULUMI_AZUREAD_PLUGIN || undefined;
+/** True for the engine `npm run engine` built from Go modules; false for a Pulumi CLI it found on PATH, which acquires its own plugins. */
+export function engineBuiltHere(): boolean {
+  return process.env.PULUMI_ENGINE_SOURCE !== "path";
 }
 
 /**
@@ -85,14 +79,14 @@ export async function engineWorld(work: string, emulator: Emulator): Promise<Eng
   const bundle = join(work, "emulator-trust.pem");
   writeFileSync(bundle, trustBundle(emulator.caPem, {}).text);
   const provisioner = emulator.provisioner()!;
-  const plugin = azureadPlugin();
+  const builtHere = engineBuiltHere();
   const env: NodeJS.ProcessEnv = {
     PATH: `${engineBin()}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
     HOME: work,
     PULUMI_HOME: join(work, "pulumi-home"),
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     PULUMI_SKIP_UPDATE_CHECK: "true",
-    ...(plugin ? { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" } : {}),
+    ...(builtHere ? { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" } : {}),
     ARM_TENANT_ID: provisioner.tenantId,
     ARM_CLIENT_ID: provisioner.clientId,
     ARM_CLIENT_SECRET: provisioner.clientSecret,
@@ -102,10 +96,16 @@ export async function engineWorld(work: string, emulator: Emulator): Promise<Eng
     NODE_EXTRA_CA_CERTS: bundle,
     ...toolCaches(),
   };
-  const args = plugin ? ["plugin", "install", "resource", "azuread", AZUREAD_VERSION, "--file", plugin] : ["plugin", "install", "resource", "azuread", AZUREAD_VERSION];
+  await installAzuread(work, env);
+  return { work, emulator, env };
+}
+
+/** Into env's PULUMI_HOME: the stand-in for an engine built here, the released plugin for a CLI that acquires its own. */
+export async function installAzuread(work: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const args = ["plugin", "install", "resource", "azuread", AZUREAD_VERSION];
+  if (engineBuiltHere()) args.push("--file", standInLauncher(work));
   const installed = await run("pulumi", args, work, env);
   if (installed.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${installed.code}\n${installed.stderr}`);
-  return { work, emulator, env };
 }
 
 export interface PulumiProject {
@@ -209,4 +209,48 @@ export function repoProject(world: EngineWorld, name: string): PulumiProject {
   copyFileSync(join(REPO, "Pulumi.yaml"), join(dir, "Pulumi.yaml"));
   for (const entry of ["infra", "lib", "node_modules", "package.json", "tsconfig.json"]) symlinkSync(join(REPO, entry), join(dir, entry));
   return project(world, dir, [process.execPath, join(REPO, "dist", "probes", "agent-user.js")]);
+}
+
+/** The package's name, the folder a program installs it in, and the plugin executable there. */
+const KIT = "agent-user-kit";
+const KIT_FOLDER = `./node_modules/${KIT}`;
+export const KIT_PLUGIN = `${KIT_FOLDER}/pulumi-resource-${KIT}`;
+
+/**
+ * What a Python, Go, C# or JavaScript user does to use the kit's plugin, as
+ * the README says: Pulumi.yaml names the plugin's folder under
+ * `plugins.providers`; the package's SDK is generated from the schema the
+ * plugin serves into `sdks/agent-user-kit`; the SDK is linked into the program
+ * (package.json and `npm install` for JavaScript; a `replace` in go.mod for
+ * Go). A released CLI (found on PATH) generates it with `pulumi package
+ * gen-sdk`; the language hosts the Go module proxy serves cannot, so an engine
+ * built here uses `npm run engine`'s gensdk, Pulumi's same code generators.
+ */
+export async function addKitPackage(project: PulumiProject, language: "nodejs" | "go"): Promise<void> {
+  const manifest = join(project.dir, "Pulumi.yaml");
+  writeFileSync(manifest, `${readFileSync(manifest, "utf8").replace(/\n?$/, "\n")}plugins:\n  providers:\n    - name: ${KIT}\n      path: ${KIT_FOLDER}\n`);
+  const sdk = join(project.dir, "sdks", KIT);
+  const generator = process.env.PULUMI_SDK_GENERATOR;
+  if (engineBuiltHere() && generator) {
+    const schema = join(dirname(project.dir), `${KIT}-schema.json`);
+    writeFileSync(schema, (await project.ok(["package", "get-schema", KIT_PLUGIN])).stdout);
+    await project.tool(generator, [language, schema, sdk]);
+  } else {
+    const out = join(dirname(project.dir), `${KIT}-sdks`);
+    await project.ok(["package", "gen-sdk", KIT_PLUGIN, "--language", language, "--local", "--out", out]);
+    mkdirSync(dirname(sdk), { recursive: true });
+    renameSync(join(out, language), sdk);
+  }
+  if (language === "go") {
+    const goMod = join(project.dir, "go.mod");
+    const module = /^module (\S+)$/m.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;
+    writeFileSync(goMod, `${readFileSync(goMod, "utf8").replace(/\n?$/, "\n")}\nreplace ${module} => ./sdks/${KIT}\n`);
+    return;
+  }
+  const pkgFile = join(project.dir, "package.json");
+  const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as { dependencies?: Record<string, string> };
+  const name = (JSON.parse(readFileSync(join(sdk, "package.json"), "utf8")) as { name: string }).name;
+  pkg.dependencies = { ...pkg.dependencies, [name]: `file:sdks/${KIT}` };
+  writeFileSync(pkgFile, `${JSON.stringify(pkg, null, 2)}\n`);
+  await project.tool("npm", ["install", "--no-audit", "--no-fund"]);
 }

@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { readmeExample, REPO } from "../package/consumer";
 import { allMinted } from "./lifecycle";
-import { sharedEngine } from "./pulumi-cli";
+import { engineBin, installAzuread } from "./pulumi-cli";
 
 jest.setTimeout(900_000);
 
-const CLONE = ["Pulumi.yaml", "PulumiPlugin.yaml", "package.json", "tsconfig.json", "infra", "lib", "engine", "scripts", "node_modules", "dist"];
+const CLONE = ["Pulumi.yaml", "pulumi-resource-agent-user-kit", "package.json", "tsconfig.json", "infra", "lib", "engine", "scripts", "node_modules", "dist"];
 
 it("README's `pulumi up` block runs as written: the repository's stack is made, every agent mints, and it is destroyed", async () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-user-kit-readme-up-"));
@@ -25,9 +25,10 @@ it("README's `pulumi up` block runs as written: the repository's stack is made, 
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
       HOME: process.env.HOME,
       ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
-      // This directory has no shared/engine beside it, as the clone has.
-      AGENT_USER_KIT_ENGINE_SOURCES: sharedEngine(),
+      // Nothing is downloaded here: `pulumi up` finds the azuread plugin where the block's PULUMI_HOME keeps plugins.
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     };
+    await installAzuread(dir, { ...env, PATH: `${engineBin()}:${env.PATH}`, PULUMI_HOME: join(dir, ".local-up") });
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       execFile("bash", ["-c", script], { cwd: dir, env, encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
         done({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),

@@ -1,51 +1,84 @@
 /**
- * The engine under test is Pulumi's own: the CLI built from Go modules, with
- * Pulumi's Node.js host and the azuread plugin 6.9.1 that `pulumi about`
- * reports, and Pulumi's Go and YAML hosts beside it, each binary the one
- * shared/engine's SHA256SUMS names.
+ * The engine under test is Pulumi's own, built from Go modules at the
+ * versions the wrapper modules under engine/ pin: the CLI, the Node.js,
+ * Python, Go and YAML language hosts (each answers `pulumi about` for a
+ * project of its language with its pinned version) and the SDK generator;
+ * the azuread plugin that `pulumi about` lists is the test-only stand-in,
+ * since no registry serves the real one.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AZUREAD_VERSION, azureadPlugin, consumerProject, engineBin, sharedEngine, type PulumiProject } from "./pulumi-cli";
+import { REPO } from "../package/consumer";
+import { AZUREAD_VERSION, bareProject, engineBin, engineBuiltHere, type PulumiProject } from "./pulumi-cli";
 import { useEngineWorld } from "./world";
 
 jest.setTimeout(300_000);
 
 const t = useEngineWorld();
-let project: PulumiProject;
 
-beforeAll(async () => {
-  const program = join(t.work, "empty-program.js");
-  writeFileSync(program, 'require("@pulumi/pulumi");\n');
-  project = consumerProject(t.world, "about", t.tarball(), program);
-  await project.init("dev", {});
-});
+/** The version a wrapper module under engine/ requires of `module`. */
+function pinnedIn(dir: string, module: string): string {
+  const found = new RegExp(`^\\s*(?:require )?${module.replace(/[./]/g, "\\$&")} v(\\S+)`, "m").exec(readFileSync(join(REPO, "engine", dir, "go.mod"), "utf8"));
+  if (!found) throw new Error(`engine/${dir}/go.mod requires no ${module}`);
+  return found[1]!;
+}
 
-const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+interface About {
+  plugins: Array<{ name: string; kind?: string; version: string }>;
+}
 
-it("pulumi about lists the azuread plugin and Pulumi's Node.js language host", async () => {
-  const { stdout } = await project.ok(["about"]);
-  expect(stdout).toMatch(new RegExp(`resource\\s+azuread\\s+${AZUREAD_VERSION.replace(/\./g, "\\.")}`));
-  expect(stdout).toMatch(/language\s+nodejs\s+3\.\d+\.\d+/);
-});
+/** `pulumi about --json` in a project of `runtime` with nothing else in its folder. */
+async function about(runtime: string): Promise<About> {
+  const project: PulumiProject = bareProject(t.world, `about-${runtime}`, { "Pulumi.yaml": `name: about-${runtime}\nruntime: ${runtime}\n` });
+  return JSON.parse((await project.ok(["about", "--json"])).stdout) as About;
+}
 
-it("the PATH dir holds pulumi and Pulumi's Node.js, Go and YAML hosts, and not the provider, which the plugin cache holds", () => {
-  const bin = engineBin();
-  for (const name of ["pulumi", "pulumi-language-nodejs", "pulumi-language-go", "pulumi-language-yaml", "pulumi-resource-pulumi-nodejs"]) expect([name, existsSync(join(bin, name))]).toEqual([name, true]);
-  expect(existsSync(join(bin, "pulumi-resource-azuread"))).toBe(false);
-});
+const HOSTS: Array<[runtime: string, dir: string, module: string]> = [
+  ["nodejs", "hosts/nodejs", "github.com/pulumi/pulumi/sdk/v3"],
+  ["python", "hosts/python", "github.com/pulumi/pulumi/sdk/v3"],
+  ["go", "hosts/go", "github.com/pulumi/pulumi/sdk/v3"],
+  ["yaml", "hosts/yaml", "github.com/pulumi/pulumi-yaml"],
+];
 
-it("the four binaries built from shared/engine are the ones its SHA256SUMS names", () => {
-  const plugin = azureadPlugin();
-  // A Pulumi CLI found on PATH acquires its own released plugins, which no SHA256SUMS here names.
-  if (!plugin) return expect(process.env.PULUMI_AZUREAD_PLUGIN).toBe("");
-  const expected = Object.fromEntries(
-    readFileSync(join(sharedEngine(), "SHA256SUMS"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => line.split(/\s+/).reverse()),
-  ) as Record<string, string>;
-  const built = { "pulumi-resource-azuread": plugin, ...Object.fromEntries(["nodejs", "go", "yaml"].map((h) => [`pulumi-language-${h}`, join(engineBin(), `pulumi-language-${h}`)])) };
-  expect(Object.fromEntries(Object.entries(built).map(([name, file]) => [name, sha256(file)]))).toEqual(expected);
+describe("on the engine npm run engine built from Go modules", () => {
+  beforeAll(() => {
+    if (!engineBuiltHere()) throw new Error("PULUMI_ENGINE_SOURCE=path: this file checks the engine built from Go modules; a CLI found on PATH brings its own");
+  });
+
+  it("pulumi version is the CLI engine/go.mod pins", () => {
+    expect(execFileSync(join(engineBin(), "pulumi"), ["version"], { encoding: "utf8" }).trim()).toBe(`v${pinnedIn(".", "github.com/pulumi/pulumi/pkg/v3")}`);
+  });
+
+  it.each(HOSTS)("the %s host answers pulumi about with the version its wrapper module pins", async (runtime, dir, module) => {
+    const { plugins } = await about(runtime);
+    expect(plugins.filter((p) => p.kind === "language")).toEqual([expect.objectContaining({ name: runtime, version: pinnedIn(dir, module) })]);
+  });
+
+  it("the PATH dir holds pulumi, the four hosts, the Python host's exec script and the dynamic-provider host, and no azuread plugin", () => {
+    const bin = engineBin();
+    const names = ["pulumi", ...HOSTS.map(([runtime]) => `pulumi-language-${runtime}`), "pulumi-language-python-exec", "pulumi-resource-pulumi-nodejs"];
+    expect(names.filter((name) => !existsSync(join(bin, name)))).toEqual([]);
+    expect(existsSync(join(bin, "pulumi-resource-azuread"))).toBe(false);
+  });
+
+  it("the SDK generator writes a Node.js, Python and Go SDK of the kit's schema", () => {
+    const generator = process.env.PULUMI_SDK_GENERATOR!;
+    const out = join(t.work, "sdks");
+    mkdirSync(out);
+    const schema = join(out, "schema.json");
+    writeFileSync(schema, readFileSync(join(REPO, "docs/schema.json")));
+    for (const language of ["nodejs", "python", "go"]) execFileSync(generator, [language, schema, join(out, language)]);
+    expect(JSON.parse(readFileSync(join(out, "nodejs", "package.json"), "utf8"))).toMatchObject({ name: "@pulumi/agent-user-kit", pulumi: { resource: true, name: "agent-user-kit" } });
+    expect(readFileSync(join(out, "python", "pulumi_agent_user_kit", "agent_user_kit.py"), "utf8")).toContain("class AgentUserKit(pulumi.ComponentResource)");
+    expect(readFileSync(join(out, "go", "go.mod"), "utf8")).toMatch(/^module example\.com\/pulumi-agent-user-kit\/sdk\/go$/m);
+  });
+
+  it("pulumi plugin ls lists the azuread plugin at the version @pulumi/azuread asks for: the stand-in, installed into PULUMI_HOME", async () => {
+    const project = bareProject(t.world, "plugins", { "Pulumi.yaml": "name: plugins\nruntime: nodejs\n" });
+    const plugins = JSON.parse((await project.ok(["plugin", "ls", "--json"])).stdout) as Array<{ name: string; kind: string; version: string }>;
+    expect(plugins).toContainEqual(expect.objectContaining({ name: "azuread", kind: "resource", version: AZUREAD_VERSION }));
+    const installed = join(t.world.env.PULUMI_HOME!, "plugins", `resource-azuread-v${AZUREAD_VERSION}`, "pulumi-resource-azuread");
+    expect(readFileSync(installed, "utf8")).toContain(join("azuread-stand-in", "main.js"));
+  });
 });

@@ -2,15 +2,14 @@
  * The package as the registry and an installer see it: what `npm pack` puts
  * in the tarball (every file something loads, nothing else), the packed
  * manifest (publishable, licensed, no install-time script, a Pulumi
- * component plugin whose main serves it), `npm publish
+ * provider plugin whose executable runs main), `npm publish
  * --dry-run`, and a token-only install: the kit and undici, nothing more,
  * with no install-script warning from npm.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
-import { parse } from "yaml";
 import { packTarball, REPO } from "./consumer";
 
 jest.setTimeout(180_000);
@@ -85,8 +84,6 @@ function reachable(): Set<string> {
   add("package.json");
   add("README.md");
   add("LICENSE");
-  // What Pulumi reads to run the folder as a component plugin; its main is below.
-  add("PulumiPlugin.yaml");
   add(strip(manifest.main));
   add(strip(manifest.types));
   for (const bin of Object.values(manifest.bin)) add(strip(bin));
@@ -113,8 +110,13 @@ describe("npm pack", () => {
     expect(loaded.has("dist/lib/llhttp_simd.wasm")).toBe(true);
   });
 
-  it("is a Pulumi component plugin: PulumiPlugin.yaml runs it on Node.js with a production install, main serves it, and imports by name still reach the token library", () => {
-    expect(parse(packed.get("PulumiPlugin.yaml")!)).toEqual({ runtime: { name: "nodejs", options: { production: true } } });
+  it("is a Pulumi provider plugin: an executable pulumi-resource-agent-user-kit at its root runs main, and imports by name still reach the token library", () => {
+    // Pulumi starts `pulumi-resource-<name>` from the folder a program names under plugins.providers, with no language host.
+    const plugin = join(work, "unpacked", "package", "pulumi-resource-agent-user-kit");
+    expect([statSync(plugin).mode & 0o111, packed.get("pulumi-resource-agent-user-kit")!.split("\n")[0]]).toEqual([0o111, "#!/usr/bin/env node"]);
+    expect(packed.get("pulumi-resource-agent-user-kit")).toContain(`require("./${manifest.main}")()`);
+    expect(manifest.bin["pulumi-resource-agent-user-kit"]).toBe("pulumi-resource-agent-user-kit");
+    expect(packed.has("PulumiPlugin.yaml")).toBe(false);
     expect(manifest.main).toBe("dist/infra/plugin/index.js");
     expect(packed.has("dist/infra/plugin/schema.json")).toBe(true);
     // `import … from "agent-user-kit"` resolves through exports, which main does not change; TypeScript's types likewise.
