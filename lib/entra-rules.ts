@@ -117,14 +117,18 @@ export function displayNameProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** Why the part of a UPN before the @ (an agent user's mail nickname too) would be refused, or undefined. */
-export function upnLocalPartProblem(value: string): string | undefined {
+/**
+ * Why the part of a UPN before the @ (an agent user's mail nickname too) would
+ * be refused, or undefined. `quote` shows the value (a caller whose value is a
+ * secret shows none of it), as in each rule below that quotes one.
+ */
+export function upnLocalPartProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
   if (value.length > LIMITS.upnLocalPart) {
     return `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`;
   }
   // The policy refuses a period right before the @, which is the end of this part.
   if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quoteValue(value)})`;
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quote(value)})`;
   }
   return undefined;
 }
@@ -136,9 +140,9 @@ export function isDomainName(value: string): boolean {
 }
 
 /** Why the part of a UPN after the @ would be refused, or undefined. Graph also requires it to be a verified domain of the tenant. */
-export function upnDomainProblem(value: string): string | undefined {
+export function upnDomainProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
   if (!isDomainName(value)) {
-    return `must be a domain name such as contoso.onmicrosoft.com (got ${quoteValue(value)}); Graph also requires it to be verified in the tenant`;
+    return `must be a domain name such as contoso.onmicrosoft.com (got ${quote(value)}); Graph also requires it to be verified in the tenant`;
   }
   if (value.length > LIMITS.upnDomain) return `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`;
   return undefined;
@@ -174,12 +178,15 @@ export function baseUrlOf(value: string): string {
  * credential's issuer): a base that already has a path, query or fragment would
  * make every one of them wrong. Plain http only on loopback (the emulator).
  */
-export function baseUrlProblem(value: string): string | undefined {
-  const problem = secureUrlProblem(value);
+export function baseUrlProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
+  const problem = secureUrlProblem(value, quote);
   if (problem) return problem;
   const url = new URL(value);
   if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
-    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${quoteValue(`${url.origin}${url.pathname}`)})`;
+    const origin = `${url.protocol}//${url.host}`;
+    // The example is the value's own origin: shown only where `quote` shows the value.
+    const example = quote(origin) === quoteValue(origin) ? origin : "its origin alone";
+    return `must be a base URL with no path, query or fragment, such as ${example} (got ${quote(`${url.origin}${url.pathname}`)})`;
   }
   return undefined;
 }

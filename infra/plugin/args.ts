@@ -4,7 +4,7 @@ import { kitSource, type AgentUserKitArgs } from "../components/kit-args";
 import { isPending } from "../components/pending";
 import { isObject } from "../../lib/json-value";
 import { quoteValue } from "../../lib/printable";
-import { ConfigError, CREDENTIAL_MODES, type CredentialMode } from "../config";
+import { ConfigError, CREDENTIAL_MODES, SECRET_VALUE, type CredentialMode } from "../config";
 
 /*
  * AgentUserKit's arguments as Python, Go, C# and YAML programs give them
@@ -66,18 +66,21 @@ const MODE_FIELDS: Record<CredentialMode, ReadonlyArray<keyof CredentialArgs>> =
 export function kitArgs(name: string, args: AgentUserKitPackageArgs): AgentUserKitArgs {
   const { credential, ...rest } = args;
   if (credential === undefined) return rest;
-  const shaped = isPending(credential) || isPending(credential.mode) ? pulumi.output(credential).apply((c) => credentialShape(name, c)) : credentialShape(name, credential);
-  return { ...rest, credential: shaped };
+  if (!isPending(credential) && !isPending(credential.mode)) return { ...rest, credential: credentialShape(name, credential, false) };
+  // A program's secret (fn::secret in YAML) arrives as a secret Output: its problems name the field, never the value.
+  const whole = pulumi.output(credential);
+  return { ...rest, credential: pulumi.all([whole, pulumi.isSecret(whole)]).apply(([c, secret]) => credentialShape(name, c, secret)) };
 }
 
-function credentialShape(name: string, credential: CredentialArgs | pulumi.UnwrappedObject<CredentialArgs>): BlueprintCredentialArgs {
+function credentialShape(name: string, credential: CredentialArgs | pulumi.UnwrappedObject<CredentialArgs>, secret: boolean): BlueprintCredentialArgs {
   const fail = (message: string): never => {
     throw new ConfigError([{ key: "credential", message }], kitSource(name));
   };
-  if (!isObject(credential as unknown)) return fail(`must be an object with a mode (${CREDENTIAL_MODES.join(", ")}), not ${quoteValue(credential)}`);
+  const quote = (value: unknown) => (secret ? SECRET_VALUE : quoteValue(value));
+  if (!isObject(credential as unknown)) return fail(`must be an object with a mode (${CREDENTIAL_MODES.join(", ")}), not ${quote(credential)}`);
   const mode = credential.mode as CredentialMode;
   const allowed = Object.hasOwn(MODE_FIELDS, mode) ? MODE_FIELDS[mode] : undefined;
-  if (allowed === undefined) return fail(`mode must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoteValue(mode)}`);
+  if (allowed === undefined) return fail(`mode must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quote(mode)}`);
   const stray = (Object.keys(credential) as Array<keyof CredentialArgs>).filter((key) => key !== "mode" && credential[key] !== undefined && !allowed.includes(key));
   if (stray.length > 0) return fail(`${stray.join(" and ")} ${stray.length === 1 ? "is" : "are"} not used in ${mode} mode; remove ${stray.length === 1 ? "it" : "them"} or change mode`);
   if (mode === "secret") return { mode, endDate: credential.endDate };
