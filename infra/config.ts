@@ -6,7 +6,7 @@ import { agentList, hasAgents, scopeList, shorthandAgent, type AgentConfig } fro
 import { credentialConfig, type CredentialConfig } from "./config-credential";
 import { CONFIG_NAMESPACE, named, quoted, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 import { audience, displayName, domain, guid, guidList, integer, list, text, url } from "./config-values";
-import { isGuid } from "../lib/entra-rules";
+import { isGuid, scopeValueProblem } from "../lib/entra-rules";
 
 export { CONFIG_KEYS, CONFIG_NAMESPACE, SECRET_VALUE, type AgentSpec, type ConfigKey, type RawConfig } from "./config-keys";
 export type { AgentConfig } from "./config-agents";
@@ -122,7 +122,8 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
  */
 function onBehalfOfConfig(raw: RawConfig, agents: readonly AgentConfig[] | undefined, fail: Fail): KitConfig["onBehalfOf"] {
   const scope = text(raw, "onBehalfOfScope", fail);
-  if (scope !== undefined && (/\s/.test(scope) || scope.startsWith(".") || scope.length > 120)) fail("onBehalfOfScope", `must be one scope name without spaces, not starting with '.', such as access_agent, got ${quoted(fail, "onBehalfOfScope", scope)}`);
+  const problem = scope === undefined ? undefined : scopeValueProblem(scope);
+  if (problem) fail("onBehalfOfScope", `${problem}: one scope name such as access_agent, got ${quoted(fail, "onBehalfOfScope", scope)}`);
   const clients = list(raw, "onBehalfOfClients", fail) ?? [];
   const bad = clients.filter((c) => !isGuid(c));
   if (bad.length > 0) fail("onBehalfOfClients", `must hold client application appIds (GUIDs), not ${bad.map((b) => quoted(fail, "onBehalfOfClients", b)).join(", ")}`);

@@ -109,6 +109,27 @@ export function isPlaceholderGuid(value: string): boolean {
   return PLACEHOLDER_GUID.test(value.trim());
 }
 
+/**
+ * A delegated permission's value (permissionScope.value, the scope a token's
+ * `scp` carries), as Microsoft's page for permissionScope gives it
+ * (microsoft-graph-docs-contrib api-reference/v1.0/resources/permissionscope.md,
+ * "value"): at most 120 characters, each a letter, a digit or one of
+ * : ! # $ % & ' ( ) * + , - . / ; < = > ? @ [ ] ^ _ ` { | } ~ (every printable
+ * ASCII character but the space, `"` and `\`: no control character), and,
+ * as Graph's metadata for the property adds, not starting with a dot.
+ */
+const SCOPE_VALUE = /^[!#-[\]-~]+$/;
+export const SCOPE_VALUE_MAX = 120;
+
+/** Why a permission scope value would be refused, or undefined; the value itself is left to the caller to quote. */
+export function scopeValueProblem(value: string): string | undefined {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > SCOPE_VALUE_MAX) return `is ${value.length} characters; Entra allows at most ${SCOPE_VALUE_MAX} in a scope value`;
+  if (!SCOPE_VALUE.test(value)) return "may hold only letters, digits and : ! # $ % & ' ( ) * + , - . / ; < = > ? @ [ ] ^ _ ` { | } ~ (no space, quote, backslash or control character)";
+  if (value.startsWith(".")) return "must not start with '.'";
+  return undefined;
+}
+
 /** Why a display name would be refused, or undefined. */
 export function displayNameProblem(value: string): string | undefined {
   if (value.length > LIMITS.displayName) return `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`;

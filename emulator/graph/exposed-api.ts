@@ -1,5 +1,5 @@
 import { isObject } from "../../lib/json-value";
-import { isGuid } from "../../lib/entra-rules";
+import { isGuid, scopeValueProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest } from "../router";
 import type { ApiApplication, Application, PermissionScope } from "../store";
 import { graphError } from "./envelope";
@@ -92,8 +92,8 @@ function checkedScopes(req: EmulatorRequest, given: unknown): PermissionScope[] 
     const scope = isObject(s) ? s : {};
     const bad = (what: string) => graphError(req, GRAPH_ERRORS.permissionScopeInvalid(`[${i}].${what}`));
     if (!isGuid(scope.id)) throw bad("id must be a GUID");
-    // permissionScope.value: no spaces, and not starting with a dot.
-    if (!text(scope.value) || /\s/.test(scope.value) || scope.value.startsWith(".")) throw bad("value must be a name without spaces, not starting with '.'");
+    // permissionScope.value by Entra's character set and length (lib/entra-rules.ts names the page), the kit's own rule.
+    if (typeof scope.value !== "string" || scopeValueProblem(scope.value) !== undefined) throw graphError(req, GRAPH_ERRORS.permissionScopeValueInvalid());
     if (scope.type !== "User" && scope.type !== "Admin") throw bad("type must be User or Admin");
     if (typeof scope.isEnabled !== "boolean") throw bad("isEnabled must be true or false");
     if (!text(scope.adminConsentDisplayName) || !text(scope.adminConsentDescription)) throw bad("adminConsentDisplayName and adminConsentDescription are required");

@@ -155,7 +155,6 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
     return checkInputs(news, (c) => ({
       blueprintAppId: c.guid("blueprintAppId"),
       blueprintObjectId: c.guid("blueprintObjectId"),
-      // permissionScope.value: no spaces, not starting with a dot.
       scope: c.scopeValue("scope"),
       preAuthorizedClients: c.guidList("preAuthorizedClients"),
     }));

@@ -116,6 +116,11 @@ describe("blueprint API provider over HTTP", () => {
     }
   });
 
+  it.each([["acc\x1b]52;c;eA==\x07ess"], ["x\x1b[2J"], ["access\"agent"]])("refuses a scope value outside Entra's character set at check: %j", async (scope) => {
+    const { failures } = await blueprintApiProvider.check!({} as BlueprintApiInputs, { ...t.common, blueprintAppId: FRONT_END, blueprintObjectId: FRONT_END, scope, preAuthorizedClients: [] });
+    expect(failures).toEqual([{ property: "scope", reason: expect.stringContaining("may hold only letters, digits and") }]);
+  });
+
   it("refuses a scope with a space and a client that is not an appId at check", async () => {
     const { failures } = await blueprintApiProvider.check!({} as BlueprintApiInputs, { ...t.common, blueprintAppId: FRONT_END, blueprintObjectId: FRONT_END, scope: "access agent", preAuthorizedClients: ["web"] });
     expect((failures ?? []).map((f) => f.property).sort()).toEqual(["preAuthorizedClients", "scope"]);
