@@ -4,7 +4,7 @@ import type { AppRoleOutputs } from "../lib/stack-outputs";
 import { isObject } from "../lib/json-value";
 import { didYouMean } from "../lib/did-you-mean";
 import { DEFAULT_SCOPES } from "./scope-policy";
-import { CONFIG_NAMESPACE, named, quoted, type AgentSpec, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
+import { CONFIG_NAMESPACE, fieldName, named, quoted, type AgentSpec, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 import { displayName, isSet, list, upnLocalPart } from "./config-values";
 
 /** The agents of a stack: the one-agent keys or the `agents` list, and the scopes they are granted. */
@@ -99,7 +99,7 @@ export function agentList(raw: RawConfig, userDomain: string | undefined, scopes
       return;
     }
     const spec = item as Record<string, unknown>;
-    for (const key of Object.keys(spec)) if (!AGENT_FIELDS.includes(key)) at(key, `is not an agent field (${AGENT_FIELDS.join(", ")})`);
+    for (const key of Object.keys(spec)) if (!AGENT_FIELDS.includes(key)) at(fieldName(key), `is not an agent field (${AGENT_FIELDS.join(", ")})`);
     const name = typeof spec.name === "string" ? spec.name.trim() : undefined;
     if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${quoted(fail, "agents", spec.name)})`);
     else if (seenNames.has(name.toLowerCase())) at("name", "is used by another agent");

@@ -76,3 +76,8 @@ export function quoted(fail: Fail, key: ConfigKey, value: unknown): string {
 export function named(fail: Fail, key: ConfigKey, name: string): string {
   return fail.secret(key) ? SECRET_VALUE : printable(name);
 }
+
+/** A field's name from outside as a problem names it: bare when it is a plain identifier, else quoted (printable and bounded, as quoteValue quotes). */
+export function fieldName(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(name) ? name : quoteValue(name);
+}

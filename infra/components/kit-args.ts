@@ -4,6 +4,7 @@ import { isObject } from "../../lib/json-value";
 import type { AppRoleOutputs } from "../../lib/stack-outputs";
 import { appRoleList } from "../config-agents";
 import type { BlueprintCredentialArgs } from "./blueprint";
+import { MAX_INPUT_DEPTH, nestsDeeperThan, TOO_DEEP } from "./input-depth";
 import { isPending } from "./pending";
 
 /*
@@ -195,6 +196,7 @@ export function stackPlan(given: AgentUserKitStackConfig): KitPlan {
  * Output decides is known only after they pass.
  */
 export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
+  refuseDeepArgs(name, given);
   const args = withFlatCredential(name, given);
   checkKnownArgs(name, args);
   const resolved = pulumi.output(given) as pulumi.Output<ResolvedArgs>;
@@ -299,12 +301,25 @@ const READS: Partial<Record<ConfigKey, readonly ConfigKey[]>> = {
 };
 const CREDENTIAL_KEYS: readonly ConfigKey[] = ["credential", "secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"];
 
-/** Whether a value holds an Output anywhere (an Output, or a list or agent with one inside). */
-function holdsOutput(value: unknown): boolean {
+/**
+ * Whether a value holds an Output anywhere (an Output, or a list or agent with
+ * one inside), looking no deeper than `depth` containers: refuseDeepArgs has
+ * refused any argument that nests deeper.
+ */
+function holdsOutput(value: unknown, depth = MAX_INPUT_DEPTH): boolean {
   if (isPending(value)) return true;
-  if (Array.isArray(value)) return value.some(holdsOutput);
-  if (value !== null && typeof value === "object") return Object.values(value).some(holdsOutput);
-  return false;
+  if (depth === 0 || value === null || typeof value !== "object") return false;
+  return Object.values(value).some((item) => holdsOutput(item, depth - 1));
+}
+
+/**
+ * Refuses, by name, each argument that nests deeper than any the kit takes,
+ * before anything (Pulumi's unwrapping first) walks the arguments.
+ */
+export function refuseDeepArgs(name: string, args: object): void {
+  // An argument's name is a configuration key, or one of the component's own (singleAgentNames).
+  const deep = Object.entries(args).filter(([, value]) => nestsDeeperThan(value));
+  if (deep.length > 0) throw new ConfigError(deep.map(([key]) => ({ key: key as ConfigKey, message: TOO_DEEP })), kitSource(name));
 }
 
 /**
