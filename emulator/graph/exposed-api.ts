@@ -15,7 +15,8 @@ import { GRAPH_ERRORS } from "./errors";
  * scope has an id, a value, a type and its consent texts; an enabled scope
  * is neither removed nor changed before it is disabled; an identifier URI is
  * the default `api://{appId}` form or on a verified domain, and unique in the
- * tenant. The token endpoint reads them (on-behalf-of's audience and scopes).
+ * tenant without case, within one application too. The token endpoint
+ * reads them (on-behalf-of's audience and scopes).
  */
 
 /** The exposed API a body sets, checked against the blueprint as it stands: only the fields the body gives. */
@@ -57,9 +58,13 @@ function checkedUris(req: EmulatorRequest, ctx: EmulatorContext, app: Pick<Appli
   for (const uri of given) {
     if (!supportedIdentifierUri(uri, app.appId, ctx.store.tenantId, ctx.store.domains)) throw graphError(req, GRAPH_ERRORS.identifierUriRefused(uri));
   }
+  // Unique without case, in the tenant and within the list itself: a token's audience names an identifier URI in any case (README: identifier URIs).
+  const seen: string[] = [];
   for (const uri of given) {
-    const holder = ctx.store.applications().find((a) => a.id !== app.id && (a.identifierUris ?? []).some((u) => u.toLowerCase() === uri.toLowerCase()));
+    const key = uri.toLowerCase();
+    const holder = seen.includes(key) || ctx.store.applications().some((a) => a.id !== app.id && (a.identifierUris ?? []).some((u) => u.toLowerCase() === key));
     if (holder) throw graphError(req, GRAPH_ERRORS.identifierUriTaken(uri));
+    seen.push(key);
   }
   return [...given];
 }

@@ -131,6 +131,14 @@ describe("a blueprint's exposed API", () => {
     expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
   });
 
+  it("refuses an identifier URI twice in one list, in another case too, as another object's is (unique without case)", async () => {
+    const ours = `api://${DEFAULT_IDS.blueprintAppId}`;
+    for (const uris of [[ours, ours], [ours, ours.toUpperCase()], [`https://${DEFAULT_IDS.domain}/agent`, `HTTPS://${DEFAULT_IDS.domain.toUpperCase()}/agent`]]) {
+      const answer = await d.call("PATCH", path, { body: { identifierUris: uris }, token: editor() });
+      expect([answer.status, answer.body.error]).toEqual([400, expect.objectContaining({ code: "Request_BadRequest", message: `Another object with the same value for property identifierUris already exists: '${uris[1]}'.` })]);
+    }
+  });
+
   it("takes api://{appId} with a verified domain's URI, and refuses a caller holding Directory.ReadWrite.All", async () => {
     const verified = await d.call("PATCH", path, { body: { identifierUris: [`api://${DEFAULT_IDS.blueprintAppId}`, `https://${DEFAULT_IDS.domain}/agent`] }, token: editor() });
     expect(verified.status).toBe(204);
