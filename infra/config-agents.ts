@@ -4,7 +4,7 @@ import type { AppRoleOutputs } from "../lib/stack-outputs";
 import { isObject } from "../lib/json-value";
 import { didYouMean } from "../lib/did-you-mean";
 import { DEFAULT_SCOPES } from "./scope-policy";
-import { CONFIG_NAMESPACE, type AgentSpec, type Fail, type RawConfig } from "./config-keys";
+import { CONFIG_NAMESPACE, fieldName, named, quoted, type AgentSpec, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 import { displayName, isSet, list, upnLocalPart } from "./config-values";
 
 /** The agents of a stack: the one-agent keys or the `agents` list, and the scopes they are granted. */
@@ -30,10 +30,11 @@ const ROLE = /^[A-Za-z0-9._-]+$/;
 
 /**
  * An agent's `appRoles`, normalized (resource appIds lower-cased, entries of
- * one resource merged, roles unique), or the problem with it. One rule for
- * the validator and for a component's layout, which names a resource per role.
+ * one resource merged, roles unique), or the problem with it, the value at
+ * fault shown by `quote`. One rule for the validator and for a component's
+ * layout, which names a resource per role.
  */
-export function appRoleList(value: unknown): { appRoles: AppRoleOutputs[] } | { problem: string } {
+export function appRoleList(value: unknown, quote: (value: unknown) => string = quoteValue): { appRoles: AppRoleOutputs[] } | { problem: string } {
   if (value === undefined) return { appRoles: [] };
   const form = "must be a list of { resource, roles }: resource the API's appId (a GUID), roles its app role values";
   if (!Array.isArray(value)) return { problem: form };
@@ -41,7 +42,7 @@ export function appRoleList(value: unknown): { appRoles: AppRoleOutputs[] } | { 
   for (const entry of value) {
     if (!isObject(entry) || !isGuid(entry.resource) || !Array.isArray(entry.roles) || entry.roles.length === 0) return { problem: form };
     const bad = entry.roles.find((role) => typeof role !== "string" || !ROLE.test(role));
-    if (bad !== undefined) return { problem: `holds the role ${quoteValue(bad)}: an app role value is letters, digits and . _ -` };
+    if (bad !== undefined) return { problem: `holds the role ${quote(bad)}: an app role value is letters, digits and . _ -` };
     const resource = entry.resource.toLowerCase();
     byResource.set(resource, [...new Set([...(byResource.get(resource) ?? []), ...(entry.roles as string[])])]);
   }
@@ -88,30 +89,31 @@ export function agentList(raw: RawConfig, userDomain: string | undefined, scopes
     return undefined;
   }
   const agents: AgentConfig[] = [];
+  const shown = scopeNames(fail, "agents");
   const seenNames = new Set<string>();
   const seenUsers = new Set<string>();
   items.forEach((item: unknown, index) => {
-    const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${quoteValue((item as AgentSpec).name)})` : ""}.${field} ${message}`);
+    const at = (field: string, message: string) => fail("agents", `[${index}]${typeof (item as AgentSpec)?.name === "string" ? ` (${quoted(fail, "agents", (item as AgentSpec).name)})` : ""}.${field} ${message}`);
     if (!isObject(item)) {
       fail("agents", `[${index}] must be an object { name, identityName?, userName, scopes? }`);
       return;
     }
     const spec = item as Record<string, unknown>;
-    for (const key of Object.keys(spec)) if (!AGENT_FIELDS.includes(key)) at(key, `is not an agent field (${AGENT_FIELDS.join(", ")})`);
+    for (const key of Object.keys(spec)) if (!AGENT_FIELDS.includes(key)) at(fieldName(key), `is not an agent field (${AGENT_FIELDS.join(", ")})`);
     const name = typeof spec.name === "string" ? spec.name.trim() : undefined;
-    if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${quoteValue(spec.name)})`);
+    if (!name || !AGENT_NAME.test(name)) at("name", `is required: 1 to 63 letters, digits and dashes (got ${quoted(fail, "agents", spec.name)})`);
     else if (seenNames.has(name.toLowerCase())) at("name", "is used by another agent");
     const identityName = spec.identityName === undefined ? name : typeof spec.identityName === "string" ? spec.identityName.trim() : undefined;
     const identityProblem = identityName === undefined || identityName === "" ? "must be a non-empty string" : displayNameProblem(identityName);
     if (spec.identityName !== undefined && identityProblem) at("identityName", identityProblem);
     const userName = typeof spec.userName === "string" ? spec.userName.trim() : undefined;
-    const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalPartProblem(userName);
+    const userProblem = !userName ? "is required: the agent user's mail nickname" : upnLocalPartProblem(userName, (v) => quoted(fail, "agents", v));
     if (userProblem) at("userName", userProblem);
     else if (seenUsers.has(userName!.toLowerCase())) at("userName", "is used by another agent (one agent user per agent identity)");
-    const agentScopes = spec.scopes === undefined ? scopes : (allowedList(spec.scopes, allowed, (message) => at("scopes", message)) ?? scopes);
-    const roles = appRoleList(spec.appRoles);
+    const agentScopes = spec.scopes === undefined ? scopes : (allowedList(spec.scopes, allowed, shown, (message) => at("scopes", message)) ?? scopes);
+    const roles = appRoleList(spec.appRoles, (v) => quoted(fail, "agents", v));
     if ("problem" in roles) at("appRoles", roles.problem);
-    const oboScopes = spec.onBehalfOfScopes === undefined ? [] : allowedList(spec.onBehalfOfScopes, allowed, (message) => at("onBehalfOfScopes", message));
+    const oboScopes = spec.onBehalfOfScopes === undefined ? [] : allowedList(spec.onBehalfOfScopes, allowed, shown, (message) => at("onBehalfOfScopes", message));
     if (name) seenNames.add(name.toLowerCase());
     if (userName) seenUsers.add(userName.toLowerCase());
     if (name && AGENT_NAME.test(name) && identityName && !identityProblem && userName && !userProblem && "appRoles" in roles && oboScopes) {
@@ -123,7 +125,7 @@ export function agentList(raw: RawConfig, userDomain: string | undefined, scopes
 
 
 /** A non-empty list of scope names, each in the allow-list; undefined (with the problem reported) otherwise. */
-function allowedList(value: unknown, allowed: readonly string[], fail: (message: string) => void): string[] | undefined {
+function allowedList(value: unknown, allowed: readonly string[], shown: ScopeNames, fail: (message: string) => void): string[] | undefined {
   const list = Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]).map((v) => v.trim()).filter(Boolean) : undefined;
   if (!list || list.length === 0) {
     fail("must be a non-empty list of scope names");
@@ -131,20 +133,29 @@ function allowedList(value: unknown, allowed: readonly string[], fail: (message:
   }
   const refused = list.filter((v) => !SCOPE.test(v) || !allowed.includes(v));
   if (refused.length > 0) {
-    fail(`holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")})`);
+    fail(`holds ${shown(refused, allowed)}, not in the allow-list (${allowed.join(", ")})`);
     return undefined;
   }
   return [...new Set(list)];
 }
 
-/** Refused scope names, each with the allowed one it most likely misspells: `User.Reed (did you mean User.Read?)`. */
-function namedWithGuesses(refused: readonly string[], allowed: readonly string[]): string {
-  return refused
-    .map((scope) => {
-      const guess = didYouMean(scope, allowed);
-      return guess ? `${scope} (did you mean ${guess}?)` : scope;
-    })
-    .join(", ");
+/** How a problem with `key` lists refused scope names. */
+type ScopeNames = (refused: readonly string[], allowed: readonly string[]) => string;
+
+/**
+ * Refused scope names, each printable with the allowed one it most likely
+ * misspells: `User.Reed (did you mean User.Read?)`. A guess would tell of a
+ * secret value: a secret's names are shown as SECRET_VALUE, with no guess.
+ */
+function scopeNames(fail: Fail, key: ConfigKey): ScopeNames {
+  return (refused, allowed) =>
+    refused
+      .map((scope) => {
+        const guess = fail.secret(key) ? undefined : didYouMean(scope, allowed);
+        const name = named(fail, key, scope);
+        return guess ? `${name} (did you mean ${guess}?)` : name;
+      })
+      .join(", ");
 }
 
 export function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail): string[] {
@@ -154,10 +165,10 @@ export function scopeList(raw: RawConfig, allowed: readonly string[], fail: Fail
     return values;
   }
   const malformed = values.filter((value) => !SCOPE.test(value));
-  if (malformed.length > 0) fail("scopes", `holds malformed scope names: ${malformed.map((m) => quoteValue(m)).join(", ")}`);
+  if (malformed.length > 0) fail("scopes", `holds malformed scope names: ${malformed.map((m) => quoted(fail, "scopes", m)).join(", ")}`);
   const refused = values.filter((value) => SCOPE.test(value) && !allowed.includes(value));
   if (refused.length > 0) {
-    fail("scopes", `holds ${namedWithGuesses(refused, allowed)}, not in the allow-list (${allowed.join(", ")}); add them to ${CONFIG_NAMESPACE}:allowedScopes only if the agent user must have them`);
+    fail("scopes", `holds ${scopeNames(fail, "scopes")(refused, allowed)}, not in the allow-list (${allowed.join(", ")}); add them to ${CONFIG_NAMESPACE}:allowedScopes only if the agent user must have them`);
   }
   return [...new Set(values)];
 }

@@ -1,6 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { quoteValue } from "../lib/printable";
-import type { ConfigKey, Fail, RawConfig } from "./config-keys";
+import { quoted, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 import { futureDate, guid, isSet, text } from "./config-values";
 
 /** How the blueprint proves itself in hop 1: the `credential` key and what each mode needs. */
@@ -19,7 +18,7 @@ export type CredentialConfig =
 export function credentialConfig(raw: RawConfig, now: Date, fail: Fail): CredentialConfig | undefined {
   const mode = text(raw, "credential", fail) ?? "secret";
   if (!(CREDENTIAL_MODES as readonly string[]).includes(mode)) {
-    fail("credential", `must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoteValue(mode)}`);
+    fail("credential", `must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoted(fail, "credential", mode)}`);
     return undefined;
   }
   // A key of another mode is a sign of a half-made switch; naming it beats silently ignoring it.

@@ -1,3 +1,5 @@
+import { printable, quoteValue } from "../lib/printable";
+
 /** The stack configuration's keys and their raw form, as Pulumi hands them over. */
 
 /** The project's configuration namespace: keys are `agent-user-kit:<key>`. */
@@ -56,4 +58,26 @@ export interface AgentSpec {
 }
 
 /** Records one problem with a key; validation goes on to report every problem at once. */
-export type Fail = (key: ConfigKey, message: string) => void;
+export interface Fail {
+  (key: ConfigKey, message: string): void;
+  /** Whether the key's value holds a Pulumi secret: a problem with it names the key and the problem, never the value. */
+  readonly secret: (key: ConfigKey) => boolean;
+}
+
+/** What a problem shows in place of a secret value: nothing of it, as Pulumi's own output shows one. */
+export const SECRET_VALUE = "[secret]";
+
+/** A value at fault as a problem with `key` quotes it: quoteValue's quote, or SECRET_VALUE when the key is a secret. */
+export function quoted(fail: Fail, key: ConfigKey, value: unknown): string {
+  return fail.secret(key) ? SECRET_VALUE : quoteValue(value);
+}
+
+/** A name from the value at fault as a problem with `key` shows it unquoted: printable, or SECRET_VALUE when the key is a secret. */
+export function named(fail: Fail, key: ConfigKey, name: string): string {
+  return fail.secret(key) ? SECRET_VALUE : printable(name);
+}
+
+/** A field's name from outside as a problem names it: bare when it is a plain identifier, else quoted (printable and bounded, as quoteValue quotes). */
+export function fieldName(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(name) ? name : quoteValue(name);
+}

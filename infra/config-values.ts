@@ -1,4 +1,3 @@
-import { quoteValue } from "../lib/printable";
 import {
   baseUrlOf,
   baseUrlProblem,
@@ -10,7 +9,7 @@ import {
   upnDomainProblem,
   upnLocalPartProblem,
 } from "../lib/entra-rules";
-import type { ConfigKey, Fail, RawConfig } from "./config-keys";
+import { quoted, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 
 /** The rules for one key at a time: text, lists, names, GUIDs, dates, URLs and numbers. */
 
@@ -66,7 +65,7 @@ export function list(raw: RawConfig, key: ConfigKey, fail: Fail): string[] | und
 export function domain(raw: RawConfig, fail: Fail): string | undefined {
   const value = required(raw, "userDomain", fail)?.toLowerCase();
   if (value === undefined) return undefined;
-  const problem = upnDomainProblem(value);
+  const problem = upnDomainProblem(value, (v) => quoted(fail, "userDomain", v));
   if (problem) fail("userDomain", problem);
   return problem ? undefined : value;
 }
@@ -80,7 +79,7 @@ export function displayName(raw: RawConfig, key: ConfigKey, fail: Fail): string 
 
 export function upnLocalPart(raw: RawConfig, fail: Fail): string | undefined {
   const value = required(raw, "agentUserName", fail);
-  const problem = value === undefined ? undefined : upnLocalPartProblem(value);
+  const problem = value === undefined ? undefined : upnLocalPartProblem(value, (v) => quoted(fail, "agentUserName", v));
   if (problem) fail("agentUserName", problem);
   return problem ? undefined : value;
 }
@@ -95,7 +94,7 @@ export function guid(raw: RawConfig, key: ConfigKey, fail: Fail): string | undef
     return undefined;
   }
   if (!isGuid(value)) {
-    fail(key, `must be an object id or app id (a GUID), got ${quoteValue(value)}`);
+    fail(key, `must be an object id or app id (a GUID), got ${quoted(fail, key, value)}`);
     return undefined;
   }
   return value.toLowerCase();
@@ -118,7 +117,7 @@ export function guidList(raw: RawConfig, key: ConfigKey, fail: Fail): string[] |
   }
   const bad = values.filter((value) => !isGuid(value));
   if (bad.length > 0) {
-    fail(key, `must hold user object ids (GUIDs), not ${bad.map((b) => quoteValue(b)).join(", ")}; a UPN is not accepted`);
+    fail(key, `must hold user object ids (GUIDs), not ${bad.map((b) => quoted(fail, key, b)).join(", ")}; a UPN is not accepted`);
     return undefined;
   }
   const unique = [...new Set(values.map((value) => value.toLowerCase()))];
@@ -135,7 +134,7 @@ export function futureDate(raw: RawConfig, key: ConfigKey, now: Date, fail: Fail
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (!RFC3339.test(value) || Number.isNaN(date.getTime())) {
-    fail(key, `must be an RFC 3339 date such as 2027-01-31T00:00:00Z, got ${quoteValue(value)}`);
+    fail(key, `must be an RFC 3339 date such as 2027-01-31T00:00:00Z, got ${quoted(fail, key, value)}`);
     return undefined;
   }
   if (date <= now) {
@@ -148,7 +147,7 @@ export function futureDate(raw: RawConfig, key: ConfigKey, now: Date, fail: Fail
 export function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail): string {
   const value = text(raw, key, fail);
   if (value === undefined) return fallback;
-  const problem = baseUrlProblem(value);
+  const problem = baseUrlProblem(value, (v) => quoted(fail, key, v));
   if (problem) {
     fail(key, problem);
     return fallback;
@@ -159,7 +158,7 @@ export function url(raw: RawConfig, key: ConfigKey, fallback: string, fail: Fail
 export function audience(raw: RawConfig, key: ConfigKey, fail: Fail): string | undefined {
   const value = text(raw, key, fail);
   const problem = value === undefined ? undefined : tokenExchangeAudienceProblem(value);
-  if (problem) fail(key, `${problem}, got ${quoteValue(value)}`);
+  if (problem) fail(key, `${problem}, got ${quoted(fail, key, value)}`);
   return problem ? undefined : value;
 }
 
@@ -168,7 +167,7 @@ export function integer(raw: RawConfig, key: ConfigKey, fallback: number, min: n
   if (value === undefined) return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < min || number > max) {
-    fail(key, `must be a whole number from ${min} to ${max}, got ${quoteValue(value)}`);
+    fail(key, `must be a whole number from ${min} to ${max}, got ${quoted(fail, key, value)}`);
     return fallback;
   }
   return number;

@@ -4,12 +4,11 @@ import { DEFAULT_CONSISTENCY_WINDOW_MS, MAX_CONSISTENCY_WINDOW_MS } from "./prov
 import { ALLOWED_SCOPES } from "./scope-policy";
 import { agentList, hasAgents, scopeList, shorthandAgent, type AgentConfig } from "./config-agents";
 import { credentialConfig, type CredentialConfig } from "./config-credential";
-import { CONFIG_NAMESPACE, type ConfigKey, type RawConfig } from "./config-keys";
+import { CONFIG_NAMESPACE, named, quoted, type ConfigKey, type Fail, type RawConfig } from "./config-keys";
 import { audience, displayName, domain, guid, guidList, integer, list, text, url } from "./config-values";
-import { isGuid } from "../lib/entra-rules";
-import { quoteValue } from "../lib/printable";
+import { isGuid, scopeValueProblem } from "../lib/entra-rules";
 
-export { CONFIG_KEYS, CONFIG_NAMESPACE, type AgentSpec, type ConfigKey, type RawConfig } from "./config-keys";
+export { CONFIG_KEYS, CONFIG_NAMESPACE, SECRET_VALUE, type AgentSpec, type ConfigKey, type RawConfig } from "./config-keys";
 export type { AgentConfig } from "./config-agents";
 export { CREDENTIAL_MODES, type CredentialConfig, type CredentialMode } from "./config-credential";
 
@@ -76,11 +75,12 @@ export class ConfigError extends UsageError {
 /**
  * Checks every key and returns the typed configuration, or throws one
  * ConfigError that lists every problem (each naming its key). Pure: `now`
- * only dates the expiry checks.
+ * only dates the expiry checks. A problem with one of `secretKeys` (whose
+ * values are Pulumi secrets) shows nothing of the value.
  */
-export function validateConfig(raw: RawConfig, now: Date = new Date(), source: ConfigSource = STACK_CONFIG): KitConfig {
+export function validateConfig(raw: RawConfig, now: Date = new Date(), source: ConfigSource = STACK_CONFIG, secretKeys: readonly ConfigKey[] = []): KitConfig {
   const problems: ConfigProblem[] = [];
-  const fail = (key: ConfigKey, message: string) => void problems.push({ key, message });
+  const fail: Fail = Object.assign((key: ConfigKey, message: string) => void problems.push({ key, message }), { secret: (key: ConfigKey) => secretKeys.includes(key) });
 
   const userDomain = domain(raw, fail);
   const blueprintName = displayName(raw, "blueprintName", fail);
@@ -120,15 +120,16 @@ export function validateConfig(raw: RawConfig, now: Date = new Date(), source: C
  * turns it on; an agent's `onBehalfOfScopes` (its consent to act for people)
  * needs it, since no person's token could name the blueprint without it.
  */
-function onBehalfOfConfig(raw: RawConfig, agents: readonly AgentConfig[] | undefined, fail: (key: ConfigKey, message: string) => void): KitConfig["onBehalfOf"] {
+function onBehalfOfConfig(raw: RawConfig, agents: readonly AgentConfig[] | undefined, fail: Fail): KitConfig["onBehalfOf"] {
   const scope = text(raw, "onBehalfOfScope", fail);
-  if (scope !== undefined && (/\s/.test(scope) || scope.startsWith(".") || scope.length > 120)) fail("onBehalfOfScope", `must be one scope name without spaces, not starting with '.', such as access_agent, got ${quoteValue(scope)}`);
+  const problem = scope === undefined ? undefined : scopeValueProblem(scope);
+  if (problem) fail("onBehalfOfScope", `${problem}: one scope name such as access_agent, got ${quoted(fail, "onBehalfOfScope", scope)}`);
   const clients = list(raw, "onBehalfOfClients", fail) ?? [];
   const bad = clients.filter((c) => !isGuid(c));
-  if (bad.length > 0) fail("onBehalfOfClients", `must hold client application appIds (GUIDs), not ${bad.map((b) => quoteValue(b)).join(", ")}`);
+  if (bad.length > 0) fail("onBehalfOfClients", `must hold client application appIds (GUIDs), not ${bad.map((b) => quoted(fail, "onBehalfOfClients", b)).join(", ")}`);
   if (scope === undefined) {
     if (clients.length > 0) fail("onBehalfOfClients", "pre-authorizes clients for the blueprint's exposed scope: set onBehalfOfScope too");
-    const consenting = (agents ?? []).filter((a) => a.onBehalfOfScopes.length > 0).map((a) => a.name);
+    const consenting = (agents ?? []).filter((a) => a.onBehalfOfScopes.length > 0).map((a) => named(fail, "agents", a.name));
     if (consenting.length > 0) fail("agents", `${consenting.join(", ")} ${consenting.length === 1 ? "gives" : "give"} onBehalfOfScopes, which need the blueprint's exposed API: set onBehalfOfScope (e.g. access_agent)`);
     return undefined;
   }

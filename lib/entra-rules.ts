@@ -127,6 +127,27 @@ export function isPlaceholderGuid(value: string): boolean {
   return PLACEHOLDER_GUID.test(value.trim());
 }
 
+/**
+ * A delegated permission's value (permissionScope.value, the scope a token's
+ * `scp` carries), as Microsoft's page for permissionScope gives it
+ * (microsoft-graph-docs-contrib api-reference/v1.0/resources/permissionscope.md,
+ * "value"): at most 120 characters, each a letter, a digit or one of
+ * : ! # $ % & ' ( ) * + , - . / ; < = > ? @ [ ] ^ _ ` { | } ~ (every printable
+ * ASCII character but the space, `"` and `\`: no control character), and,
+ * as Graph's metadata for the property adds, not starting with a dot.
+ */
+const SCOPE_VALUE = /^[!#-[\]-~]+$/;
+export const SCOPE_VALUE_MAX = 120;
+
+/** Why a permission scope value would be refused, or undefined; the value itself is left to the caller to quote. */
+export function scopeValueProblem(value: string): string | undefined {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > SCOPE_VALUE_MAX) return `is ${value.length} characters; Entra allows at most ${SCOPE_VALUE_MAX} in a scope value`;
+  if (!SCOPE_VALUE.test(value)) return "may hold only letters, digits and : ! # $ % & ' ( ) * + , - . / ; < = > ? @ [ ] ^ _ ` { | } ~ (no space, quote, backslash or control character)";
+  if (value.startsWith(".")) return "must not start with '.'";
+  return undefined;
+}
+
 /** Why a display name would be refused, or undefined. */
 export function displayNameProblem(value: string): string | undefined {
   if (value.length > LIMITS.displayName) return `is ${value.length} characters; Entra allows at most ${LIMITS.displayName} in a display name`;
@@ -135,14 +156,18 @@ export function displayNameProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** Why the part of a UPN before the @ (an agent user's mail nickname too) would be refused, or undefined. */
-export function upnLocalPartProblem(value: string): string | undefined {
+/**
+ * Why the part of a UPN before the @ (an agent user's mail nickname too) would
+ * be refused, or undefined. `quote` shows the value (a caller whose value is a
+ * secret shows none of it), as in each rule below that quotes one.
+ */
+export function upnLocalPartProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
   if (value.length > LIMITS.upnLocalPart) {
     return `is ${value.length} characters; it is the mail nickname and the UPN before the @, both limited to ${LIMITS.mailNickname}`;
   }
   // The policy refuses a period right before the @, which is the end of this part.
   if (!UPN_LOCAL.test(value) || value.endsWith(".")) {
-    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quoteValue(value)})`;
+    return `may hold only A-Z a-z 0-9 ' . - _ ! # ^ ~ and must not end with a period (got ${quote(value)})`;
   }
   return undefined;
 }
@@ -154,9 +179,9 @@ export function isDomainName(value: string): boolean {
 }
 
 /** Why the part of a UPN after the @ would be refused, or undefined. Graph also requires it to be a verified domain of the tenant. */
-export function upnDomainProblem(value: string): string | undefined {
+export function upnDomainProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
   if (!isDomainName(value)) {
-    return `must be a domain name such as contoso.onmicrosoft.com (got ${quoteValue(value)}); Graph also requires it to be verified in the tenant`;
+    return `must be a domain name such as contoso.onmicrosoft.com (got ${quote(value)}); Graph also requires it to be verified in the tenant`;
   }
   if (value.length > LIMITS.upnDomain) return `is ${value.length} characters; a UPN allows at most ${LIMITS.upnDomain} after the @`;
   return undefined;
@@ -192,12 +217,15 @@ export function baseUrlOf(value: string): string {
  * credential's issuer): a base that already has a path, query or fragment would
  * make every one of them wrong. Plain http only on loopback (the emulator).
  */
-export function baseUrlProblem(value: string): string | undefined {
-  const problem = secureUrlProblem(value);
+export function baseUrlProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
+  const problem = secureUrlProblem(value, quote);
   if (problem) return problem;
   const url = new URL(value);
   if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
-    return `must be a base URL with no path, query or fragment, such as ${url.protocol}//${url.host} (got ${quoteValue(`${url.origin}${url.pathname}`)})`;
+    const origin = `${url.protocol}//${url.host}`;
+    // The example is the value's own origin: shown only where `quote` shows the value.
+    const example = quote(origin) === quoteValue(origin) ? origin : "its origin alone";
+    return `must be a base URL with no path, query or fragment, such as ${example} (got ${quote(`${url.origin}${url.pathname}`)})`;
   }
   return undefined;
 }

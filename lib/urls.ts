@@ -5,9 +5,10 @@ import { quoteValue } from "./printable";
 /**
  * Why `value` is no URL to send a secret to, or undefined: absolute, with no
  * user name or password, https (plain http only for a loopback host). The
- * value is quoted only once it parsed without a credential in it.
+ * value is quoted only once it parsed without a credential in it, and by
+ * `quote` (a caller whose value is a secret shows none of it).
  */
-export function secureUrlProblem(value: string): string | undefined {
+export function secureUrlProblem(value: string, quote: (value: string) => string = quoteValue): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -17,7 +18,7 @@ export function secureUrlProblem(value: string): string | undefined {
   }
   if (url.username || url.password) return "must not carry a user name or password";
   if (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) return undefined;
-  return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${quoteValue(value)}`;
+  return `must use https (plain http is accepted only for loopback hosts such as 127.0.0.1 or localhost): ${quote(value)}`;
 }
 
 /** Whether `value` is a URL on this machine (the local emulator's); anything that does not parse is not. */

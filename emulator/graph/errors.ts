@@ -234,5 +234,8 @@ export const GRAPH_ERRORS = {
   // (microsoftgraph/msgraph-sdk-powershell#1054, OfficeDev/microsoft-365-agents-toolkit#9420).
   enabledScopeChanged: () => spec({ status: 400, code: "CannotDeleteOrUpdateEnabledEntitlement", message: "Permission (scope or role) cannot be deleted or updated unless disabled first." }),
   permissionScopeInvalid: (detail: string) => badRequest(`Invalid value specified for property 'oauth2PermissionScopes': ${detail}.`),
+  // Graph's words for a permissionScope property it refuses, as its users quote them for `type`
+  // (microsoftgraph/microsoft-graph-docs-contrib#4750), here for `value` (permissionscope.md's character set).
+  permissionScopeValueInvalid: () => badRequest("Invalid value specified for property 'value' of resource 'PermissionScope'."),
   preAuthorizedScopeMissing: (id: string) => badRequest(`preAuthorizedApplications names delegated permission '${id}', which api.oauth2PermissionScopes does not hold.`),
 } satisfies Record<string, (...args: never[]) => GraphErrorSpec>;

@@ -1,5 +1,5 @@
 import { isObject } from "../../lib/json-value";
-import { isGuid } from "../../lib/entra-rules";
+import { isGuid, scopeValueProblem } from "../../lib/entra-rules";
 import type { EmulatorContext, EmulatorRequest } from "../router";
 import type { ApiApplication, Application, PermissionScope } from "../store";
 import { graphError } from "./envelope";
@@ -15,7 +15,8 @@ import { GRAPH_ERRORS } from "./errors";
  * scope has an id, a value, a type and its consent texts; an enabled scope
  * is neither removed nor changed before it is disabled; an identifier URI is
  * the default `api://{appId}` form or on a verified domain, and unique in the
- * tenant. The token endpoint reads them (on-behalf-of's audience and scopes).
+ * tenant without case, within one application too. The token endpoint
+ * reads them (on-behalf-of's audience and scopes).
  */
 
 /** The exposed API a body sets, checked against the blueprint as it stands: only the fields the body gives. */
@@ -57,9 +58,13 @@ function checkedUris(req: EmulatorRequest, ctx: EmulatorContext, app: Pick<Appli
   for (const uri of given) {
     if (!supportedIdentifierUri(uri, app.appId, ctx.store.tenantId, ctx.store.domains)) throw graphError(req, GRAPH_ERRORS.identifierUriRefused(uri));
   }
+  // Unique without case, in the tenant and within the list itself: a token's audience names an identifier URI in any case (README: identifier URIs).
+  const seen: string[] = [];
   for (const uri of given) {
-    const holder = ctx.store.applications().find((a) => a.id !== app.id && (a.identifierUris ?? []).some((u) => u.toLowerCase() === uri.toLowerCase()));
+    const key = uri.toLowerCase();
+    const holder = seen.includes(key) || ctx.store.applications().some((a) => a.id !== app.id && (a.identifierUris ?? []).some((u) => u.toLowerCase() === key));
     if (holder) throw graphError(req, GRAPH_ERRORS.identifierUriTaken(uri));
+    seen.push(key);
   }
   return [...given];
 }
@@ -92,8 +97,8 @@ function checkedScopes(req: EmulatorRequest, given: unknown): PermissionScope[] 
     const scope = isObject(s) ? s : {};
     const bad = (what: string) => graphError(req, GRAPH_ERRORS.permissionScopeInvalid(`[${i}].${what}`));
     if (!isGuid(scope.id)) throw bad("id must be a GUID");
-    // permissionScope.value: no spaces, and not starting with a dot.
-    if (!text(scope.value) || /\s/.test(scope.value) || scope.value.startsWith(".")) throw bad("value must be a name without spaces, not starting with '.'");
+    // permissionScope.value by Entra's character set and length (lib/entra-rules.ts names the page), the kit's own rule.
+    if (typeof scope.value !== "string" || scopeValueProblem(scope.value) !== undefined) throw graphError(req, GRAPH_ERRORS.permissionScopeValueInvalid());
     if (scope.type !== "User" && scope.type !== "Admin") throw bad("type must be User or Admin");
     if (typeof scope.isEnabled !== "boolean") throw bad("isEnabled must be true or false");
     if (!text(scope.adminConsentDisplayName) || !text(scope.adminConsentDescription)) throw bad("adminConsentDisplayName and adminConsentDescription are required");

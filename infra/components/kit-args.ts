@@ -4,6 +4,7 @@ import { isObject } from "../../lib/json-value";
 import type { AppRoleOutputs } from "../../lib/stack-outputs";
 import { appRoleList } from "../config-agents";
 import type { BlueprintCredentialArgs } from "./blueprint";
+import { MAX_INPUT_DEPTH, nestsDeeperThan, TOO_DEEP } from "./input-depth";
 import { isPending } from "./pending";
 
 /*
@@ -195,10 +196,11 @@ export function stackPlan(given: AgentUserKitStackConfig): KitPlan {
  * Output decides is known only after they pass.
  */
 export function argsPlan(name: string, given: AgentUserKitArgs): KitPlan {
+  refuseDeepArgs(name, given);
   const args = withFlatCredential(name, given);
   checkKnownArgs(name, args);
   const resolved = pulumi.output(given) as pulumi.Output<ResolvedArgs>;
-  const checked = resolved.apply((values) => validateKitArgs(name, withFlatCredential(name, values) as Resolved));
+  const checked = pulumi.all([resolved, secretKeys(args)]).apply(([values, secret]) => validateKitArgs(name, withFlatCredential(name, values as ResolvedArgs) as Resolved, secret));
   return {
     checked,
     // The layout is names, which go into URNs, plain whatever else in the arguments is secret.
@@ -262,13 +264,29 @@ function withFlatCredential(name: string, args: AgentUserKitArgs): FlatArgs {
   if (both.length > 0) throw new ConfigError(both.map((key) => ({ key, message: "is the earlier form of credential: give it inside credential, not beside it" })), source);
   if (isPending(credential)) return args as FlatArgs;
   const flat: FlatArgs = { ...args, credential: credential.mode };
+  // A mode that is none of these (from a program without TypeScript's types) is left to the check, which names it.
   if (credential.mode === "secret") flat.secretEndDate = credential.endDate;
   else if (credential.mode === "certificate") {
     if (credential.endDate !== undefined) throw new ConfigError([{ key: "credential", message: "endDate is the certificate's own expiry here: leave it out" }], source);
     flat.certificatePem = credential.certificatePem;
-  } else if ("existingPrincipalId" in credential) flat.managedIdentityPrincipalId = credential.existingPrincipalId;
-  else Object.assign(flat, { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location });
+  } else if (credential.mode === "managedIdentity") {
+    if ("existingPrincipalId" in credential) flat.managedIdentityPrincipalId = credential.existingPrincipalId;
+    else if (isObject(credential.newIdentity)) Object.assign(flat, { resourceGroupName: credential.newIdentity.resourceGroupName, location: credential.newIdentity.location });
+  }
   return flat;
+}
+
+/**
+ * The keys of the flat arguments whose value holds a Pulumi secret anywhere
+ * (a secret Output, or a list or object with one inside): a problem with one
+ * names the key, never the value. A credential given whole as an Output is
+ * flattened only once it resolves, so its secret covers every credential key.
+ */
+async function secretKeys(args: FlatArgs): Promise<ConfigKey[]> {
+  const entries = Object.entries(args) as Array<[ConfigKey, unknown]>;
+  const secret = await Promise.all(entries.map(async ([key, value]) => ((await pulumi.isSecret(pulumi.output(value))) ? [key] : [])));
+  const keys = secret.flat();
+  return keys.includes("credential") ? [...new Set([...keys, ...CREDENTIAL_KEYS])] : keys;
 }
 
 /** The arguments with every Input resolved, before and after the credential is flattened. */
@@ -283,12 +301,25 @@ const READS: Partial<Record<ConfigKey, readonly ConfigKey[]>> = {
 };
 const CREDENTIAL_KEYS: readonly ConfigKey[] = ["credential", "secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"];
 
-/** Whether a value holds an Output anywhere (an Output, or a list or agent with one inside). */
-function holdsOutput(value: unknown): boolean {
+/**
+ * Whether a value holds an Output anywhere (an Output, or a list or agent with
+ * one inside), looking no deeper than `depth` containers: refuseDeepArgs has
+ * refused any argument that nests deeper.
+ */
+function holdsOutput(value: unknown, depth = MAX_INPUT_DEPTH): boolean {
   if (isPending(value)) return true;
-  if (Array.isArray(value)) return value.some(holdsOutput);
-  if (value !== null && typeof value === "object") return Object.values(value).some(holdsOutput);
-  return false;
+  if (depth === 0 || value === null || typeof value !== "object") return false;
+  return Object.values(value).some((item) => holdsOutput(item, depth - 1));
+}
+
+/**
+ * Refuses, by name, each argument that nests deeper than any the kit takes,
+ * before anything (Pulumi's unwrapping first) walks the arguments.
+ */
+export function refuseDeepArgs(name: string, args: object): void {
+  // An argument's name is a configuration key, or one of the component's own (singleAgentNames).
+  const deep = Object.entries(args).filter(([, value]) => nestsDeeperThan(value));
+  if (deep.length > 0) throw new ConfigError(deep.map(([key]) => ({ key: key as ConfigKey, message: TOO_DEEP })), kitSource(name));
 }
 
 /**
@@ -328,7 +359,7 @@ export function kitSource(name: string): ConfigSource {
  * component and the stack program check the same rules: on the values known
  * at construction, and on all of them once the Outputs resolve.
  */
-function validateKitArgs(name: string, args: Resolved): KitConfig {
+function validateKitArgs(name: string, args: Resolved, secret: readonly ConfigKey[] = []): KitConfig {
   const raw: RawConfig = {};
   const keys: Array<keyof FlatArgs & keyof RawConfig> = [
     "blueprintName",
@@ -352,5 +383,5 @@ function validateKitArgs(name: string, args: Resolved): KitConfig {
     "onBehalfOfClients",
   ];
   for (const key of keys) if (args[key] !== undefined) (raw as Record<string, unknown>)[key] = args[key];
-  return validateConfig(raw, new Date(), kitSource(name));
+  return validateConfig(raw, new Date(), kitSource(name), secret);
 }

@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { BlueprintCredentialArgs } from "../components/blueprint";
-import { kitSource, type AgentUserKitArgs } from "../components/kit-args";
+import { kitSource, refuseDeepArgs, type AgentUserKitArgs } from "../components/kit-args";
 import { isPending } from "../components/pending";
 import { isObject } from "../../lib/json-value";
 import { quoteValue } from "../../lib/printable";
-import { ConfigError, CREDENTIAL_MODES, type CredentialMode } from "../config";
+import { ConfigError, CREDENTIAL_MODES, SECRET_VALUE, type ConfigKey, type CredentialMode } from "../config";
+import { fieldName } from "../config-keys";
 
 /*
  * AgentUserKit's arguments as Python, Go, C# and YAML programs give them
@@ -57,27 +58,77 @@ const MODE_FIELDS: Record<CredentialMode, ReadonlyArray<keyof CredentialArgs>> =
   certificate: ["certificatePem"],
 };
 
+/** The earlier flat credential arguments: TypeScript's alone, so none of the package's. */
+type TypeScriptOnly = "secretEndDate" | "managedIdentityPrincipalId" | "resourceGroupName" | "location" | "certificatePem";
+const TYPESCRIPT_ONLY: ReadonlyArray<TypeScriptOnly> = ["secretEndDate", "managedIdentityPrincipalId", "resourceGroupName", "location", "certificatePem"];
+
+/** The package's arguments, as its schema lists them; the compiler holds this to AgentUserKitPackageArgs. */
+const PACKAGE_ARGS: Record<Exclude<keyof AgentUserKitPackageArgs, TypeScriptOnly>, true> = {
+  blueprintName: true,
+  sponsors: true,
+  userDomain: true,
+  agents: true,
+  scopes: true,
+  allowedScopes: true,
+  resourceAppId: true,
+  credential: true,
+  graphUrl: true,
+  authorityUrl: true,
+  tokenExchangeAudience: true,
+  consistencyWindowSeconds: true,
+  onBehalfOfScope: true,
+  onBehalfOfClients: true,
+  singleAgentNames: true,
+};
+
+/** The package's argument names, in the schema's order. */
+export const PACKAGE_ARG_NAMES: readonly string[] = Object.keys(PACKAGE_ARGS);
+
 /**
- * The TypeScript arguments the package arguments stand for: `credential`
- * becomes the shape of its mode, checked for fields of another mode first
- * (they would be dropped silently); AgentUserKit checks the rest as it
- * checks a TypeScript program's arguments.
+ * What is wrong with each field beside the package's arguments, by its name
+ * (never its value, which may be a credential): dropped silently, it would be
+ * a setting the program believes it made.
  */
-export function kitArgs(name: string, args: AgentUserKitPackageArgs): AgentUserKitArgs {
-  const { credential, ...rest } = args;
-  if (credential === undefined) return rest;
-  const shaped = isPending(credential) || isPending(credential.mode) ? pulumi.output(credential).apply((c) => credentialShape(name, c)) : credentialShape(name, credential);
-  return { ...rest, credential: shaped };
+export function unknownArgProblems(args: object): Array<{ field: string; message: string }> {
+  return Object.keys(args)
+    .filter((key) => !Object.hasOwn(PACKAGE_ARGS, key))
+    .map((key) => ({
+      field: fieldName(key),
+      message: (TYPESCRIPT_ONLY as readonly string[]).includes(key)
+        ? "is the TypeScript component's earlier form of credential, not an argument of the package: give it inside credential"
+        : `is not an argument of AgentUserKit (${PACKAGE_ARG_NAMES.join(", ")})`,
+    }));
 }
 
-function credentialShape(name: string, credential: CredentialArgs | pulumi.UnwrappedObject<CredentialArgs>): BlueprintCredentialArgs {
+/**
+ * The TypeScript arguments the package arguments stand for: a field that is
+ * none of them, or one nested deeper than any the kit takes, is refused by
+ * name; `credential` becomes the shape of its mode, checked for fields of
+ * another mode first (they would be dropped silently); AgentUserKit checks
+ * the rest as it checks a TypeScript program's arguments.
+ */
+export function kitArgs(name: string, args: AgentUserKitPackageArgs): AgentUserKitArgs {
+  const unknown = unknownArgProblems(args);
+  // A field's name is shown as ConfigError shows a key: the problem's key.
+  if (unknown.length > 0) throw new ConfigError(unknown.map(({ field, message }) => ({ key: field as ConfigKey, message })), kitSource(name));
+  refuseDeepArgs(name, args);
+  const { credential, ...rest } = args;
+  if (credential === undefined) return rest;
+  if (!isPending(credential) && !isPending(credential.mode)) return { ...rest, credential: credentialShape(name, credential, false) };
+  // A program's secret (fn::secret in YAML) arrives as a secret Output: its problems name the field, never the value.
+  const whole = pulumi.output(credential);
+  return { ...rest, credential: pulumi.all([whole, pulumi.isSecret(whole)]).apply(([c, secret]) => credentialShape(name, c, secret)) };
+}
+
+function credentialShape(name: string, credential: CredentialArgs | pulumi.UnwrappedObject<CredentialArgs>, secret: boolean): BlueprintCredentialArgs {
   const fail = (message: string): never => {
     throw new ConfigError([{ key: "credential", message }], kitSource(name));
   };
-  if (!isObject(credential as unknown)) return fail(`must be an object with a mode (${CREDENTIAL_MODES.join(", ")}), not ${quoteValue(credential)}`);
+  const quote = (value: unknown) => (secret ? SECRET_VALUE : quoteValue(value));
+  if (!isObject(credential as unknown)) return fail(`must be an object with a mode (${CREDENTIAL_MODES.join(", ")}), not ${quote(credential)}`);
   const mode = credential.mode as CredentialMode;
   const allowed = Object.hasOwn(MODE_FIELDS, mode) ? MODE_FIELDS[mode] : undefined;
-  if (allowed === undefined) return fail(`mode must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quoteValue(mode)}`);
+  if (allowed === undefined) return fail(`mode must be one of ${CREDENTIAL_MODES.join(", ")}, got ${quote(mode)}`);
   const stray = (Object.keys(credential) as Array<keyof CredentialArgs>).filter((key) => key !== "mode" && credential[key] !== undefined && !allowed.includes(key));
   if (stray.length > 0) return fail(`${stray.join(" and ")} ${stray.length === 1 ? "is" : "are"} not used in ${mode} mode; remove ${stray.length === 1 ? "it" : "them"} or change mode`);
   if (mode === "secret") return { mode, endDate: credential.endDate };

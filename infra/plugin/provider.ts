@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ConstructResult, Provider } from "@pulumi/pulumi/provider";
 import { AgentUserError } from "../../lib/errors";
+import { quoteValue } from "../../lib/printable";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AGENT_USER_KIT_TYPE, AgentUserKit } from "../components/agent-user-kit";
 import { kitArgs, type AgentUserKitPackageArgs } from "./args";
@@ -28,7 +29,8 @@ export class PackageProvider implements Provider {
   }
 
   async construct(name: string, type: string, inputs: pulumi.Inputs, options: pulumi.ComponentResourceOptions): Promise<ConstructResult> {
-    if (type !== AGENT_USER_KIT_TYPE) throw new Error(`the agent-user-kit package has no component ${type}; it has ${AGENT_USER_KIT_TYPE}`);
+    // The token is the program's: printed as a quoted value is, no control character obeyed, no megabyte echoed.
+    if (type !== AGENT_USER_KIT_TYPE) throw new Error(`the agent-user-kit package has no component ${quoteValue(type)}; it has ${AGENT_USER_KIT_TYPE}`);
     try {
       checkProgramFolder(`AgentUserKit ${JSON.stringify(name)}`, this.programFolder(), this.modules);
       const kit = new AgentUserKit(name, kitArgs(name, inputs as AgentUserKitPackageArgs), options);

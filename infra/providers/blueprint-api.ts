@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
+import { printable } from "../../lib/printable";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
 import { applicationByAppIdPath, blueprintPath, getIfExists } from "./graph-helpers";
@@ -99,29 +100,13 @@ function ourScope(id: string, value: string, isEnabled = true): PermissionScope 
 }
 
 /**
- * The API with this resource's part set to `scope` (or removed, when
- * undefined): its identifier URI, its scope and the clients pre-authorized
- * for it; everything else the blueprint holds is kept.
- */
-function withOurs(api: Api, uri: string, scopeId: string, scope: PermissionScope | undefined, clients: readonly string[], keepUri = false): Api {
-  const others = api.preAuthorized
-    .map((p) => ({ appId: p.appId, delegatedPermissionIds: p.delegatedPermissionIds.filter((id) => id !== scopeId) }))
-    .filter((p) => p.delegatedPermissionIds.length > 0);
-  return {
-    identifierUris: scope ? [...new Set([...api.identifierUris, uri])] : keepUri ? api.identifierUris : api.identifierUris.filter((u) => u.toLowerCase() !== uri.toLowerCase()),
-    scopes: [...api.scopes.filter((s) => s.id !== scopeId), ...(scope ? [scope] : [])],
-    preAuthorized: scope?.isEnabled ? [...others, ...clients.map((appId) => ({ appId, delegatedPermissionIds: [scopeId] }))] : others,
-  };
-}
-
-/**
  * The scope of the stack's value this resource made before (a create whose
  * answer was lost), to adopt with its id; undefined when the blueprint has
  * none. A scope of that value made by anyone else (its texts are not the
  * kit's) is refused, naming it: this resource would change and later remove it.
  */
-function ownScope(api: Api | undefined, inputs: BlueprintApiInputs): PermissionScope | undefined {
-  const held = api?.scopes.find((s) => s.value === inputs.scope);
+function ownScope(api: Api, inputs: BlueprintApiInputs): PermissionScope | undefined {
+  const held = api.scopes.find((s) => s.value === inputs.scope);
   if (!held) return undefined;
   const ours = ourScope(held.id, held.value, held.isEnabled);
   const texts = ["type", "adminConsentDisplayName", "adminConsentDescription", "userConsentDisplayName", "userConsentDescription"] as const;
@@ -132,20 +117,138 @@ function ownScope(api: Api | undefined, inputs: BlueprintApiInputs): PermissionS
   );
 }
 
-async function patchApi(session: GraphSession, appId: string, api: Api): Promise<void> {
-  const body = { identifierUris: api.identifierUris, api: { oauth2PermissionScopes: api.scopes, preAuthorizedApplications: api.preAuthorized } };
+/** Whether the API answers to `uri`: Entra compares identifier URIs without case. */
+function answersTo(api: Api, uri: string): boolean {
+  return api.identifierUris.some((u) => u.toLowerCase() === uri.toLowerCase());
+}
+
+/**
+ * What this resource wants of the blueprint's API: its scope (undefined to
+ * remove it), the clients it pre-authorizes for it, and what becomes of its
+ * identifier URI; everything else the blueprint holds is another owner's.
+ */
+interface Wanted {
+  scope?: PermissionScope;
+  clients: readonly string[];
+  /** The clients it pre-authorized before (an update's): taken off its scope unless still wanted; another client of its scope stays. */
+  former: readonly string[];
+  /** add: put on the blueprint when missing; remove: taken off when there; leave: never sent. */
+  uri: "add" | "remove" | "leave";
+}
+
+/**
+ * The identifierUris to send, or undefined to send none: Graph replaces the
+ * whole list, so it is sent only when this resource's URI comes or goes, and
+ * a URI another owner adds meanwhile is never overwritten by an unchanged one.
+ */
+function urisToSend(api: Api, uri: string, action: Wanted["uri"]): string[] | undefined {
+  if (action === "add" && !answersTo(api, uri)) return [...api.identifierUris, uri];
+  if (action === "remove" && answersTo(api, uri)) return api.identifierUris.filter((u) => u.toLowerCase() !== uri.toLowerCase());
+  return undefined;
+}
+
+/** The appIds pre-authorized for the scope, lower-cased. */
+function clientsOf(api: Api, scopeId: string): string[] {
+  return api.preAuthorized.filter((p) => p.delegatedPermissionIds.includes(scopeId)).map((p) => p.appId.toLowerCase());
+}
+
+/** The pre-authorizations with the scope granted to exactly `clients`; those of other scopes kept, a client's entry shared. */
+function preAuthorizedFor(list: readonly PreAuthorized[], scopeId: string, clients: readonly string[]): PreAuthorized[] {
+  const pending = [...new Set(clients.map((c) => c.toLowerCase()))];
+  const entries: PreAuthorized[] = [];
+  for (const p of list) {
+    const ids = p.delegatedPermissionIds.filter((id) => id !== scopeId);
+    const granted = pending.indexOf(p.appId.toLowerCase());
+    if (granted >= 0) pending.splice(granted, 1);
+    const delegatedPermissionIds = granted >= 0 ? [...ids, scopeId] : ids;
+    if (delegatedPermissionIds.length > 0) entries.push({ appId: p.appId, delegatedPermissionIds });
+  }
+  return [...entries, ...pending.map((appId) => ({ appId, delegatedPermissionIds: [scopeId] }))];
+}
+
+/** A PATCH body: the URIs only when urisToSend says so, the scopes and pre-authorizations with this resource's part as given. */
+interface ApiBody {
+  identifierUris?: string[];
+  api: { oauth2PermissionScopes: PermissionScope[]; preAuthorizedApplications: PreAuthorized[] };
+}
+
+/** The body that disables the scope and takes its pre-authorizations off, as Graph requires before a scope is changed or removed. */
+function disablingBody(api: Api, held: PermissionScope): ApiBody {
+  return {
+    api: {
+      oauth2PermissionScopes: api.scopes.map((s) => (s.id === held.id ? { ...held, isEnabled: false } : s)),
+      preAuthorizedApplications: preAuthorizedFor(api.preAuthorized, held.id, []),
+    },
+  };
+}
+
+/** The body that brings this resource's part to `wanted`, from the API as just read; `kept` are other clients of its scope. */
+function wantedBody(api: Api, uri: string, scopeId: string, wanted: Wanted, kept: readonly string[]): ApiBody {
+  const uris = urisToSend(api, uri, wanted.uri);
+  const clients = wanted.scope?.isEnabled ? [...kept, ...wanted.clients] : [];
+  return {
+    ...(uris ? { identifierUris: uris } : {}),
+    api: {
+      oauth2PermissionScopes: [...api.scopes.filter((s) => s.id !== scopeId), ...(wanted.scope ? [wanted.scope] : [])],
+      preAuthorizedApplications: preAuthorizedFor(api.preAuthorized, scopeId, clients),
+    },
+  };
+}
+
+/** What of the API is another owner's, each named: every identifier URI but this resource's, every scope but its own. */
+function othersOf(api: Api, uri: string, scopeId: string): string[] {
+  return [
+    ...api.identifierUris.filter((u) => u.toLowerCase() !== uri.toLowerCase()).map((u) => `identifier URI ${JSON.stringify(u)}`),
+    ...api.scopes.filter((s) => s.id !== scopeId).map((s) => `scope ${JSON.stringify(s.value)} (id ${s.id})`),
+  ];
+}
+
+/**
+ * The other owners' URIs and scopes that were there when this resource began
+ * and are not after its last PATCH, in words: another writer changed the
+ * blueprint meanwhile. A warning, not a failure: this resource's change is
+ * made, and a read just after a write may lag behind it.
+ */
+function goneMeanwhile(operation: string, appId: string, before: readonly string[], after: readonly string[]): string | undefined {
+  const gone = before.filter((name) => !after.includes(name));
+  if (gone.length === 0) return undefined;
+  return (
+    `blueprint API ${operation}: after PATCH /v1.0/applications(appId='${appId}'), the blueprint no longer holds ${gone.map(printable).join(", ")}, ` +
+    `which another owner had when this step began: another writer changed its exposed API meanwhile. Check the blueprint's identifier URIs and scopes in Entra, and restore what should not have gone`
+  );
+}
+
+async function patchApi(session: GraphSession, appId: string, body: ApiBody): Promise<void> {
   await session.graph.call("PATCH", applicationByAppIdPath(appId), { agentId: true, body, consistencyWindowMs: session.consistencyWindowMs });
 }
 
-/** Brings the blueprint's API to `news`; an enabled scope being replaced or removed is disabled first. */
-async function apply(session: GraphSession, news: BlueprintApiInputs, scopeId: string, removing: boolean, keepUri = false): Promise<void> {
-  const uri = `api://${news.blueprintAppId}`;
-  const api = await readApi(session.graph, news.blueprintAppId);
-  if (!api) throw new Error(`the blueprint ${news.blueprintAppId} was not found to expose an API on`);
-  const held = api.scopes.find((s) => s.id === scopeId);
-  if (held?.isEnabled && (removing || held.value !== news.scope)) await patchApi(session, news.blueprintAppId, withOurs(api, uri, scopeId, { ...held, isEnabled: false }, []));
-  const after = removing ? withOurs(api, uri, scopeId, undefined, [], keepUri) : withOurs(api, uri, scopeId, ourScope(scopeId, news.scope), news.preAuthorizedClients);
-  await patchApi(session, news.blueprintAppId, after);
+async function currentApi(session: GraphSession, appId: string): Promise<Api> {
+  const api = await readApi(session.graph, appId);
+  if (!api) throw new Error(`the blueprint ${appId} was not found to expose an API on (GET /v1.0/applications(appId='${appId}'))`);
+  return api;
+}
+
+/**
+ * Brings the blueprint's API to `wanted`. Each PATCH is made from a read
+ * just before it (`current`, when given, is one), so what another owner
+ * changed meanwhile is sent back as it now is; an enabled scope being
+ * changed or removed is disabled first. Afterwards the other owners' URIs
+ * and scopes are read once more, and any gone is said in a warning.
+ */
+async function apply(session: GraphSession, operation: string, appId: string, scopeId: string, wanted: Wanted, current?: Api): Promise<void> {
+  const uri = `api://${appId}`;
+  const first = current ?? (await currentApi(session, appId));
+  const kept = clientsOf(first, scopeId).filter((c) => !wanted.former.map((f) => f.toLowerCase()).includes(c));
+  const held = first.scopes.find((s) => s.id === scopeId);
+  let api = first;
+  if (held?.isEnabled && (wanted.scope === undefined || held.value !== wanted.scope.value)) {
+    await patchApi(session, appId, disablingBody(api, held));
+    api = await currentApi(session, appId);
+  }
+  await patchApi(session, appId, wantedBody(api, uri, scopeId, wanted, kept));
+  const after = await readApi(session.graph, appId);
+  const warning = goneMeanwhile(operation, appId, othersOf(first, uri, scopeId), after ? othersOf(after, uri, scopeId) : []);
+  if (warning) await pulumi.log.warn(warning);
 }
 
 export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiInputs, BlueprintApiOutputs> = {
@@ -155,7 +258,6 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
     return checkInputs(news, (c) => ({
       blueprintAppId: c.guid("blueprintAppId"),
       blueprintObjectId: c.guid("blueprintObjectId"),
-      // permissionScope.value: no spaces, not starting with a dot.
       scope: c.scopeValue("scope"),
       preAuthorizedClients: c.guidList("preAuthorizedClients"),
     }));
@@ -173,12 +275,13 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
         const session = graphSession(inputs);
         await awaitReplica(session, blueprintPath(inputs.blueprintObjectId));
         const uri = `api://${inputs.blueprintAppId}`;
-        const before = await readApi(session.graph, inputs.blueprintAppId);
+        const before = await currentApi(session, inputs.blueprintAppId);
         const adopted = ownScope(before, inputs);
         const scopeId = adopted?.id ?? globalThis.crypto.randomUUID();
-        await apply(session, inputs, scopeId, false);
-        // The URI is this resource's when the blueprint did not answer to it, or when it came with the scope a lost answer of this resource made.
-        const identifierUriAdded = adopted !== undefined || !(before?.identifierUris ?? []).some((u) => u.toLowerCase() === uri.toLowerCase());
+        // The URI is this resource's only when the blueprint did not answer to it before: adopting a scope says nothing of who added the URI.
+        const identifierUriAdded = !answersTo(before, uri);
+        const wanted: Wanted = { scope: ourScope(scopeId, inputs.scope), clients: inputs.preAuthorizedClients, former: [], uri: "add" };
+        await apply(session, "create", inputs.blueprintAppId, scopeId, wanted, before);
         return { id: `${inputs.blueprintAppId}/${scopeId}`, outs: { ...inputs, identifierUri: uri, scopeId, identifierUriAdded } };
       },
       hints,
@@ -192,8 +295,9 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
       if (!api) return {};
       const scope = api.scopes.find((s) => s.id === state.scopeId && s.isEnabled);
       const exposed = api.identifierUris.some((u) => u.toLowerCase() === state.identifierUri.toLowerCase());
-      // Drift shows as a changed scope, which the next `up` exposes again.
-      const clients = api.preAuthorized.filter((p) => p.delegatedPermissionIds.includes(state.scopeId)).map((p) => p.appId.toLowerCase()).sort();
+      // Drift shows as a changed scope, which the next `up` exposes again; of the clients, only the stack's own count (another owner's stay).
+      const present = clientsOf(api, state.scopeId);
+      const clients = state.preAuthorizedClients.map((c) => c.toLowerCase()).filter((c) => present.includes(c)).sort();
       return { id, props: { ...state, scope: scope && exposed ? scope.value : "", preAuthorizedClients: clients } };
     });
   },
@@ -204,7 +308,8 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
       "blueprint API",
       "update",
       async () => {
-        await apply(graphSession(news), news, olds.scopeId, false);
+        const wanted: Wanted = { scope: ourScope(olds.scopeId, news.scope), clients: news.preAuthorizedClients, former: olds.preAuthorizedClients, uri: "add" };
+        await apply(graphSession(news), "update", news.blueprintAppId, olds.scopeId, wanted);
         return { outs: { ...news, identifierUri: olds.identifierUri, scopeId: olds.scopeId, identifierUriAdded: olds.identifierUriAdded } };
       },
       hints,
@@ -214,8 +319,11 @@ export const blueprintApiProvider: pulumi.dynamic.ResourceProvider<BlueprintApiI
   async delete(_id, props) {
     return step("blueprint API", "delete", async () => {
       const session = graphSession(props);
-      if (!(await readApi(session.graph, props.blueprintAppId))) return;
-      await apply(session, props, props.scopeId, true, props.identifierUriAdded === false);
+      const current = await readApi(session.graph, props.blueprintAppId);
+      if (!current) return;
+      // A URI the blueprint answered to before the stack stays; state written before the flag existed removes it, as it did.
+      const wanted: Wanted = { clients: [], former: props.preAuthorizedClients, uri: props.identifierUriAdded === false ? "leave" : "remove" };
+      await apply(session, "delete", props.blueprintAppId, props.scopeId, wanted, current);
     });
   },
 };

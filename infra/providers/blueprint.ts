@@ -2,8 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
 import type { HintFor } from "./failure";
-import { odataString, BLUEPRINTS, blueprintPath } from "./graph-helpers";
-import { requireOwn } from "./adoption";
+import { madeBy, odataString, BLUEPRINTS, blueprintPath } from "./graph-helpers";
+import { ADOPTION_BASE_MAX, adoptionBase, adoptionTag, requireOwn } from "./adoption";
 import { graphProvider } from "./graph-provider";
 import { LIMITS, type GraphResourceInputs, type ResourceArgs } from "./inputs";
 import { registeredArgs } from "./resource-args";
@@ -16,10 +16,11 @@ export interface BlueprintInputs extends GraphResourceInputs {
   sponsors: string[];
   /**
    * A tag written on the blueprint at creation and looked up before every
-   * create, so a retried or re-run create adopts the blueprint instead of
-   * making a second one. Display names are not unique; this tag is. Only a
-   * blueprint the provisioner created is adopted by it: the tag is
-   * predictable, and anyone who may create a blueprint may write it.
+   * create, so a retried create adopts the blueprint instead of making a
+   * second one. Display names are not unique; this tag is. Given as the
+   * stack's base tag: check() adds a random nonce that the state then keeps
+   * (adoption.ts), so no one can plant a blueprint carrying it first. Only a
+   * blueprint the provisioner created is adopted by it.
    */
   adoptionTag: string;
 }
@@ -47,22 +48,44 @@ const FOUND_SHAPE: Shape = { ...SHAPE, createdByAppId: "string?" };
 const hints: HintFor = (err) =>
   err.status === 400 ? `check that every sponsor is an existing user object id, and that the display name is at most ${LIMITS.displayName} characters` : undefined;
 
-/** The blueprint carrying `tag` that the provisioner created; one another application created is refused (adoption.ts). */
+function listByTag(graph: GraphClient, tag: string): Promise<GraphBlueprint[]> {
+  return graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${FOUND_SELECT}`, { agentId: true, shape: FOUND_SHAPE });
+}
+
+function onlyOne(found: readonly GraphBlueprint[], tag: string): GraphBlueprint | undefined {
+  if (found.length > 1) throw new Error(`${found.length} blueprints carry the adoption tag ${tag} (${found.map((b) => b.id).join(", ")}); delete the extras in Entra`);
+  return found[0];
+}
+
+/**
+ * The blueprint carrying `tag` that the provisioner created; one another
+ * application created is refused (adoption.ts): only the stack knows its
+ * tag's nonce. Failing that, one the provisioner created with the tag's base
+ * alone, before tags had a nonce: a create of an earlier version whose run
+ * ended before Pulumi recorded it. Another application's blueprint with the
+ * base tag is left alone: anyone could have written it, and it no longer
+ * stands in the stack's way.
+ */
 export async function findByTag(graph: GraphClient, tag: string, provisionerAppId: string): Promise<GraphBlueprint | undefined> {
-  const found = await graph.list<GraphBlueprint>(`${BLUEPRINTS}?$filter=tags/any(t:t eq ${odataString(tag)})&${FOUND_SELECT}`, { agentId: true, shape: FOUND_SHAPE });
+  const found = await listByTag(graph, tag);
   for (const blueprint of found) {
     await requireOwn(graph, { what: "agent identity blueprint", object: blueprint, objectPath: blueprintPath(blueprint.id), foundBy: `by this stack's adoption tag ${tag}` }, provisionerAppId);
   }
-  if (found.length > 1) {
-    throw new Error(`${found.length} blueprints carry the adoption tag ${tag} (${found.map((b) => b.id).join(", ")}); delete the extras in Entra`);
-  }
-  return found[0];
+  const own = onlyOne(found, tag);
+  const base = adoptionBase(tag);
+  if (own || base === tag) return own;
+  return onlyOne((await listByTag(graph, base)).filter((blueprint) => madeBy(blueprint, provisionerAppId)), base);
 }
 
 export const blueprintProvider = graphProvider<BlueprintInputs, BlueprintOutputs, GraphBlueprint>({
   resource: "agent identity blueprint",
   paths: { collection: BLUEPRINTS, object: (id) => blueprintPath(id) },
-  check: (c) => ({ displayName: c.displayName("displayName"), sponsors: c.guidSet("sponsors", LIMITS.sponsors), adoptionTag: c.text("adoptionTag", 256) }),
+  check: (c, olds) => ({
+    displayName: c.displayName("displayName"),
+    sponsors: c.guidSet("sponsors", LIMITS.sponsors),
+    // The state's tag is kept as it is; a new one is the base and a nonce (adoption.ts).
+    adoptionTag: adoptionTag(c.text("adoptionTag", olds.adoptionTag === undefined ? ADOPTION_BASE_MAX : 256), olds.adoptionTag),
+  }),
   diff: { replace: ["adoptionTag"], update: ["displayName", "sponsors"] },
   hints,
   lookup: (graph, inputs, provisionerAppId) => findByTag(graph, inputs.adoptionTag, provisionerAppId),

@@ -32,8 +32,8 @@ export interface GraphResource<I extends GraphResourceInputs, O extends I, G ext
   };
   /** Likely fixes for Graph's refusals of a create or an update. */
   hints?: HintFor;
-  /** Reads the resource's own inputs from the checker (the common ones are checked for every resource). */
-  check: (c: InputChecker) => Record<OwnKeys<I>, unknown>;
+  /** Reads the resource's own inputs from the checker (the common ones are checked for every resource); `olds` are those in the state, if any. */
+  check: (c: InputChecker, olds: Partial<I>) => Record<OwnKeys<I>, unknown>;
   /** Which of its own inputs replace the object when they change, and which update it in place. */
   diff: DiffKeys<I>;
   /**
@@ -70,8 +70,8 @@ export function graphProvider<I extends GraphResourceInputs, O extends I, G exte
     // An arrow, so the serializer captures the module (as require(...) once installed), not the function's text.
     configure: (request) => configureProvisioner(request),
 
-    async check(_olds, news) {
-      return checkInputs(news, (c) => spec.check(c));
+    async check(olds, news) {
+      return checkInputs(news, (c) => spec.check(c, olds));
     },
 
     async diff(_id, olds, news) {

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { baseUrlOf, baseUrlProblem, displayNameProblem, isGuid, LIMITS, upnProblem } from "../../lib/entra-rules";
+import { baseUrlOf, baseUrlProblem, displayNameProblem, isGuid, LIMITS, scopeValueProblem, upnProblem } from "../../lib/entra-rules";
 import { PROVISIONER_SOURCES, type ExplicitProvisioner } from "../provisioner-credential";
 
 /**
@@ -129,11 +129,13 @@ export class InputChecker {
     return [...new Set(value.map((item: string) => item.toLowerCase()))].sort();
   }
 
-  /** A delegated permission's value, as permissionScope takes it: no spaces, not starting with a dot. */
+  /** A delegated permission's value, by Entra's rule for permissionScope.value (lib/entra-rules.ts), as the stack config checks it. */
   scopeValue(property: string): unknown {
-    const value = this.text(property, 120);
+    // The length is scopeValueProblem's to judge, so both say the same.
+    const value = this.text(property, Infinity);
     if (typeof value !== "string" || value === UNKNOWN) return value;
-    return /\s/.test(value) || value.startsWith(".") ? this.fail(property, "must be a scope name without spaces, not starting with '.'") : value;
+    const problem = scopeValueProblem(value);
+    return problem ? this.fail(property, problem) : value;
   }
 
   url(property: string): unknown {

@@ -175,7 +175,12 @@ export interface StackIdentity {
   stack?: string;
 }
 
-/** The adoption tag of the stack among `tags`, as the component writes it: `agent-user-kit:<project>/<stack>/<component>`. */
+/**
+ * The adoption tag of the stack among `tags`, as the component writes it:
+ * `agent-user-kit:<project>/<stack>/<component>`, and since tags end in the
+ * stack's nonce, `.../<component>/<nonce>`, which only the stack's state
+ * holds: preflight knows the form, never the nonce.
+ */
 function stackTag(tags: readonly string[] | undefined, of: StackIdentity): string | undefined {
   return (tags ?? []).find((tag) => {
     const [project, stack, ...component] = tag.startsWith("agent-user-kit:") ? tag.slice("agent-user-kit:".length).split("/") : [];
@@ -188,23 +193,34 @@ interface ListedBlueprint extends Creation {
   tags?: string[];
 }
 
+/** What `pulumi up` does with a blueprint carrying the stack's tag that another application made. */
+const FOREIGN_TAGGED =
+  "carrying this stack's adoption tag form, made by another application: `pulumi up` neither adopts them nor stops for them (only the stack's state holds its blueprint tag's nonce)";
+
 /** What `pulumi up` would do with an object of the stack another application made: refuse it. */
 const FOREIGN_FIX =
   "`pulumi up` adopts only what its provisioner created and would stop here: find out who made it from its owners and creator, and delete it in Entra; or, if your stack made it as another provisioner application, run preflight and `pulumi up` as that application";
 
-/** The blueprint display name: free, held by this stack's blueprint (tagged by it and made by the provisioner), or carried by others. */
+/** The blueprint of the stack among `blueprints`: tagged by it and made by the provisioner, as `pulumi up` would adopt it. */
+function stackBlueprint(blueprints: readonly ListedBlueprint[], of: StackIdentity, app: string): ListedBlueprint | undefined {
+  return blueprints.find((b) => stackTag(b.tags, of) !== undefined && madeBy(b, app));
+}
+
+/**
+ * The blueprint display name: free, held by this stack's blueprint, or
+ * carried by others. One carrying this stack's tag that another application
+ * made is one of the others, named with its creator: `pulumi up` leaves it
+ * alone, as it does here.
+ */
 async function blueprintNameCheck(graph: GraphClient, config: KitConfig, blueprints: ListedBlueprint[], of: StackIdentity, app: string): Promise<Check> {
   const link = "blueprint name";
-  const tagged = blueprints.filter((b) => stackTag(b.tags, of) !== undefined);
-  const foreign = tagged.find((b) => !madeBy(b, app));
-  if (foreign) {
-    const made = await madeByAnother(graph, "the blueprint", foreign, blueprintPath(foreign.id), app);
-    return failed(link, config.blueprintName, `${made}; it carries this stack's adoption tag ${stackTag(foreign.tags, of)}`, FOREIGN_FIX);
-  }
-  const mine = tagged[0];
+  const mine = stackBlueprint(blueprints, of, app);
   const others = blueprints.filter((b) => b !== mine);
   if (others.length > 0) {
-    return warning(link, config.blueprintName, `${others.length} other blueprint(s) already carry this display name (${others.map((b) => b.id).join(", ")})`, "display names are not unique in Entra, but people will confuse them: set agent-user-kit:blueprintName to another name");
+    const foreign = others.filter((b) => stackTag(b.tags, of) !== undefined);
+    const made = await Promise.all(foreign.map((b) => madeByAnother(graph, "the blueprint", b, blueprintPath(b.id), app)));
+    const tagged = foreign.length > 0 ? `; ${made.join("; ")}: ${foreign.length === 1 ? "one" : foreign.length} ${FOREIGN_TAGGED}` : "";
+    return warning(link, config.blueprintName, `${others.length} other blueprint(s) already carry this display name (${others.map((b) => b.id).join(", ")})${tagged}`, "display names are not unique in Entra, but people will confuse them: set agent-user-kit:blueprintName to another name");
   }
   return mine ? ok(link, config.blueprintName, `held by this stack's blueprint ${mine.id} (tag ${stackTag(mine.tags, of)})`) : ok(link, config.blueprintName, "free");
 }
@@ -247,7 +263,7 @@ async function nameChecks(graph: GraphClient, config: KitConfig, of: StackIdenti
     }),
   );
   const name = isDenied(blueprints) ? denied("blueprint name", config.blueprintName, blueprints) : await blueprintNameCheck(graph, config, blueprints, of, app);
-  const mine = isDenied(blueprints) ? blueprints : blueprints.find((b) => stackTag(b.tags, of) !== undefined && madeBy(b, app));
+  const mine = isDenied(blueprints) ? blueprints : stackBlueprint(blueprints, of, app);
   const upns: Check[] = [];
   for (const agent of config.agents) upns.push(await upnCheck(graph, agent.userPrincipalName, mine, app));
   return [name, ...upns];

@@ -99,6 +99,16 @@ describe("a blueprint's exposed API", () => {
     expect((await d.call("PATCH", path, { body: { api: { oauth2PermissionScopes: keep } }, token: editor() })).status).toBe(204);
   });
 
+  it.each([["acc\x1b]52;c;eA==\x07ess"], ["x\x1b[2J"], ["access agent"], ["access\\agent"], ["a".repeat(121)]])(
+    "refuses a scope value outside permissionScope's character set and length, with Graph's 400 for a PermissionScope property: %j",
+    async (value) => {
+      const current = (await d.call("GET", path, { token: app(["Application.Read.All"]) })).body as { api: { oauth2PermissionScopes: unknown[] } };
+      const body = { api: { oauth2PermissionScopes: [...current.api.oauth2PermissionScopes, scope(value, NEW_SCOPE, false)] } };
+      const answer = await d.call("PATCH", path, { body, token: editor() });
+      expect([answer.status, answer.body.error]).toEqual([400, expect.objectContaining({ code: "Request_BadRequest", message: "Invalid value specified for property 'value' of resource 'PermissionScope'." })]);
+    },
+  );
+
   it.each([
     ["api://{appId}", `api://${DEFAULT_IDS.blueprintAppId}`],
     ["api://{appId}/{string}", `api://${DEFAULT_IDS.blueprintAppId}/agent`],
@@ -119,6 +129,14 @@ describe("a blueprint's exposed API", () => {
   ])("refuses an identifier URI of no supported format: %s", async (_case, uri) => {
     const answer = await d.call("PATCH", path, { body: { identifierUris: [uri] }, token: editor() });
     expect([answer.status, codeOf(answer)]).toEqual([400, "Request_BadRequest"]);
+  });
+
+  it("refuses an identifier URI twice in one list, in another case too, as another object's is (unique without case)", async () => {
+    const ours = `api://${DEFAULT_IDS.blueprintAppId}`;
+    for (const uris of [[ours, ours], [ours, ours.toUpperCase()], [`https://${DEFAULT_IDS.domain}/agent`, `HTTPS://${DEFAULT_IDS.domain.toUpperCase()}/agent`]]) {
+      const answer = await d.call("PATCH", path, { body: { identifierUris: uris }, token: editor() });
+      expect([answer.status, answer.body.error]).toEqual([400, expect.objectContaining({ code: "Request_BadRequest", message: `Another object with the same value for property identifierUris already exists: '${uris[1]}'.` })]);
+    }
   });
 
   it("takes api://{appId} with a verified domain's URI, and refuses a caller holding Directory.ReadWrite.All", async () => {

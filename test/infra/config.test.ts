@@ -126,6 +126,32 @@ describe("validateConfig", () => {
     });
   });
 
+  describe("the exposed scope (onBehalfOfScope), by Entra's character set for permission scope values", () => {
+    it.each(["access_agent", "Agent.Access:all", "a~b|c{d}`e"])("takes %j", (scope) => {
+      expect(validateConfig({ ...BASE, onBehalfOfScope: scope }, NOW).onBehalfOf).toEqual({ scope, clients: [] });
+    });
+
+    it.each([
+      ["an OSC 52 clipboard write", "acc\x1b]52;c;eA==\x07ess", '"acc\\x1b]52;c;eA==\\x07ess"'],
+      ["a screen clear", "x\x1b[2J", '"x\\x1b[2J"'],
+      ["a space", "access agent", '"access agent"'],
+      ["a double quote", 'access"agent', '"access"agent"'],
+      ["a backslash", "access\\agent", '"access\\agent"'],
+      ["a non-ASCII letter", "accès", '"accès"'],
+      ["a leading dot", ".access", '".access"'],
+    ])("refuses %s, quoting it printable", (_case, scope, shown) => {
+      const message = problems({ ...BASE, onBehalfOfScope: scope });
+      expect(message).toContain(`agent-user-kit:onBehalfOfScope `);
+      expect(message).toContain(`got ${shown}`);
+      // eslint-disable-next-line no-control-regex
+      expect(message).not.toMatch(/[\x00-\x1f]/);
+    });
+
+    it("refuses one longer than Entra's 120 characters", () => {
+      expect(problems({ ...BASE, onBehalfOfScope: "a".repeat(121) })).toContain("onBehalfOfScope is 121 characters; Entra allows at most 120 in a scope value");
+    });
+  });
+
   describe("credential", () => {
     it("refuses an unknown mode", () => {
       expect(problems({ ...BASE, credential: "password" })).toContain("agent-user-kit:credential must be one of secret, managedIdentity, certificate");

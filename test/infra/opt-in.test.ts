@@ -112,7 +112,8 @@ describe("the opt-in fields are checked before any resource is registered", () =
 
   it("refuses a scope with a space as the exposed scope", async () => {
     const message = await failure({ ...BASE, "agent-user-kit:agentIdentityName": "A", "agent-user-kit:agentUserName": "a", "agent-user-kit:onBehalfOfScope": "access agent" });
-    expect(message).toContain("agent-user-kit:onBehalfOfScope must be one scope name without spaces");
+    expect(message).toContain("agent-user-kit:onBehalfOfScope may hold only letters, digits and");
+    expect(message).toContain('(no space, quote, backslash or control character): one scope name such as access_agent, got "access agent"');
   });
 });
 

@@ -18,7 +18,7 @@ import { selfSignedCertificate } from "../../emulator/certificate";
 import { FLEET_AGENT_KEYS, OPT_IN_OUTPUT_KEYS, STACK_OUTPUT_KEYS } from "../../lib/stack-outputs";
 import { PACKAGE_VERSION } from "../../lib/version";
 import { AGENT_USER_KIT_TYPE, AgentUserKit, type AgentUserKitArgs, type BlueprintCredentialArgs } from "../../infra";
-import type { AgentUserKitPackageArgs, CredentialArgs } from "../../infra/plugin/args";
+import { PACKAGE_ARG_NAMES, type AgentUserKitPackageArgs, type CredentialArgs } from "../../infra/plugin/args";
 import { programFolderProblems, type ProgramFolderModules } from "../../infra/plugin/program-folder";
 import { PackageProvider } from "../../infra/plugin/provider";
 import { AZURE, installMocks, valueOf, type Registration } from "./program-harness";
@@ -140,8 +140,51 @@ describe("the plugin's construct", () => {
 
   it("refuses a type the package does not have, naming the one it has", async () => {
     await expect(new PackageProvider(READY_FOLDER, ready).construct("x", "agent-user-kit:index:Blueprint", BASE, {})).rejects.toThrow(
-      "the agent-user-kit package has no component agent-user-kit:index:Blueprint; it has agent-user-kit:index:AgentUserKit",
+      'the agent-user-kit package has no component "agent-user-kit:index:Blueprint"; it has agent-user-kit:index:AgentUserKit',
     );
+  });
+
+  it("prints an unknown type token with its control characters escaped, and no more than its start", async () => {
+    const error = (await new PackageProvider(READY_FOLDER, ready).construct("x", "agent-user-kit:index:\x1b]52;c;eA==\x07\x1b[2J" + "x".repeat(100_000), BASE, {}).catch((err: Error) => err)) as Error;
+    expect(error.message).toContain('has no component "agent-user-kit:index:\\x1b]52;c;eA==\\x07\\x1b[2J');
+    // eslint-disable-next-line no-control-regex
+    expect(error.message).not.toMatch(/[\x00-\x1f\x7f]/);
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it.each([
+    ["a provisioner's credential", { provisioner: { clientSecret: "hunter2-client-secret" } }, /AgentUserKit "team": provisioner is not an argument of AgentUserKit \(blueprintName, sponsors, /],
+    ["a misspelt argument", { sponsor: ["hunter2-sponsor"] }, /AgentUserKit "team": sponsor is not an argument of AgentUserKit/],
+    ["TypeScript's earlier credential form", { secretEndDate: "hunter2-date" }, /AgentUserKit "team": secretEndDate is the TypeScript component's earlier form of credential, not an argument of the package: give it inside credential/],
+    ["a name with control characters", { "x\x1b[2Jy": "hunter2" }, /AgentUserKit "team": "x\\x1b\[2Jy" is not an argument of AgentUserKit/],
+  ])("refuses a field that is no argument of the package by name, never echoing its value: %s", async (_case, extra, message) => {
+    const { registrations } = await installMocks();
+    const error = (await new PackageProvider(READY_FOLDER, ready).construct("team", AGENT_USER_KIT_TYPE, { ...BASE, ...extra }, {}).catch((err: Error) => err)) as Error;
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toContain("hunter2");
+    // eslint-disable-next-line no-control-regex
+    expect(error.message).not.toMatch(/[\x00-\x1f]/);
+    expect(registrations).toEqual([]);
+  });
+
+  it("knows the package's arguments as its schema lists them", () => {
+    const schema = JSON.parse(readFileSync(join(ROOT, "dist/infra/plugin/schema.json"), "utf8")) as { resources: Record<string, { inputProperties: object }> };
+    expect([...PACKAGE_ARG_NAMES].sort()).toEqual(Object.keys(schema.resources[AGENT_USER_KIT_TYPE]!.inputProperties).sort());
+  });
+
+  it("refuses an argument nested 5,000 deep by name, where it overflowed the stack, before anything is registered", async () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 5000; i++) deep = { d: deep };
+    const { registrations } = await installMocks();
+    const error = (await new PackageProvider(READY_FOLDER, ready).construct("team", AGENT_USER_KIT_TYPE, { ...BASE, agents: [{ name: "a", userName: "agent-a", scopes: deep }] }, {}).catch((err: Error) => err)) as Error;
+    expect(error.message).toMatch(/^configuration: AgentUserKit "team": agents nests more than 32 lists and objects deep; no argument of the kit goes past 4/);
+    expect(registrations).toEqual([]);
+    // The TypeScript component, the same.
+    expect(() => new AgentUserKit("deep", { ...BASE, agents: [{ name: "a", userName: "agent-a", scopes: deep as string[] }] })).toThrow(/AgentUserKit "deep": agents nests more than 32 lists and objects deep/);
+    // A cycle nests without end: refused as too deep, where it would never have ended.
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => new AgentUserKit("cycle", { ...BASE, agents: [{ name: "a", userName: "agent-a", scopes: cyclic as unknown as string[] }] })).toThrow(/AgentUserKit "cycle": agents nests more than 32/);
   });
 
   it("refuses a program folder that cannot run the dynamic providers, naming the folder and the command that fixes it", async () => {

@@ -120,6 +120,8 @@ describe("serialized dynamic providers", () => {
     const calls = emulator.requests.slice(from).map((r) => `${r.method} ${r.path} ${r.status}`);
     expect(calls).toEqual([
       `POST /${DEFAULT_IDS.tenantId}/oauth2/v2.0/token 200`,
+      // The lookup by the adoption tag, then by its base (a blueprint made before tags had a nonce).
+      "GET /v1.0/applications/microsoft.graph.agentIdentityBlueprint 200",
       "GET /v1.0/applications/microsoft.graph.agentIdentityBlueprint 200",
       "POST /v1.0/applications/microsoft.graph.agentIdentityBlueprint 201",
       `DELETE /v1.0/applications/${id}/microsoft.graph.agentIdentityBlueprint 204`,

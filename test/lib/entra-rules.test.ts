@@ -18,6 +18,7 @@ import {
   isUpn,
   LIMITS,
   MICROSOFT_GRAPH_APP_ID,
+  scopeValueProblem,
   PUBLIC_CLOUD,
   TOKEN_EXCHANGE_APP_ID,
   TOKEN_EXCHANGE_AUDIENCE,
@@ -214,5 +215,24 @@ describe("isGraphResource", () => {
     ["api://7c3e9a12-5d4b-4e6f-8a1c-2b3d4e5f6a7b", undefined, false],
   ] as const)("%s (Graph in use: %s) is Graph: %s", (resource, graphUrl, expected) => {
     expect(isGraphResource(resource, graphUrl)).toBe(expected);
+  });
+});
+
+describe("a permission scope value", () => {
+  // permissionscope.md's `value`, as the page lists it: these, letters and digits; nothing else of ASCII.
+  const LISTED = ":!#$%&'()*+,-./:;<=>?@[]^+_`{|}~";
+  it("takes exactly the characters Entra's permissionScope page lists, of all 128 ASCII ones", () => {
+    const taken = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).filter((c) => scopeValueProblem(`a${c}`) === undefined);
+    const expected = [...new Set([...LISTED, ..."0123456789", ..."ABCDEFGHIJKLMNOPQRSTUVWXYZ", ..."abcdefghijklmnopqrstuvwxyz"])].sort();
+    expect(taken.sort()).toEqual(expected);
+  });
+
+  it("refuses a value longer than 120 characters, one starting with a dot, and an empty one", () => {
+    expect([scopeValueProblem("a".repeat(120)), scopeValueProblem("a".repeat(121)), scopeValueProblem(".a"), scopeValueProblem("")]).toEqual([
+      undefined,
+      "is 121 characters; Entra allows at most 120 in a scope value",
+      "must not start with '.'",
+      "must not be empty",
+    ]);
   });
 });

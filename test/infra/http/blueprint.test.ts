@@ -1,4 +1,5 @@
-import { blueprintProvider, type BlueprintOutputs } from "../../../infra/providers/blueprint";
+import { adoptionBase } from "../../../infra/providers/adoption";
+import { blueprintProvider, type BlueprintInputs, type BlueprintOutputs } from "../../../infra/providers/blueprint";
 import { blueprintInputs, createBlueprint, DEFAULT_IDS, graphCalls, SECOND_SPONSOR, startTenant, type Tenant } from "./tenant";
 
 describe("blueprint provider over HTTP", () => {
@@ -39,7 +40,9 @@ describe("blueprint provider over HTTP", () => {
 
   it("renames and swaps its only sponsor in place, never leaving it without one", async () => {
     const olds = await createBlueprint(t);
-    const news = await blueprintInputs(t, { adoptionTag: olds.adoptionTag, displayName: "Renamed", sponsors: [SECOND_SPONSOR] });
+    // As the engine checks it: the program's base tag against the state, whose tag (and nonce) stays.
+    const { inputs } = await blueprintProvider.check!(olds, { ...olds, adoptionTag: adoptionBase(olds.adoptionTag), displayName: "Renamed", sponsors: [SECOND_SPONSOR] });
+    const news = inputs as BlueprintInputs;
     await expect(blueprintProvider.diff!(olds.objectId, olds, news)).resolves.toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
 
     const { outs } = await blueprintProvider.update!(olds.objectId, olds, news);

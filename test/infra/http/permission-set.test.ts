@@ -79,9 +79,10 @@ async function refusedAdoptions(t: Tenant, blueprint: BlueprintOutputs, principa
   const plant = async (path: string, body: Record<string, unknown>) => (await planter.graph.call<{ id: string; appId: string }>("POST", path, { agentId: true, body })).body;
   const sponsors = [`${t.emulator.httpUrl}/v1.0/users/${SECOND_SPONSOR}`];
   const refused = (create: Promise<unknown>) => expect(create).rejects.toThrow(`was created by application ${planter.appId}`);
-  const tag = `agent-user-kit:test/dev/${randomUUID()}`;
-  const planted = await plant(BLUEPRINTS, { displayName: "Planted", tags: [tag], "sponsors@odata.bind": sponsors });
-  await refused(blueprintProvider.create!(await blueprintInputs(t, { adoptionTag: tag })));
+  // Carrying the stack's whole tag, its nonce included, as if it had leaked: the one blueprint a create refuses.
+  const inputs = await blueprintInputs(t);
+  const planted = await plant(BLUEPRINTS, { displayName: "Planted", tags: [inputs.adoptionTag], "sponsors@odata.bind": sponsors });
+  await refused(blueprintProvider.create!(inputs));
   await plant(PRINCIPALS, { appId: planted.appId });
   await refused(blueprintPrincipalProvider.create!(await principalInputs(t, { ...blueprint, appId: planted.appId, objectId: planted.id })));
   const name = `Planted ${randomUUID()}`;

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { parseFaultSpec } from "../../../emulator/faults";
 import { agentIdentityProvider } from "../../../infra/providers/agent-identity";
 import { agentUserProvider } from "../../../infra/providers/agent-user";
-import { blueprintProvider } from "../../../infra/providers/blueprint";
+import { adoptionBase } from "../../../infra/providers/adoption";
+import { blueprintProvider, type BlueprintInputs, type BlueprintOutputs } from "../../../infra/providers/blueprint";
 import { blueprintPrincipalProvider } from "../../../infra/providers/blueprint-principal";
 import { createOrAdopt, graphSession } from "../../../infra/providers/graph-ops";
 import { BLUEPRINTS } from "../../../lib/graph-paths";
@@ -26,7 +27,8 @@ import {
 
 /**
  * Objects another application of the tenant planted where a create looks
- * for its own: a blueprint carrying the stack's (predictable) adoption tag,
+ * for its own: a blueprint carrying the stack's adoption tag (as if its
+ * nonce had leaked),
  * the blueprint's principal, an agent identity of the stack's name under its
  * blueprint, an agent user of the stack's UPN under an identity that
  * application made. Each is refused before anything is sent to it, naming
@@ -81,6 +83,36 @@ describe("objects another application planted are never adopted", () => {
     expect(writes(from)).toEqual([]);
     expect(store().application(planted.id)).toMatchObject({ displayName: "Planted blueprint", sponsors: [SECOND_SPONSOR] });
     expect(store().applications().filter((a) => a.tags?.includes(inputs.adoptionTag)).map((a) => a.id)).toEqual([planted.id]);
+  });
+
+  it("a blueprint planted with the stack's base tag, which anyone can work out, neither blocks nor is adopted: the create makes its own", async () => {
+    const inputs = await blueprintInputs(t);
+    const base = adoptionBase(inputs.adoptionTag);
+    expect(inputs.adoptionTag).toMatch(new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/[0-9a-f]{32}$`));
+    const planted = await plant<{ appId: string }>(BLUEPRINTS, { displayName: "Planted blueprint", tags: [base], "sponsors@odata.bind": [userUrl(SECOND_SPONSOR)] });
+    const { id } = await blueprintProvider.create!(inputs);
+    expect(id).not.toBe(planted.id);
+    expect(store().application(id)).toMatchObject({ displayName: inputs.displayName, tags: [inputs.adoptionTag], createdByAppId: DEFAULT_IDS.provisionerAppId });
+    expect(store().application(planted.id)).toMatchObject({ displayName: "Planted blueprint", tags: [base], sponsors: [SECOND_SPONSOR] });
+  });
+
+  it("an existing stack's blueprint keeps the tag its state holds, base alone included (no replacement), and a base-tagged one the provisioner made is still adopted", async () => {
+    const base = `agent-user-kit:test/dev/${randomUUID()}`;
+    const news = { ...t.common, displayName: "Research agent blueprint", sponsors: [DEFAULT_IDS.sponsorId], adoptionTag: base };
+    const check = async (olds: Partial<BlueprintInputs>) => ((await blueprintProvider.check!(olds as BlueprintInputs, news)).inputs as BlueprintInputs).adoptionTag;
+    // The state's tag stays: the base alone, as stacks before nonces hold it, or the base and its nonce.
+    expect(await check({ adoptionTag: base })).toBe(base);
+    const first = await check({});
+    expect(await check({ adoptionTag: first })).toBe(first);
+    // A new blueprint's nonce is drawn afresh: no two stacks share one.
+    expect([first, await check({})]).toEqual([expect.stringMatching(/\/[0-9a-f]{32}$/), expect.not.stringMatching(new RegExp(first.slice(-32)))]);
+    const state = { ...news, objectId: "o", appId: "a" } as BlueprintOutputs;
+    expect(await blueprintProvider.diff!("o", state, (await blueprintProvider.check!(state, news)).inputs as BlueprintInputs)).toMatchObject({ changes: false });
+
+    // A create an earlier version started, whose run ended before Pulumi recorded it: its blueprint carries the base alone.
+    const made = (await t.graph.call<{ id: string }>("POST", BLUEPRINTS, { agentId: true, body: { displayName: "Made before nonces", tags: [base], "sponsors@odata.bind": [userUrl(DEFAULT_IDS.sponsorId)] } })).body;
+    const { id } = await blueprintProvider.create!(await blueprintInputs(t, { adoptionTag: base }));
+    expect(id).toBe(made.id);
   });
 
   it("a blueprint the provisioner made is adopted whoever else owns it: owners do not decide, createdByAppId does", async () => {
