@@ -2,9 +2,9 @@ import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode 
 import { operationOf, permissionHint } from "./graph-permissions";
 import { shapeProblem, type Shape } from "./graph-shape";
 import { BODY_LIMITS, parseRetryAfter, ResponseTooLargeError, send, type HttpOptions, type HttpRequest, type HttpResponse } from "./http";
+import { isGuid } from "./entra-rules";
 import { isObject } from "./json-value";
-import { printable } from "./printable";
-import { redactJwts, scrubSent } from "./redact";
+import { peerText, scrubSent, scrubSentJson } from "./redact";
 import { DEFAULT_RETRY, lagTolerant, NO_CONSISTENCY_WINDOW_MS, transientOnly, withRetry, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
 
@@ -35,7 +35,11 @@ const NOT_FOUND_CODES: readonly string[] = ["Request_ResourceNotFound", "Resourc
 
 /**
  * Microsoft Graph answered with an error. Branches on codes, never on messages:
- * `code` is the top-level `error.code`, `codes` the nested `innerError.code` values.
+ * `code` is the top-level `error.code`, `codes` the nested `innerError.code` values,
+ * each as printable as the message, since Graph's codes are the peer's text too.
+ * The answer comes scrubbed of what the call sent (GraphClient's attempt does it,
+ * the one place that knows what that was); `requestId` is kept only when it is a
+ * GUID, as Graph's are: anything else there is not an id worth a support case.
  */
 export class GraphError extends AgentUserError {
   readonly exitCode: ExitCode;
@@ -47,16 +51,16 @@ export class GraphError extends AgentUserError {
 
   constructor(step: string, response: HttpResponse) {
     const body = parseErrorBody(response.body);
-    const code = body?.error.code ?? `http_${response.status}`;
+    const code = body ? peerText(body.error.code) : `http_${response.status}`;
     const innerCodes: string[] = [];
     // Field by field, as typed: a hostile or broken answer (a message that is an object, an endless chain) stays an answer.
     let inner: unknown = body?.error.innerError;
     for (let depth = 0; depth < 10 && isObject(inner); depth++) {
       const { code: innerCode, innerError } = inner as { code?: unknown; innerError?: unknown };
-      if (typeof innerCode === "string") innerCodes.push(innerCode);
+      if (typeof innerCode === "string") innerCodes.push(peerText(innerCode));
       inner = innerError;
     }
-    const message = typeof body?.error.message === "string" ? printable(redactJwts(body.error.message).trim()) : "";
+    const message = typeof body?.error.message === "string" ? peerText(body.error.message.trim()) : "";
     super(step, `${code} (HTTP ${response.status})${message ? `: ${message}` : ""}`, {
       code,
       status: response.status,
@@ -64,8 +68,8 @@ export class GraphError extends AgentUserError {
       retryAfterMs: parseRetryAfter(response.headers["retry-after"]),
       hint: graphHint(response.status, code, step),
     });
-    const requestId: unknown = body?.error.innerError?.["request-id"];
-    this.requestId = typeof requestId === "string" ? requestId : response.headers["request-id"];
+    const ids: unknown[] = [isObject(body?.error.innerError) ? body.error.innerError["request-id"] : undefined, response.headers["request-id"]];
+    this.requestId = ids.find(isGuid);
     this.response = response;
     this.exitCode = exitCodeForStatus(response.status);
   }
@@ -134,6 +138,40 @@ function malformedGraph(step: string, detail: string): MalformedAnswerError {
 }
 
 const stepOf = (method: string, url: string) => `Graph ${method} ${new URL(url).pathname}`;
+
+/**
+ * Graph's properties that carry a credential in a request's body: a
+ * passwordCredential's secretText, a keyCredential's key, a passwordProfile's
+ * password. An array, not a Set, for Pulumi's closure serializer.
+ */
+const CREDENTIAL_PROPERTIES: readonly string[] = ["secretText", "key", "password"];
+
+/**
+ * A call's body as sent, and the credentials in it, which an answer must not
+ * echo back. The ids, names and URIs stay, so that an error naming one says
+ * which it is about. One JSON.stringify does both: it walks the body anyway,
+ * and a body it can serialize, the replacer can read.
+ */
+function requestBody(body: unknown): { text?: string; credentials: string[] } {
+  if (body === undefined) return { credentials: [] };
+  const credentials: string[] = [];
+  const text = JSON.stringify(body, (name: string, value: unknown) => {
+    if (typeof value === "string" && CREDENTIAL_PROPERTIES.includes(name)) credentials.push(value);
+    return value;
+  });
+  return { text, credentials };
+}
+
+/**
+ * An answer with no value of `sent` in it (the bearer token, the body's
+ * credentials), error or success, whatever escapes its JSON spells them
+ * with: it goes on into an error, a caller's hands, a log or a report. The
+ * headers too: a peer may echo into its request-id.
+ */
+function scrubbedAnswer(res: HttpResponse, sent: readonly string[]): HttpResponse {
+  const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, scrubSent(value, sent)]));
+  return { ...res, headers, body: scrubSentJson(res.body, sent) };
+}
 
 export interface GraphClientOptions extends HttpOptions {
   /** e.g. https://graph.microsoft.com; paths are appended to it. */
@@ -260,6 +298,7 @@ export class GraphClient {
     const window = call.consistencyWindowMs ?? NO_CONSISTENCY_WINDOW_MS;
     const { policy, classify } =
       window > 0 ? lagTolerant(base, window, (err) => err instanceof GraphError && err.notFound, this.options.hooks?.now) : { policy: base, classify: transientOnly };
+    const { text: body, credentials } = requestBody(call.body);
     return withRetry(
       async () => {
         const token = await this.options.getToken();
@@ -270,13 +309,12 @@ export class GraphClient {
           ...(call.body !== undefined ? { "content-type": "application/json" } : {}),
           ...call.headers,
         };
-        const body = call.body === undefined ? undefined : JSON.stringify(call.body);
         // Graph throttles per application: every client of this Graph in the process (one provisioner, or one agent) shares one wait.
         const res = await throttledSend(this.baseUrl, this.options.hooks, undefined, () =>
           send(step, { method, url, headers, body }, { maxBodyBytes: BODY_LIMITS.graph, ...this.options }),
         );
-        // An answer that echoes the bearer token (a proxy, a hostile peer), error or success, must not carry it into an error, a log or a report.
-        const scrubbed = { ...res, body: scrubSent(res.body, [token]) };
+        // A proxy or a hostile peer may echo what was sent: nothing past this line sees it.
+        const scrubbed = scrubbedAnswer(res, [token, ...credentials]);
         // A redirect is not followed (it would carry the token elsewhere): like an error, it is not the answer asked for.
         if (res.status < 200 || res.status >= 300) throw new GraphError(step, scrubbed);
         return scrubbed;

@@ -3,8 +3,8 @@ import { AgentUserError, exitCodeForStatus, MalformedAnswerError, type ExitCode 
 import { parseRetryAfter, send, type HttpOptions } from "./http";
 import { isGuid, MAX_TOKEN_LIFETIME_S } from "./entra-rules";
 import { isObject } from "./json-value";
-import { printable, quoteValue } from "./printable";
-import { redactJwts, scrubSent } from "./redact";
+import { quoteValue } from "./printable";
+import { peerText, scrubSent } from "./redact";
 import { DEFAULT_RETRY, transientOnly, withRetry, type Classifier, type RetryHooks, type RetryPolicy } from "./retry";
 import { throttledSend } from "./throttle";
 
@@ -51,7 +51,7 @@ export class TokenEndpointError extends AgentUserError {
     const codes = body.error_codes ?? [];
     const description = summarize(body.error_description ?? "");
     // The error code is the peer's text too: what it echoes is shown as safely as its description.
-    const error = redactJwts(printable(body.error));
+    const error = peerText(body.error);
     const label = codes.length > 0 ? `${codes.map((c) => `AADSTS${c}`).join(", ")} ${error}` : error;
     super(step, `${label} (HTTP ${status})${description ? `: ${description}` : ""}`, {
       code: error,
@@ -84,7 +84,7 @@ export class TokenEndpointError extends AgentUserError {
 /** Entra's description repeats the code and appends ids and a timestamp; keep the sentence. */
 function summarize(description: string): string {
   const sentence = description.replace(/^AADSTS\d+:\s*/, "").split(/\s*(?:\r?\n|Trace ID:)/)[0] ?? "";
-  return redactJwts(printable(sentence.trim()));
+  return peerText(sentence.trim());
 }
 
 export interface TokenClientOptions extends HttpOptions {

@@ -321,13 +321,30 @@ export function echoingErrorBody(spelled: string): string {
   ].join(",")}}`;
 }
 
+/** A request as a peer received it: its path, its headers (names lower-cased) and its raw body. */
+export interface PeerRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a peer answers: a status and a raw body, sent with JSON's content type and any `headers` given. */
+export interface PeerAnswer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /**
- * A stand-in token endpoint on loopback: `answer(form)` answers each POST
- * (status and raw body, JSON's content type); a request it gives no answer
- * gets a token (an opaque T1), so that a later hop is reached. `requests`
- * holds every form received.
+ * A stand-in token endpoint on loopback: `answer(form, request)` answers
+ * each request (status and raw body, JSON's content type); a request it
+ * gives no answer gets a token (an opaque T1), so that a later hop is
+ * reached. `requests` holds every form received.
  */
-export async function tokenPeer(answer: (form: URLSearchParams) => { status: number; body: string } | undefined): Promise<{ base: string; requests: URLSearchParams[]; close: () => Promise<void> }> {
+export async function tokenPeer(
+  answer: (form: URLSearchParams, request: PeerRequest) => PeerAnswer | undefined,
+): Promise<{ base: string; requests: URLSearchParams[]; close: () => Promise<void> }> {
   const requests: URLSearchParams[] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -335,8 +352,12 @@ export async function tokenPeer(answer: (form: URLSearchParams) => { status: num
     req.on("end", () => {
       const form = new URLSearchParams(body);
       requests.push(form);
-      const given = answer(form) ?? { status: 200, body: JSON.stringify({ token_type: "Bearer", access_token: `opaque-t1-${randomUUID()}`, expires_in: 3600 }) };
-      res.writeHead(given.status, { "content-type": "application/json" });
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      const given = answer(form, { method: req.method ?? "GET", path: req.url ?? "/", headers, body }) ?? {
+        status: 200,
+        body: JSON.stringify({ token_type: "Bearer", access_token: `opaque-t1-${randomUUID()}`, expires_in: 3600 }),
+      };
+      res.writeHead(given.status, { "content-type": "application/json", ...given.headers });
       res.end(given.body);
     });
   });
@@ -383,7 +404,7 @@ export function echoing(credential: SentCredential, body: (value: string) => str
 export interface EchoPeerContext {
   peer: Awaited<ReturnType<typeof tokenPeer>>;
   scratch: ScratchDir;
-  answer: (form: URLSearchParams) => { status: number; body: string } | undefined;
+  answer: (form: URLSearchParams, request: PeerRequest) => PeerAnswer | undefined;
 }
 
 /** The credentials an echo test gives the kit to send, each with a `/` for the `\/` spelling. */
@@ -391,6 +412,10 @@ export const ECHOED_VALUES = {
   secret: `blueprint/secret~${randomUUID()}`,
   person: `person/assertion.${randomUUID()}`,
   federated: `federated/token.${randomUUID()}`,
+  /** Graph's bearer token: opaque, so no JWT shape gives it away to a pattern. */
+  bearer: `graph/bearer.${randomUUID()}`,
+  /** A credential in a Graph request's body, as a password or a key the kit might PATCH. */
+  password: `graph/password.${randomUUID()}`,
 };
 
 /** Registers hooks that start a tokenPeer answering with `ctx.answer`, and a scratch directory, in the calling scope. */
@@ -398,11 +423,72 @@ export function useEchoPeer(): EchoPeerContext {
   const ctx = { answer: () => undefined } as unknown as EchoPeerContext;
   beforeAll(async () => {
     ctx.scratch = scratchDir();
-    ctx.peer = await tokenPeer((form) => ctx.answer(form));
+    ctx.peer = await tokenPeer((form, request) => ctx.answer(form, request));
   });
   afterAll(async () => {
     await ctx.peer?.close();
     ctx.scratch?.remove();
   });
   return ctx;
+}
+
+/** Every string of a JSON text, keys and values, at any depth; none of a text that is not JSON. */
+export function stringsOf(text: string): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") out.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        walk(key);
+        walk(item);
+      }
+    }
+  };
+  try {
+    walk(JSON.parse(text));
+  } catch {
+    // Not JSON: no strings to echo.
+  }
+  return out;
+}
+
+/**
+ * A Graph error answer that echoes `spelled` (values as the peer spells
+ * them inside a JSON string) in every field of Graph's error envelope, in
+ * the nested innerError, and in a field Graph does not send.
+ */
+export function echoingGraphErrorBody(spelled: readonly string[]): string {
+  const all = spelled.join(" ");
+  const field = (name: string, text: string) => `"${name}":"${text}"`;
+  const inner = (nested: string) => `{${[field("code", `InnerEcho ${all}`), field("date", all), field("request-id", all), field("client-request-id", all), nested].join(",")}}`;
+  return `{"error":{${[
+    field("code", `Echo ${all}`),
+    field("message", `the values ${all} were refused`),
+    `"innerError":${inner(`"innerError":{${field("code", `Deeper ${all}`)}}`)}`,
+    field("echo", all),
+  ].join(",")}},${field("echo", all)}}`;
+}
+
+/**
+ * A tokenPeer answer that stands in for both the identity provider and
+ * Graph: a token request gets `bearer` as its access token; every other
+ * request is refused (`status`) with `body(values)` for the values it
+ * carries, the bearer token of its Authorization header first, then every
+ * string of its JSON body; and the values it echoed last.
+ */
+export function echoingGraph(
+  bearer: string,
+  body: (values: readonly string[]) => string,
+  status = 400,
+): { answer: (form: URLSearchParams, request: PeerRequest) => PeerAnswer; echoed: () => readonly string[] } {
+  let echoed: readonly string[] = [];
+  const answer = (_form: URLSearchParams, request: PeerRequest): PeerAnswer => {
+    if (request.path.endsWith("/oauth2/v2.0/token")) return { status: 200, body: JSON.stringify({ token_type: "Bearer", access_token: bearer, expires_in: 3600 }) };
+    const token = (request.headers.authorization ?? "").replace(/^Bearer /, "");
+    echoed = [token, ...stringsOf(request.body)];
+    // The bearer token in Graph's own id headers too: a header is no JSON, so it is spelled as sent.
+    return { status, body: body(echoed), headers: { "request-id": token, "client-request-id": token } };
+  };
+  return { answer, echoed: () => echoed };
 }
