@@ -118,14 +118,18 @@ python_exec="$python_module/python/cmd/pulumi-language-python-exec"
 [ -f "$python_exec" ] || fail "$python_exec is missing from the module cache"
 
 # The PATH dir: one of each, linked from the parts (copied where the cache spans file systems).
-bin_key=$(printf '%s\n' "$cli" "$nodejs" "$python" "$golang" "$yaml" | cat - "$dynamic_host" "$python_exec" | sha256sum | cut -c1-16)
+bin_key=$(printf '%s\n' "$cli" "$nodejs" "$python" "$golang" "$yaml" | cat - "$dynamic_host" "$python_exec" "$0" | sha256sum | cut -c1-16)
 bin="$cache/bin-$bin_key"
 if [ ! -f "$bin/.complete" ]; then
   work=$(mktemp -d "$cache/.bin-XXXXXX")
   trap 'rm -rf "$work"' EXIT
   place() { ln -f "$1" "$work/$2" 2>/dev/null || install -m 0755 "$1" "$work/$2"; }
   place "$cli/pulumi" pulumi
-  place "$nodejs/pulumi-language-nodejs" pulumi-language-nodejs
+  # That host proxies the resource monitor without RegisterErrorHook, though the engine claims error hooks:
+  # its programs are told to attach none (infra/components/credential-refused.ts) rather than fail.
+  place "$nodejs/pulumi-language-nodejs" pulumi-language-nodejs-host
+  printf '#!/bin/sh\nAGENT_USER_KIT_ERROR_HOOKS=off exec "$(dirname "$0")/pulumi-language-nodejs-host" "$@"\n' >"$work/pulumi-language-nodejs"
+  chmod 0755 "$work/pulumi-language-nodejs"
   place "$python/pulumi-language-python" pulumi-language-python
   place "$golang/pulumi-language-go" pulumi-language-go
   place "$yaml/pulumi-language-yaml" pulumi-language-yaml

@@ -70,6 +70,9 @@ export function credentialRefusedHooks(mode: RefusableCredential): pulumi.Resour
 }
 
 function errorHooksSupported(monitor: object): boolean {
+  // A language host whose monitor proxy serves no RegisterErrorHook (Pulumi's Node.js host v3.68.0, the
+  // last the Go module proxy serves) says so here; the engine itself would still claim the feature.
+  if (process.env.AGENT_USER_KIT_ERROR_HOOKS === "off") return false;
   if (typeof pulumi.ErrorHook !== "function" || typeof (monitor as { registerErrorHook?: unknown }).registerErrorHook !== "function") return false;
   try {
     // The engine's answer to "does it support error hooks", read once the program starts; not in
