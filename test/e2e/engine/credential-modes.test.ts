@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { selfSignedCertificate } from "../../../emulator/certificate";
 import { DEFAULT_IDS } from "../../../emulator/seed";
 import { allMinted } from "./lifecycle";
-import { consumerProject, type PulumiProject } from "./pulumi-cli";
+import { consumerProject, engineBuiltHere, type PulumiProject } from "./pulumi-cli";
 import { useEngineWorld } from "./world";
 
 jest.setTimeout(900_000);
@@ -91,10 +91,14 @@ describe("a tenant that refuses the blueprint's secret", () => {
       const output = `${run.stdout}\n${run.stderr}`;
       expect(run.code).not.toBe(0);
       expect(output).toMatch(/Adding password for Application .*unexpected status 400/);
+      // The kit's fix rides on an error hook, which Pulumi's Node.js host v3.68.0 (the engine built here) cannot
+      // register: its programs get azuread's 400 alone, and the kit attaches no hook rather than fail.
+      const hooks = !engineBuiltHere();
       for (const blueprint of ["agents", "team"]) {
-        expect(output).toContain(`AgentIdentityBlueprint "${blueprint}": Microsoft Graph refused a client secret (addPassword) on the blueprint with a 400.`);
+        const message = `AgentIdentityBlueprint "${blueprint}": Microsoft Graph refused a client secret (addPassword) on the blueprint with a 400.`;
+        expect(output.includes(message)).toBe(hooks);
       }
-      expect(output).toContain("`credential: managedIdentity`");
+      expect(output.includes("`credential: managedIdentity`")).toBe(hooks);
       expect(output).not.toContain("retrying create");
     } finally {
       t.emulator.store.blueprintSecretsRefused = false;

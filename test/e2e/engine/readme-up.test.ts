@@ -28,7 +28,8 @@ it("README's `pulumi up` block runs as written: the repository's stack is made, 
       // Nothing is downloaded here: `pulumi up` finds the azuread plugin where the block's PULUMI_HOME keeps plugins.
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     };
-    await installAzuread(dir, { ...env, PATH: `${engineBin()}:${env.PATH}`, PULUMI_HOME: join(dir, ".local-up") });
+    // The launcher goes in a folder of its own: the block's folder must end as it began.
+    await installAzuread(mkdtempSync(join(tmpdir(), "agent-user-kit-azuread-")), { ...env, PATH: `${engineBin()}:${env.PATH}`, PULUMI_HOME: join(dir, ".local-up") });
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       execFile("bash", ["-c", script], { cwd: dir, env, encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
         done({ code: err ? Number((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
