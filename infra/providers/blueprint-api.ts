@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { GraphClient } from "../../lib/graph-client";
 import type { Shape } from "../../lib/graph-shape";
-import { printable } from "../../lib/printable";
+import { printable } from "./graph-helpers";
 import { configureProvisioner } from "../provisioner-credential";
 import { requireState, step, type HintFor } from "./failure";
 import { applicationByAppIdPath, blueprintPath, getIfExists } from "./graph-helpers";

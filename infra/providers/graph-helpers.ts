@@ -9,3 +9,4 @@
 export { AGENT_IDENTITIES, AGENT_USERS, BLUEPRINT_PRINCIPALS, BLUEPRINTS, agentIdentityPath, agentUserPath, applicationByAppIdPath, blueprintPath, blueprintPrincipalPath } from "../../lib/graph-paths";
 export { getIfExists, odataString } from "../../lib/graph-reads";
 export { CREATION_SELECT, madeBy, madeByAnother, type Creation } from "../../lib/object-creator";
+export { printable } from "../../lib/printable";
