@@ -104,7 +104,7 @@ part() {
 }
 
 total=$SECONDS
-say "building the Pulumi engine from Go modules ($goversion; cold on 2 cores: about 10 minutes, most of it the CLI; warm: seconds)"
+say "building the Pulumi engine from Go modules ($goversion; cold on 2 cores: 6 to 15 minutes by the load, most of it the CLI; warm: seconds)"
 pulumi_version="github.com/pulumi/pulumi/sdk/v3/go/common/version.Version"
 cli=$(part cli "$root/engine" "$pulumi_version github.com/pulumi/pulumi/pkg/v3" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./gensdk)
 nodejs=$(part nodejs "$root/engine/hosts/nodejs" "$pulumi_version github.com/pulumi/pulumi/sdk/v3" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs)

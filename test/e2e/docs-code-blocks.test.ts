@@ -404,6 +404,12 @@ const RULES: Record<string, Rule> = {
     expect(Object.entries(program.outputs).filter(([name, value]) => value !== `\${kit.${name}}` || !(name in kit.properties))).toEqual([]);
   },
 
+  "yaml plugins": (b) => {
+    // The lines a program's Pulumi.yaml adds: exactly the README program's, which test:engine runs.
+    const readme = BLOCKS.find((x) => x.page === "README.md" && `${x.lang} ${x.tag}` === "yaml package")!;
+    expect(parse(b.body)).toEqual({ plugins: (parse(readme.body) as { plugins: unknown }).plugins });
+  },
+
   "sh setup": (b) => {
     const commands = b.body.split("\n").filter(Boolean).map((l) => l.replace(/\s+#.*$/, ""));
     expect(commands).toEqual(["npm ci && npm start", "npm ci && npm test"]);

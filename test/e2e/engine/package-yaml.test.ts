@@ -6,7 +6,8 @@
  * `pulumi package get-schema` of the installed executable prints
  * docs/schema.json; the program goes through up, `agent-user token --all`
  * and destroy against the emulator; a program whose folder lacks the install
- * is refused at preview, naming the fix.
+ * is refused at preview, naming the fix; so is a secret argument that
+ * fails a check, which the error names without its value.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +27,7 @@ let work: string;
 let emulator: Emulator;
 let world: EngineWorld;
 let project: PulumiProject;
+let tarball: string;
 
 /** The README program's configuration on the emulator: its sponsor, and the emulator's URLs for Graph and the authority. */
 const config = () => ({ sponsor: DEFAULT_IDS.sponsorId, graphUrl: emulator.httpsUrl, authorityUrl: emulator.httpsUrl });
@@ -34,7 +36,8 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "agent-user-kit-package-yaml-"));
   emulator = await startEmulator();
   world = await engineWorld(work, emulator);
-  project = packageProject(world, "yaml", packTarball(work), { "Pulumi.yaml": PROGRAM });
+  tarball = packTarball(work);
+  project = packageProject(world, "yaml", tarball, { "Pulumi.yaml": PROGRAM });
   await project.init("dev", config());
 });
 
@@ -66,4 +69,20 @@ it("a program whose folder lacks the npm install fails at preview, naming the fo
     `AgentUserKit "kit": Pulumi runs the kit's Graph resources (dynamic providers) from the program's folder, ${bare.dir}, and @pulumi/pulumi is not installed there; agent-user-kit is not installed there (pulumi/pulumi#5455) (in that folder: npm install agent-user-kit@${PACKAGE_VERSION} @pulumi/pulumi @pulumi/azuread)`,
   );
   expect(emulator.store.applications().filter((app) => app.displayName === "Support agents")).toEqual([]);
+});
+
+it("a secret argument (fn::secret) that fails a check fails preview, naming the argument and never showing the value", async () => {
+  const program = PROGRAM.replace("name: agents", "name: secret-check").replace(
+    "        mode: secret\n",
+    "        mode: secret\n        endDate:\n          fn::secret: not-a-date-hunter2\n",
+  );
+  expect(program).toContain("fn::secret: not-a-date-hunter2");
+  const checked = packageProject(world, "secret-check", tarball, { "Pulumi.yaml": program });
+  await checked.init("dev", config());
+  const preview = await checked.run(["preview"]);
+  const shown = `${preview.stdout}${preview.stderr}`;
+  expect(preview.code).not.toBe(0);
+  expect(shown.replace(/\s+/g, " ")).toContain('AgentUserKit "kit": secretEndDate ');
+  expect(shown).toContain("[secret]");
+  expect(shown).not.toContain("hunter2");
 });
